@@ -1,0 +1,116 @@
+"""Settings: one frozen object built from defaults < ``AUTO_ANALYST_*`` environment < explicit overrides.
+
+Nothing else in the package reads ``os.environ`` for configuration: the CLI, the Python API and the
+web app build a :class:`Settings` once and pass it down.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+from auto_analyst.errors import BadInputError
+
+__all__ = ["Settings", "SETTINGS_DOC", "default_home"]
+
+ENV_PREFIX = "AUTO_ANALYST_"
+
+
+def default_home() -> Path:
+    """The per-user data directory (``platformdirs.user_data_dir('auto-analyst')``)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("auto-analyst", appauthor=False))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every tunable of Auto-Analyst. Read one with ``settings.name``; build with :meth:`load`.
+
+    Each field's ``metadata["help"]`` documents it (also rendered in docs/settings.md by the tests).
+    """
+
+    home: Path = field(default_factory=default_home, metadata={"help": "Directory for all state: stores, history, uploads, figures, DSPy cache."})
+    model: str = field(default="offline", metadata={"help": "Model string for dspy.LM/LiteLLM (e.g. openai/gpt-4o-mini); 'offline' = the embedded offline model."})
+    api_key: str | None = field(default=None, repr=False, metadata={"help": "API key for the model; normally taken from the provider's own variable (OPENAI_API_KEY, ...)."})
+    api_base: str | None = field(default=None, metadata={"help": "Base URL for the model (e.g. an Ollama server)."})
+    user: str | None = field(default=None, metadata={"help": "User id; default: the OS login name."})
+    max_fix_attempts: int = field(default=3, metadata={"help": "Fix attempts after the first run of a script."})
+    lm_timeout: float = field(default=60.0, metadata={"help": "Seconds one LM call may take."})
+    max_lm_calls: int = field(default=24, metadata={"help": "LM calls one question may make."})
+    run_timeout: float = field(default=30.0, metadata={"help": "Wall-clock seconds one script run may take."})
+    run_cpu_seconds: int = field(default=60, metadata={"help": "CPU seconds one script run may use (RLIMIT_CPU)."})
+    run_memory_mb: int = field(default=2048, metadata={"help": "Address space one script run may use, MiB (RLIMIT_AS)."})
+    run_max_processes: int = field(default=64, metadata={"help": "Processes/threads the worker's user may have while a script runs (RLIMIT_NPROC; ignored for root)."})
+    run_max_open_files: int = field(default=256, metadata={"help": "Open files one script run may hold (RLIMIT_NOFILE)."})
+    run_max_output_bytes: int = field(default=1_000_000, metadata={"help": "Bytes of printed output kept from one run; the rest is cut."})
+    max_table_rows: int = field(default=50, metadata={"help": "Rows of each result table kept in a Result."})
+    max_file_mb: int = field(default=200, metadata={"help": "Largest data file accepted, MiB."})
+    short_term_turns: int = field(default=5, metadata={"help": "Turns kept verbatim in short-term memory."})
+    memory_budget_tokens: int = field(default=3000, metadata={"help": "Token budget of the memory part of a prompt."})
+    prompt_budget_tokens: int = field(default=12000, metadata={"help": "Token budget of a whole prompt's context."})
+    error_memory_k: int = field(default=3, metadata={"help": "Error-fix memory entries put into a fix prompt."})
+    embedding: str = field(default="hashing", metadata={"help": "Embedding function of the error-fix memory: 'hashing' (ships with us, offline), 'default' (Chroma's), or 'openai'."})
+    memory_retention_days: int = field(default=365, metadata={"help": "Error-fix memory entries unused for longer are pruned."})
+    memory_max_entries: int = field(default=50_000, metadata={"help": "Error-fix memory size cap; least recently used entries are pruned past it."})
+    host: str = field(default="127.0.0.1", metadata={"help": "Host the web page binds to."})
+    port: int = field(default=8765, metadata={"help": "Port the web page listens on."})
+
+    @classmethod
+    def load(cls, overrides: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> "Settings":
+        """Build settings: defaults, then ``AUTO_ANALYST_<NAME>`` variables, then ``overrides`` (None values skipped).
+
+        Raises:
+            BadInputError: a value cannot be converted to the field's type, or an override names no setting.
+        """
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        known = {f.name: f for f in fields(cls)}
+        for f in fields(cls):
+            raw = environ.get(ENV_PREFIX + f.name.upper())
+            if raw is not None and raw != "":
+                values[f.name] = _convert(f, raw, ENV_PREFIX + f.name.upper())
+        for key, value in (overrides or {}).items():
+            if key not in known:
+                raise BadInputError(f"Unknown setting {key!r}. Known settings: {', '.join(sorted(known))}.")
+            if value is not None:
+                values[key] = _convert(known[key], value, key) if isinstance(value, str) else value
+        settings = cls(**values)
+        return dataclasses.replace(settings, home=Path(settings.home).expanduser())
+
+    def replace(self, **changes: Any) -> "Settings":
+        """A copy with ``changes`` applied (settings themselves never change)."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def is_offline(self) -> bool:
+        """True when the embedded offline model answers."""
+        return self.model in ("offline", "", "local/offline")
+
+    def path(self, *parts: str) -> Path:
+        """A path under ``home``; the parent directories are created."""
+        p = self.home.joinpath(*parts)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        return p
+
+
+def _convert(f: dataclasses.Field, raw: Any, source: str) -> Any:
+    typ = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+    try:
+        if "Path" in typ:
+            return Path(str(raw))
+        if typ.startswith("int"):
+            return int(raw)
+        if typ.startswith("float"):
+            return float(raw)
+        if typ.startswith("bool"):
+            return str(raw).lower() in ("1", "true", "yes", "on")
+        return str(raw)
+    except ValueError:
+        raise BadInputError(f"{source}={raw!r} is not a valid {typ}; fix or unset it.") from None
+
+
+SETTINGS_DOC = [(f.name, ENV_PREFIX + f.name.upper(), f.metadata.get("help", "")) for f in fields(Settings)]

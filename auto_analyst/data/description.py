@@ -1,0 +1,156 @@
+"""The compact dataset description every prompt (and the offline model) gets.
+
+One function builds it: :func:`describe_tables`. It is a typed object; prompts receive
+``DatasetDescription.to_prompt()``, a compact JSON text, so real LLMs and the offline model read
+the same thing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Literal, Mapping
+
+import pandas as pd
+from pydantic import BaseModel, Field
+
+__all__ = ["ColumnInfo", "TableDescription", "DatasetDescription", "describe_frame", "describe_tables"]
+
+ColumnKind = Literal["numeric", "categorical", "datetime", "boolean", "text", "identifier"]
+
+# Above this many columns a table is described by column patterns, not column by column.
+WIDE_TABLE_COLUMNS = 60
+TOP_VALUES = 12
+EXAMPLES = 3
+
+
+class ColumnInfo(BaseModel):
+    """One column: name, pandas dtype, kind, missing and distinct counts, range or top values, examples."""
+
+    name: str
+    dtype: str
+    kind: ColumnKind
+    missing: int = 0
+    distinct: int = 0
+    min: Any = None
+    max: Any = None
+    mean: float | None = None
+    top_values: list[tuple[Any, int]] = Field(default_factory=list, description="(value, count), most frequent first.")
+    examples: list[str] = Field(default_factory=list)
+    note: str = Field(default="", description="What loading inferred or converted for this column.")
+
+
+class TableDescription(BaseModel):
+    """One table (a DataFrame variable of that name in generated code)."""
+
+    name: str
+    n_rows: int
+    n_columns: int
+    columns: list[ColumnInfo] = Field(default_factory=list)
+    column_patterns: list[str] = Field(default_factory=list, description="For wide tables: groups of similar columns.")
+    load_notes: list[str] = Field(default_factory=list, description="The load report in short.")
+    reshape_hint: str = ""
+
+
+class DatasetDescription(BaseModel):
+    """All tables of a session; ``active`` is the table bound to ``df`` in generated code."""
+
+    tables: list[TableDescription] = Field(default_factory=list)
+    active: str = ""
+
+    def table(self, name: str | None = None) -> TableDescription:
+        """The named table, or the active one. Raises KeyError for an unknown name."""
+        name = name or self.active
+        for t in self.tables:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def to_prompt(self) -> str:
+        """Compact JSON text for prompts (empty fields dropped)."""
+        return json.dumps(self.model_dump(exclude_defaults=True), ensure_ascii=False, separators=(",", ":"), default=str)
+
+    @classmethod
+    def from_prompt(cls, text: str) -> "DatasetDescription":
+        """Inverse of :meth:`to_prompt`. Raises pydantic.ValidationError / ValueError on other text."""
+        return cls.model_validate(json.loads(text))
+
+
+def _jsonable(v: Any) -> Any:
+    if v is None or v is pd.NA or v is pd.NaT:
+        return None
+    if isinstance(v, pd.Timestamp):
+        return v.isoformat(sep=" ").replace(" 00:00:00", "")
+    if hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, float):
+        if math.isnan(v):
+            return None
+        return round(v, 6)
+    return v
+
+
+def _kind(s: pd.Series) -> ColumnKind:
+    if pd.api.types.is_bool_dtype(s):
+        return "boolean"
+    if pd.api.types.is_datetime64_any_dtype(s):
+        return "datetime"
+    if pd.api.types.is_numeric_dtype(s):
+        return "numeric"
+    non_null = s.dropna()
+    n = len(non_null)
+    distinct = non_null.nunique()
+    if n and distinct == n and n > 20 and distinct > 0.95 * len(s):
+        # every value different: a key or free text, not a grouping column
+        avg_len = non_null.astype(str).str.len().mean()
+        return "text" if avg_len > 40 or non_null.astype(str).str.contains(" ").mean() > 0.5 else "identifier"
+    return "categorical"
+
+
+def describe_column(s: pd.Series, note: str = "") -> ColumnInfo:
+    """Describe one column (any dtype)."""
+    kind = _kind(s)
+    non_null = s.dropna()
+    info = ColumnInfo(name=str(s.name), dtype=str(s.dtype), kind=kind, missing=int(s.isna().sum()),
+                      distinct=int(non_null.nunique()), note=note)
+    if kind in ("numeric", "datetime") and len(non_null):
+        info.min, info.max = _jsonable(non_null.min()), _jsonable(non_null.max())
+        if kind == "numeric":
+            finite = pd.to_numeric(non_null, errors="coerce")
+            finite = finite[finite.abs() != float("inf")]
+            info.mean = _jsonable(float(finite.mean())) if len(finite) else None
+    if kind in ("categorical", "boolean") and len(non_null):
+        counts = non_null.value_counts().head(TOP_VALUES)
+        info.top_values = [(_jsonable(k), int(c)) for k, c in counts.items()]
+    info.examples = [str(_jsonable(v)) for v in non_null.drop_duplicates().head(EXAMPLES)]
+    return info
+
+
+def describe_frame(name: str, frame: pd.DataFrame, notes: Mapping[str, str] | None = None,
+                   load_notes: list[str] | None = None) -> TableDescription:
+    """Describe one DataFrame. ``notes`` maps column → load-report note."""
+    notes = notes or {}
+    desc = TableDescription(name=name, n_rows=len(frame), n_columns=frame.shape[1], load_notes=list(load_notes or []))
+    if frame.shape[1] > WIDE_TABLE_COLUMNS:
+        from auto_analyst.data.wide import describe_wide  # wide tables are described by patterns
+
+        return describe_wide(desc, frame, notes)
+    desc.columns = [describe_column(frame[c], notes.get(str(c), "")) for c in frame.columns]
+    return desc
+
+
+def describe_tables(tables: Mapping[str, Any], active: str | None = None) -> DatasetDescription:
+    """Build the dataset description of a session.
+
+    Args:
+        tables: name → ``LoadedTable`` (anything with ``.frame`` and ``.report``) or DataFrame.
+        active: the table bound to ``df``; default the first.
+    """
+    out = []
+    for name, t in tables.items():
+        frame = getattr(t, "frame", t)
+        report = getattr(t, "report", None)
+        col_notes = report.column_notes() if report is not None and hasattr(report, "column_notes") else {}
+        load_notes = report.summary_lines() if report is not None and hasattr(report, "summary_lines") else []
+        out.append(describe_frame(name, frame, col_notes, load_notes))
+    return DatasetDescription(tables=out, active=active or (out[0].name if out else ""))

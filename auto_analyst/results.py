@@ -1,0 +1,148 @@
+"""Typed results: what one question returns, and the pieces it is made of.
+
+These pydantic models are the wire format everywhere: the CLI prints ``Result.model_dump_json()``,
+the web page renders the same JSON, and the history database stores it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "AgentName",
+    "PlanStep",
+    "ErrorInfo",
+    "TableOut",
+    "FigureOut",
+    "Attempt",
+    "Usage",
+    "ContextPart",
+    "MemoryHit",
+    "Trace",
+    "Result",
+    "RunResult",
+    "ProgressEvent",
+]
+
+AgentName = Literal["preprocessing", "statistics", "visualisation", "machine_learning"]
+
+
+class PlanStep(BaseModel):
+    """One step of a plan: which analyst does what, reading and creating which variables."""
+
+    agent: AgentName = Field(description="The analyst that writes this step's code.")
+    instruction: str = Field(description="What this analyst must do, in one or two sentences.")
+    uses: list[str] = Field(default_factory=list, description="Variables (tables, columns, earlier results) the step reads.")
+    creates: list[str] = Field(default_factory=list, description="Variables the step creates for later steps.")
+
+
+class ErrorInfo(BaseModel):
+    """An error in a result: ``kind`` is machine-readable (e.g. KeyError, timeout, model), ``message`` is for people."""
+
+    kind: str
+    message: str
+
+
+class TableOut(BaseModel):
+    """A table a script showed: at most ``max_table_rows`` rows are kept; ``n_rows`` is the full count."""
+
+    name: str
+    columns: list[str]
+    rows: list[list[Any]]
+    n_rows: int
+
+
+class FigureOut(BaseModel):
+    """A chart a script made: plotly JSON or a PNG file, saved under the session's figure folder."""
+
+    kind: Literal["plotly", "png"]
+    path: str
+    title: str = ""
+
+
+class Attempt(BaseModel):
+    """One run of a script (the first run or a fix); ``error`` is None when it ran cleanly."""
+
+    code: str
+    error: ErrorInfo | None = None
+    memory_hits: list[str] = Field(default_factory=list, description="Error-fix memory entry ids the fix used.")
+
+
+class Usage(BaseModel):
+    """LM calls and tokens for one question (tokens as reported by the model, or counted)."""
+
+    lm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ContextPart(BaseModel):
+    """One part of the prompt context (e.g. dataset, short_term_memory) and its size in tokens."""
+
+    part: str
+    tokens: int
+
+
+class MemoryHit(BaseModel):
+    """A memory item used for an answer: kind is history | error_fix | entity | short_term."""
+
+    kind: str
+    id: str
+    detail: str = ""
+
+
+class Trace(BaseModel):
+    """Why an answer was given: intent, memory used, context sizes, and where the answer came from."""
+
+    intent: str = "analysis"
+    memory_hits: list[MemoryHit] = Field(default_factory=list)
+    context: list[ContextPart] = Field(default_factory=list)
+    source: Literal["ran_code", "memory", "general_knowledge", "none"] = "none"
+    standalone_question: str = ""
+    assumptions: list[str] = Field(default_factory=list)
+    unsupported_numbers: list[str] = Field(default_factory=list, description="Numbers in the answer text that the run's output does not contain.")
+    raw_lm_output: list[str] = Field(default_factory=list, description="Raw model text that could not be parsed.")
+
+
+class Result(BaseModel):
+    """The answer to one question. ``status`` is ok, declined (the model cannot answer) or error."""
+
+    question: str
+    status: Literal["ok", "declined", "error"]
+    answer: str = ""
+    error: ErrorInfo | None = None
+    code: str = ""
+    stdout: str = ""
+    tables: list[TableOut] = Field(default_factory=list)
+    figures: list[FigureOut] = Field(default_factory=list)
+    attempts: list[Attempt] = Field(default_factory=list)
+    plan: list[PlanStep] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage.")
+    trace: Trace = Field(default_factory=Trace)
+    session_id: str = ""
+    turn: int = 0
+
+
+class RunResult(BaseModel):
+    """What one sandboxed run of a script produced."""
+
+    ok: bool
+    stdout: str = ""
+    error: ErrorInfo | None = None
+    traceback: str = ""
+    tables: list[TableOut] = Field(default_factory=list)
+    figures: list[FigureOut] = Field(default_factory=list)
+    names: list[str] = Field(default_factory=list, description="Variable names defined after the run.")
+    seconds: float = 0.0
+
+
+class ProgressEvent(BaseModel):
+    """A progress event: stage is planning | agent | combining | running | fixing | answering | done."""
+
+    stage: str
+    message: str
+    step: int = 0
+    total: int = 0
