@@ -1,0 +1,134 @@
+"""DSPy Modules: each agent is a small Module around one Signature; ``forward`` is plain Python."""
+
+from __future__ import annotations
+
+import json
+
+import dspy
+
+from auto_analyst.agents import signatures as sig
+from auto_analyst.results import PlanStep
+
+__all__ = ["Planner", "AnalystAgent", "Combiner", "CodeFixer", "AnswerWriter", "InteractionSummarizer",
+           "ErrorSummarizer", "MemoryAnswerer", "AGENT_DESCRIPTIONS", "AGENT_VERSION", "strip_fences"]
+
+AGENT_VERSION = "1"
+
+AGENT_DESCRIPTIONS = {
+    "preprocessing": "pandas: filter rows, convert types, derive columns, reshape; creates variables for later steps.",
+    "statistics": "pandas/statsmodels/scipy: descriptive statistics, grouped aggregates, correlations, tests, regressions.",
+    "visualisation": "plotly: one clear chart per request, titled, sorted, limited to top categories when many.",
+    "machine_learning": "scikit-learn: Pipelines with imputation and encoding, train/test split, metrics, importance.",
+}
+
+
+def strip_fences(code: str) -> str:
+    """Remove markdown code fences a model may wrap code in (```python ... ```); keep the code."""
+    text = (code or "").strip()
+    if "```" not in text:
+        return text
+    blocks, inside, cur = [], False, []
+    for line in text.splitlines():
+        if line.strip().startswith("```"):
+            if inside:
+                blocks.append("\n".join(cur))
+                cur = []
+            inside = not inside
+            continue
+        if inside:
+            cur.append(line)
+    if inside and cur:
+        blocks.append("\n".join(cur))
+    return "\n\n".join(b for b in blocks if b.strip()).strip() or text.replace("```", "")
+
+
+class Planner(dspy.Module):
+    """Goal + dataset description + memory → intent, standalone question, typed plan, assumptions."""
+
+    def __init__(self):
+        super().__init__()
+        self.predict = dspy.Predict(sig.PlannerSignature)
+
+    def forward(self, goal: str, dataset_description: str, short_term_memory: str, user_context: str = ""):
+        return self.predict(goal=goal, dataset_description=dataset_description,
+                            agent_descriptions=json.dumps(AGENT_DESCRIPTIONS), short_term_memory=short_term_memory,
+                            user_context=user_context)
+
+
+class AnalystAgent(dspy.Module):
+    """One analyst (statistics, preprocessing, visualisation, machine_learning): step → code + summary."""
+
+    def __init__(self, role: str):
+        super().__init__()
+        self.role = role
+        self.predict = dspy.Predict(sig.ANALYST_SIGNATURES[role])
+
+    def forward(self, goal: str, dataset_description: str, step: PlanStep, short_term_memory: str,
+                available_variables: str = "", known_fixes: str = ""):
+        out = self.predict(goal=goal, dataset_description=dataset_description, instruction=step.instruction,
+                           short_term_memory=short_term_memory, available_variables=available_variables,
+                           known_fixes=known_fixes)
+        return dspy.Prediction(code=strip_fences(out.code), summary=out.summary)
+
+
+class Combiner(dspy.Module):
+    """The agents' code blocks → one script sharing variables."""
+
+    def __init__(self):
+        super().__init__()
+        self.predict = dspy.Predict(sig.CombinerSignature)
+
+    def forward(self, goal: str, dataset_description: str, blocks: list[dict]):
+        out = self.predict(goal=goal, dataset_description=dataset_description, agent_code=json.dumps(blocks))
+        return dspy.Prediction(script=strip_fences(out.script))
+
+
+class CodeFixer(dspy.Module):
+    """Failing script + error + remembered fixes → corrected script."""
+
+    def __init__(self):
+        super().__init__()
+        self.predict = dspy.Predict(sig.CodeFixSignature)
+
+    def forward(self, script: str, error: str, dataset_description: str, remembered_fixes: str = ""):
+        out = self.predict(script=script, error=error, dataset_description=dataset_description,
+                           remembered_fixes=remembered_fixes)
+        return dspy.Prediction(fixed_script=strip_fences(out.fixed_script), explanation=out.explanation)
+
+
+class AnswerWriter(dspy.Module):
+    """The run's output → the answer text."""
+
+    def __init__(self):
+        super().__init__()
+        self.predict = dspy.Predict(sig.AnswerSignature)
+
+    def forward(self, **inputs):
+        return self.predict(**inputs)
+
+
+class InteractionSummarizer(dspy.Module):
+    def __init__(self):
+        super().__init__()
+        self.predict = dspy.Predict(sig.InteractionSummarySignature)
+
+    def forward(self, user_goal: str, agent_response: str):
+        return self.predict(user_goal=user_goal, agent_response=agent_response)
+
+
+class ErrorSummarizer(dspy.Module):
+    def __init__(self):
+        super().__init__()
+        self.predict = dspy.Predict(sig.ErrorSummarySignature)
+
+    def forward(self, incorrect_code: str, error_metadata: str, correction: str):
+        return self.predict(incorrect_code=incorrect_code, error_metadata=error_metadata, correction=correction)
+
+
+class MemoryAnswerer(dspy.Module):
+    def __init__(self):
+        super().__init__()
+        self.predict = dspy.Predict(sig.MemoryAnswerSignature)
+
+    def forward(self, question: str, history: str):
+        return self.predict(question=question, history=history)

@@ -1,0 +1,267 @@
+"""The Python API: :class:`Analyst` opens sessions; a :class:`Session` loads tables and answers questions.
+
+The CLI and the web page use only this module.
+
+Example:
+    >>> from auto_analyst import Analyst
+    >>> with Analyst().session() as s:
+    ...     s.load("datasets/iris.csv")
+    ...     print(s.ask("mean petal_length by species").answer)
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import secrets
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from auto_analyst.config import Settings
+from auto_analyst.data.description import DatasetDescription, describe_tables
+from auto_analyst.data.load import LoadedTable, LoadReport, load_all, table_name
+from auto_analyst.errors import BadInputError
+from auto_analyst.results import ContextPart, ProgressEvent, Result
+
+__all__ = ["Analyst", "Session"]
+
+
+class Analyst:
+    """Entry point: holds settings and the model choice; opens isolated sessions.
+
+    Args:
+        model: a LiteLLM model string ("openai/gpt-4o-mini"); None or "offline" = the embedded offline model.
+        settings: a :class:`Settings`; built from the environment when None.
+        user: user id; default the OS login name.
+        api_key: a key for this Analyst only (kept in memory, never stored or logged).
+        **overrides: setting overrides (e.g. ``max_fix_attempts=1``).
+    """
+
+    def __init__(self, model: str | None = None, settings: Settings | None = None, user: str | None = None,
+                 api_key: str | None = None, **overrides: Any):
+        base = settings or Settings.load()
+        changes = {k: v for k, v in overrides.items() if v is not None}
+        if model:
+            changes["model"] = model
+        self.settings = base.replace(**changes) if changes else base
+        self.user = user or self.settings.user or _login_name()
+        self._api_key = api_key
+        self._sessions: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    def session(self, session_id: str | None = None, user: str | None = None) -> "Session":
+        """A new session (or the open one with ``session_id``) for ``user`` (default the Analyst's user)."""
+        with self._lock:
+            if session_id and session_id in self._sessions:
+                s = self._sessions[session_id]
+                if s.user != (user or self.user):
+                    raise BadInputError("That session belongs to another user.")
+                return s
+            s = Session(self, user or self.user, session_id)
+            self._sessions[s.id] = s
+            return s
+
+    def close(self) -> None:
+        """Close every session (stops their workers)."""
+        with self._lock:
+            sessions, self._sessions = list(self._sessions.values()), {}
+        for s in sessions:
+            s.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _login_name() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no login name in some containers
+        return "user"
+
+
+class Session:
+    """One conversation over a set of tables, with its own worker process and short-term memory."""
+
+    def __init__(self, analyst: Analyst, user: str, session_id: str | None = None):
+        self.analyst = analyst
+        self.settings = analyst.settings
+        self.user = user
+        self.id = session_id or secrets.token_urlsafe(12)
+        self.tables: dict[str, LoadedTable] = {}
+        self.active: str = ""
+        self.dir = self.settings.home / "sessions" / _safe(user) / self.id
+        self._lock = threading.Lock()
+        self._lm = None
+        self._sandbox = None
+        self._pipeline = None
+        self.turn = 0
+        from auto_analyst.memory.short_term import ShortTermMemory
+
+        self.memory = ShortTermMemory(max_turns=self.settings.short_term_turns)
+
+    # ----------------------------------------------------------------- tables
+    def load(self, path: str | Path, name: str | None = None, sheet: str | None = None, **options: Any) -> list[LoadedTable]:
+        """Load a file (every sheet of a workbook) and make its (first) table the active one.
+
+        Raises:
+            DataLoadError: the file cannot be read as a table (the message says why and what to do).
+        """
+        loaded = load_all(path, **({"max_file_mb": self.settings.max_file_mb} | options)) if sheet is None else None
+        if loaded is None:
+            from auto_analyst.data.load import load
+
+            loaded = [load(path, sheet=sheet, max_file_mb=self.settings.max_file_mb, **options)]
+        for i, t in enumerate(loaded):
+            if name:
+                t.name = table_name(name) if i == 0 else f"{table_name(name)}_{i + 1}"
+            t.name = self._unique(t.name)
+            self._add(t)
+        self.active = loaded[0].name
+        return loaded
+
+    def add_frame(self, name: str, frame: pd.DataFrame) -> LoadedTable:
+        """Add an in-memory DataFrame as a table (it becomes the active one)."""
+        t = LoadedTable(self._unique(table_name(name)), frame, LoadReport(path=f"<DataFrame {name}>"))
+        self._add(t)
+        self.active = t.name
+        return t
+
+    def _unique(self, name: str) -> str:
+        base, k = name, 2
+        while name in self.tables:
+            name, k = f"{base}_{k}", k + 1
+        return name
+
+    def _add(self, t: LoadedTable) -> None:
+        self.tables[t.name] = t
+        self._description = None
+        if self._sandbox is not None:
+            self._push_tables()
+
+    def use(self, name: str) -> None:
+        """Make table ``name`` the active one (bound to ``df``)."""
+        if name not in self.tables:
+            raise BadInputError(f"No table {name!r}; tables: {', '.join(self.tables) or 'none loaded'}.")
+        self.active = name
+        self._description = None
+        if self._sandbox is not None:
+            self._sandbox.set_active(name)
+
+    @property
+    def description(self) -> DatasetDescription:
+        """The compact dataset description the agents get (built once per change of tables)."""
+        if getattr(self, "_description", None) is None:
+            self._description = describe_tables(self.tables, self.active)
+        return self._description
+
+    # ---------------------------------------------------------------- running
+    def _ensure_runtime(self):
+        if self._pipeline is not None:
+            return self._pipeline
+        from auto_analyst.execution.sandbox import Sandbox
+        from auto_analyst.llm.providers import build_lm, check_model
+        from auto_analyst.pipeline import Pipeline
+
+        check_model(self.settings) if self._api_key_missing() else None
+        self._lm = build_lm(self.settings, self.analyst._api_key)
+        self._sandbox = Sandbox(self.settings, self.dir / "work", self.dir / "figures")
+        self._sandbox.start()
+        self._push_tables()
+        self._pipeline = Pipeline(self.settings, self._lm, self._sandbox)
+        return self._pipeline
+
+    def _api_key_missing(self) -> bool:
+        return not self.analyst._api_key
+
+    def _push_tables(self) -> None:
+        if not self.tables:
+            return
+        tdir = self.dir / "tables"
+        tdir.mkdir(parents=True, exist_ok=True)
+        paths = {}
+        for name, t in self.tables.items():
+            p = tdir / f"{name}.parquet"
+            if not p.exists():
+                _to_parquet(t.frame, p)
+            paths[name] = p
+        self._sandbox.load_tables(paths, self.active)
+
+    def ask(self, question: str, on_progress: Callable[[ProgressEvent], None] | None = None,
+            cancel: threading.Event | None = None) -> Result:
+        """Answer ``question`` from the session's tables (see :class:`~auto_analyst.results.Result`).
+
+        Model and code failures come back as ``status='error'`` with ``error`` set; this raises only
+        for bad input.
+
+        Raises:
+            BadInputError: empty question, or no table loaded.
+        """
+        question = (question or "").strip()
+        if not question:
+            raise BadInputError("The question is empty; type what you want to know about the data.")
+        if not self.tables:
+            raise BadInputError("No table is loaded; load a CSV, Excel, Parquet or JSON file first.")
+        with self._lock:
+            from auto_analyst.pipeline import TurnContext
+
+            pipeline = self._ensure_runtime()
+            self.turn += 1
+            memory = json.dumps(self.memory.messages(self.settings.memory_budget_tokens), ensure_ascii=False)
+            desc = self.description.to_prompt()
+            ctx = TurnContext(question=question, dataset_description=desc, short_term_memory=memory,
+                              variables=json.dumps(self._sandbox.variables()))
+            result = pipeline.ask(ctx, on_progress=on_progress, cancel=cancel)
+            result.session_id, result.turn = self.id, self.turn
+            from auto_analyst.memory.tokens import count_tokens
+
+            result.trace.context = [ContextPart(part="dataset_description", tokens=count_tokens(desc)),
+                                    ContextPart(part="short_term_memory", tokens=count_tokens(memory))]
+            self._remember(question, result)
+            return result
+
+    def _remember(self, question: str, result: Result) -> None:
+        from auto_analyst.memory.short_term import MemoryItem
+
+        if result.status != "ok":
+            return
+        summary = f"Answered with {', '.join(s.agent for s in result.plan)}; " + " ".join(result.answer.split())[:200]
+        self.memory.add(MemoryItem(turn=self.turn, question=question,
+                                   standalone_question=result.trace.standalone_question, summary=summary,
+                                   answer=result.answer[:600], result_names=[t.name for t in result.tables][:8]))
+
+    def close(self) -> None:
+        """Stop the session's worker; tables and memory stay in this object."""
+        if self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox, self._pipeline = None, None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _safe(name: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64] or "user"
+
+
+def _to_parquet(frame: pd.DataFrame, path: Path) -> None:
+    """Write a table for the worker; mixed-type object columns go as text (Parquet needs one type)."""
+    out = frame.copy()
+    out.columns = [str(c) for c in out.columns]
+    try:
+        out.to_parquet(path, index=False)
+    except Exception:  # noqa: BLE001 - pyarrow rejects mixed object columns
+        for c in out.columns:
+            if out[c].dtype == object:
+                out[c] = out[c].astype("string")
+        out.to_parquet(path, index=False)

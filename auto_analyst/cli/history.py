@@ -1,0 +1,123 @@
+"""``history`` commands: list, show and forget the turns stored for the current user."""
+
+from __future__ import annotations
+
+import getpass
+import json
+
+import click
+
+from auto_analyst.config import Settings
+from auto_analyst.memory.history import History
+
+__all__ = ["history", "settings_and_user"]
+
+
+def settings_and_user(ctx: click.Context) -> tuple[Settings, str]:
+    """The settings and user id for a command: ``ctx.obj["settings"]`` / ``ctx.obj["user"]`` when
+    the main group set them, else ``Settings.load()`` and ``settings.user`` or the OS login name."""
+    obj = ctx.obj if isinstance(ctx.obj, dict) else {}  # click hands the parent's obj down
+    settings = obj.get("settings") or Settings.load()
+    user = obj.get("user") or settings.user or getpass.getuser()
+    return settings, user
+
+
+def fail(message: str) -> None:
+    """Stop with ``message`` and exit code 2 (bad input), as ``BadInputError`` does."""
+    err = click.ClickException(message)
+    err.exit_code = 2
+    raise err
+
+
+def _one_line(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@click.group("history")
+def history() -> None:
+    """Show or forget your past questions and answers."""
+
+
+@history.command("list")
+@click.option("--session", "session", default=None, help="Only this session's turns.")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="Most recent turns shown.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def list_turns(ctx: click.Context, session: str | None, limit: int, as_json: bool) -> None:
+    """List your most recent turns, oldest first."""
+    settings, user = settings_and_user(ctx)
+    rows = History(settings).turns(user, session=session, limit=limit)
+    if as_json:
+        click.echo(json.dumps([{k: r.model_dump()[k] for k in ("id", "session", "turn", "created_at", "intent", "question")}
+                               for r in rows], indent=2))
+        return
+    if not rows:
+        click.echo("No history." if session is None else f"No turns in session {session!r}.")
+        return
+    for r in rows:
+        click.echo(f"{r.id:>5}  {r.created_at[:19].replace('T', ' ')}  {r.session}#{r.turn}  {_one_line(r.question, 70)}")
+
+
+@history.command("sessions")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def list_sessions(ctx: click.Context, as_json: bool) -> None:
+    """List your sessions, most recently active first."""
+    settings, user = settings_and_user(ctx)
+    found = History(settings).sessions(user)
+    if as_json:
+        click.echo(json.dumps([s._asdict() for s in found], indent=2))
+        return
+    if not found:
+        click.echo("No sessions.")
+    for s in found:
+        tables = f"  [{', '.join(s.tables)}]" if s.tables else ""
+        click.echo(f"{s.session_id}  {s.started[:19].replace('T', ' ')}  {s.n_turns:>3} turns  {_one_line(s.title, 50)}{tables}")
+
+
+@history.command("show")
+@click.argument("turn_id", type=int)
+@click.option("--json", "as_json", is_flag=True, help="Print the stored record as JSON.")
+@click.pass_context
+def show(ctx: click.Context, turn_id: int, as_json: bool) -> None:
+    """Show one turn: question, answer and code."""
+    settings, user = settings_and_user(ctx)
+    turn = History(settings).get_turn(user, turn_id)
+    if turn is None:
+        fail(f"No turn {turn_id} in your history; see `history list`.")
+    if as_json:
+        click.echo(turn.model_dump_json(indent=2))
+        return
+    click.echo(f"Turn {turn.id}  session {turn.session} #{turn.turn}  {turn.created_at}")
+    click.echo(f"Intent: {turn.intent or '-'}   Model: {turn.model or '-'}")
+    click.echo(f"\nQuestion:\n{turn.question}\n\nAnswer:\n{turn.answer or '-'}")
+    if turn.code.strip():
+        click.echo(f"\nCode:\n{turn.code}")
+
+
+@history.command("forget")
+@click.argument("turn_id", type=int, required=False)
+@click.option("--session", "session", default=None, help="Forget a whole session.")
+@click.option("--all", "forget_all", is_flag=True, help="Forget all your history.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation (with --all).")
+@click.pass_context
+def forget(ctx: click.Context, turn_id: int | None, session: str | None, forget_all: bool, yes: bool) -> None:
+    """Forget one turn (ID), a session (--session S) or everything (--all)."""
+    chosen = sum([turn_id is not None, session is not None, forget_all])
+    if chosen != 1:
+        fail("Give exactly one of: a turn ID, --session S, or --all.")
+    settings, user = settings_and_user(ctx)
+    store = History(settings)
+    if turn_id is not None:
+        if not store.forget_turn(user, turn_id):
+            fail(f"No turn {turn_id} in your history; see `history list`.")
+        click.echo(f"Forgot turn {turn_id}.")
+    elif session is not None:
+        n = store.forget_session(user, session)
+        click.echo(f"Forgot session {session} ({n} turns).")
+    else:
+        if not yes:
+            click.confirm(f"Forget all history of user {user!r}?", abort=True)
+        n = store.forget_user(user)
+        click.echo(f"Forgot all history ({n} turns).")

@@ -1,0 +1,54 @@
+"""Printing a Result for people (text) or programs (one JSON object per line)."""
+
+from __future__ import annotations
+
+import click
+
+from auto_analyst.results import Result
+
+__all__ = ["print_result", "exit_code"]
+
+
+def exit_code(result: Result) -> int:
+    """0 ok, 3 declined, 2 bad input, 1 any other error."""
+    if result.status == "ok":
+        return 0
+    if result.status == "declined":
+        return 3
+    if result.error and result.error.kind in ("bad_input", "data_load"):
+        return 2
+    return 1
+
+
+def print_result(result: Result, as_json: bool = False, show_trace: bool = False, show_code: bool = True) -> None:
+    if as_json:
+        click.echo(result.model_dump_json())
+        return
+    if result.status == "error" and result.error:
+        click.secho(f"Error ({result.error.kind}): {result.error.message}", fg="red", err=False)
+    else:
+        click.echo(result.answer)
+    if show_code and result.code:
+        click.secho("\n── script " + "─" * 50, dim=True)
+        click.echo(result.code)
+    if show_code and result.stdout.strip():
+        click.secho("── printed " + "─" * 49, dim=True)
+        click.echo(result.stdout.rstrip())
+    for f in result.figures:
+        click.echo(f"Chart ({f.kind}): {f.path}" + (f"  — {f.title}" if f.title else ""))
+    if len(result.attempts) > 1:
+        click.secho(f"({len(result.attempts) - 1} fix attempt(s) were needed)", dim=True)
+    if show_trace:
+        t = result.trace
+        click.secho("── trace " + "─" * 51, dim=True)
+        click.echo(f"intent: {t.intent}   source: {t.source}   LM calls: {result.usage.lm_calls}   "
+                   f"tokens: {result.usage.prompt_tokens}+{result.usage.completion_tokens}")
+        click.echo(f"standalone question: {t.standalone_question}")
+        if t.assumptions:
+            click.echo("assumptions: " + "; ".join(t.assumptions))
+        click.echo("context: " + ", ".join(f"{c.part}={c.tokens} tokens" for c in t.context))
+        if t.memory_hits:
+            click.echo("memory hits: " + ", ".join(f"{h.kind}:{h.id}" for h in t.memory_hits))
+        if t.unsupported_numbers:
+            click.secho("numbers not found in the output: " + ", ".join(t.unsupported_numbers), fg="yellow")
+        click.echo("timings: " + ", ".join(f"{k}={v:.2f}s" for k, v in result.timings.items()))

@@ -1,0 +1,161 @@
+"""File checks and the readers of non-CSV formats: Excel workbooks, Parquet and JSON.
+
+Excel sheets come back as grids of text (the same rules as CSV then find the header and the
+types); Parquet and JSON come back as DataFrames whose text columns are inferred afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, time
+from pathlib import Path
+
+import pandas as pd
+
+from auto_analyst.errors import DataLoadError
+
+__all__ = ["FORMATS", "check_file", "excel_sheets", "read_excel_grid", "read_parquet", "read_json"]
+
+FORMATS = {
+    ".csv": "csv", ".tsv": "csv", ".tab": "csv", ".txt": "csv", ".psv": "csv", ".dat": "csv",
+    ".xlsx": "excel", ".xlsm": "excel",
+    ".parquet": "parquet", ".pq": "parquet",
+    ".json": "json", ".jsonl": "json", ".ndjson": "json",
+}
+
+
+def check_file(path: str | Path, max_file_mb: int) -> tuple[Path, str]:
+    """Check that ``path`` is a loadable file and return it with its format.
+
+    Args:
+        path: the file.
+        max_file_mb: size limit in MiB (the loader reads the file into memory).
+
+    Returns:
+        (path, one of csv, excel, parquet, json).
+
+    Raises:
+        DataLoadError: missing, a directory, empty, over the limit, or an unknown extension.
+    """
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise DataLoadError(f"No such file: {p}; check the path.")
+    if not p.is_file():
+        raise DataLoadError(f"{p} is a folder, not a file; pass the path of one data file.")
+    fmt = FORMATS.get(p.suffix.lower())
+    if fmt is None:
+        if p.suffix.lower() == ".xls":
+            raise DataLoadError(f"{p.name} is an old .xls workbook; save it as .xlsx or CSV and load that.")
+        known = ", ".join(sorted(FORMATS))
+        raise DataLoadError(f"Unknown file type {p.suffix or '(none)'!r} for {p.name}; use one of {known}.")
+    size = p.stat().st_size
+    if size == 0:
+        raise DataLoadError(f"{p.name} is empty (0 bytes); check that the export finished.")
+    if size > max_file_mb * 1024 * 1024:
+        raise DataLoadError(f"{p.name} is {size / 2**20:.0f} MB, over the {max_file_mb} MB limit; "
+                            "raise max_file_mb or load a smaller extract.")
+    return p, fmt
+
+
+def excel_sheets(path: Path) -> list[str]:
+    """Sheet names of a workbook, in workbook order.
+
+    Raises:
+        DataLoadError: the file is not a readable workbook.
+    """
+    from openpyxl import load_workbook
+
+    try:
+        wb = load_workbook(path, read_only=True, data_only=True)
+    except Exception:  # noqa: BLE001 - openpyxl raises zipfile/KeyError/InvalidFileException alike
+        raise DataLoadError(f"{path.name} is not a readable .xlsx workbook; open it in Excel and save it again.") from None
+    try:
+        return list(wb.sheetnames)
+    finally:
+        wb.close()
+
+
+def read_excel_grid(path: Path, sheet: str | None) -> tuple[str, list[list[str]]]:
+    """All cells of one sheet as text ('' for empty; numbers in full precision, dates in ISO).
+
+    Args:
+        path: the workbook.
+        sheet: the sheet name; None for the first sheet.
+
+    Returns:
+        (sheet name, rows of cells).
+
+    Raises:
+        DataLoadError: unknown sheet or unreadable workbook.
+    """
+    from openpyxl import load_workbook
+
+    names = excel_sheets(path)
+    if sheet is None:
+        sheet = names[0]
+    if sheet not in names:
+        raise DataLoadError(f"{path.name} has no sheet {sheet!r}; its sheets are {', '.join(map(repr, names))}.")
+    wb = load_workbook(path, read_only=True, data_only=True)
+    try:
+        rows = [[_cell_text(v) for v in row] for row in wb[sheet].iter_rows(values_only=True)]
+    finally:
+        wb.close()
+    width = max((len(r) for r in rows), default=0)
+    return sheet, [r + [""] * (width - len(r)) for r in rows]
+
+
+def _cell_text(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(int(v)) if v.is_integer() and abs(v) < 2**53 else repr(v)
+    if isinstance(v, datetime):
+        return v.isoformat(sep=" ").removesuffix(" 00:00:00")
+    if isinstance(v, (date, time)):
+        return v.isoformat()
+    return str(v)
+
+
+def read_parquet(path: Path) -> pd.DataFrame:
+    """A Parquet file as a DataFrame.
+
+    Raises:
+        DataLoadError: not a Parquet file.
+    """
+    try:
+        return pd.read_parquet(path)
+    except Exception:  # noqa: BLE001 - pyarrow raises ArrowInvalid/OSError for damaged files
+        raise DataLoadError(f"{path.name} is not a readable Parquet file; write it again or export CSV.") from None
+
+
+def read_json(path: Path, encoding: str) -> pd.DataFrame:
+    """JSON records (a list of objects, an object holding one such list, or JSON Lines) as a DataFrame.
+
+    Nested objects become dotted columns (``address.city``).
+
+    Raises:
+        DataLoadError: not JSON, or JSON that is not a list of records.
+    """
+    text = path.read_bytes().decode(encoding, errors="strict").lstrip("\ufeff")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        try:
+            data = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise DataLoadError(f"{path.name} is not valid JSON (line {exc.lineno}); "
+                                "fix the file or export it as CSV.") from None
+    if isinstance(data, dict):
+        lists = [v for v in data.values() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)]
+        if len(lists) == 1:
+            data = lists[0]
+        elif all(isinstance(v, list) for v in data.values()) and data:
+            data = pd.DataFrame(data).to_dict("records")  # column-oriented: {"a": [...], "b": [...]}
+        else:
+            data = [data]
+    if not isinstance(data, list) or not data or not all(isinstance(x, dict) for x in data):
+        raise DataLoadError(f"{path.name} holds no table: expected a list of records like "
+                            '[{"col": value, ...}, ...]; export it in that shape or as CSV.')
+    return pd.json_normalize(data)

@@ -1,0 +1,411 @@
+"""What a script shows, turned into plain JSON and bytes (run inside the worker, and by the in-process reference).
+
+Tables become records (capped rows, JSON-safe values), plotly figures become ``fig.to_json()``
+text and matplotlib figures PNG bytes. Nothing here is ever pickled: the caller receives JSON.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import decimal
+import io
+import linecache
+import math
+import os
+import sys
+import traceback
+import types
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["SCRIPT_NAME", "Collector", "CappedWriter", "OutputLimitExceeded", "json_safe", "table_record",
+           "describe_value", "user_names", "format_error", "install_display_patches", "new_namespace",
+           "close_open_figures"]
+
+SCRIPT_NAME = "<script>"
+# Names the sandbox itself puts in the namespace; they are not the user's variables.
+_BUILTIN_NAMES = {"__builtins__", "__name__", "__doc__", "__loader__", "__spec__", "__package__", "pd", "np", "show"}
+
+
+class OutputLimitExceeded(BaseException):
+    """A script kept printing far past the output cap. BaseException so ``except Exception`` in the script cannot swallow it."""
+
+
+class CappedWriter(io.TextIOBase):
+    """A text stream that writes to a file descriptor, keeping at most ``cap`` bytes.
+
+    Past ``cap`` the text is dropped (the reader appends "[output cut]"); past ``hard_cap`` the
+    write raises :class:`OutputLimitExceeded`, so a print loop ends quickly instead of running
+    into the timeout. ``fd`` is None to keep the text in memory (the in-process reference).
+    """
+
+    def __init__(self, fd: int | None, cap: int, hard_cap: int | None = None):
+        self.fd, self.cap = fd, cap
+        self.hard_cap = hard_cap if hard_cap is not None else max(10 * cap, 10_000_000)
+        self.written = 0
+        self.seen = 0
+        self._mem = bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # some libraries inspect it
+        return "utf-8"
+
+    def write(self, s: str) -> int:
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+        data = s.encode("utf-8", "replace")
+        self.seen += len(data)
+        room = self.cap - self.written
+        if room > 0:
+            chunk = data[:room]
+            self.written += len(chunk)
+            if self.fd is None:
+                self._mem += chunk
+            else:
+                try:
+                    os.write(self.fd, chunk)
+                except OSError:
+                    pass
+        if self.seen > self.hard_cap:
+            raise OutputLimitExceeded(f"the script printed more than {self.hard_cap} bytes")
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    @property
+    def cut(self) -> bool:
+        return self.seen > self.written
+
+    def text(self) -> str:
+        return self._mem.decode("utf-8", "replace")
+
+
+def finish_output(data: bytes, cap: int, cut: bool) -> str:
+    """Decode captured output, cut to ``cap`` bytes, with "[output cut]" when anything was dropped."""
+    if len(data) > cap:
+        data, cut = data[:cap], True
+    text = data.decode("utf-8", "replace")
+    if cut:
+        text += ("" if text.endswith("\n") or not text else "\n") + "[output cut]\n"
+    return text
+
+
+def json_safe(v: Any) -> Any:
+    """One cell value as JSON: NaN/NA/NaT -> None, ±inf -> "inf"/"-inf", timestamps -> ISO strings, numpy -> python."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, np.bool_):
+        return bool(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if math.isnan(f):
+            return None
+        if math.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        return f
+    if isinstance(v, decimal.Decimal):
+        return json_safe(float(v))
+    try:
+        if v is pd.NA or v is pd.NaT or (not isinstance(v, (list, tuple, dict, np.ndarray)) and pd.isna(v) is True):
+            return None
+    except (TypeError, ValueError):
+        pass
+    if isinstance(v, (pd.Timestamp, _dt.datetime, _dt.date, _dt.time)):
+        return v.isoformat()
+    if isinstance(v, (pd.Timedelta, _dt.timedelta, pd.Period, pd.Interval)):
+        return str(v)
+    if isinstance(v, complex):
+        return str(v)
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [json_safe(x) for x in list(v)[:100]]
+    if isinstance(v, dict):
+        return {str(k): json_safe(x) for k, x in list(v.items())[:100]}
+    return str(v)
+
+
+def _flat(col: Any) -> str:
+    if isinstance(col, tuple):
+        return "_".join(str(c) for c in col if str(c) != "")
+    return str(col)
+
+
+def _as_frame(obj: Any) -> pd.DataFrame | None:
+    if isinstance(obj, pd.DataFrame):
+        frame = obj
+    elif isinstance(obj, pd.Series):
+        frame = obj.to_frame(name=obj.name if obj.name is not None else "value")
+    elif isinstance(obj, pd.Index):
+        frame = obj.to_frame(index=False)
+    elif isinstance(obj, np.ndarray) and obj.ndim in (1, 2):
+        frame = pd.DataFrame(obj)
+    else:
+        return None
+    # A non-default index carries information (groupby keys, dates): keep it as columns.
+    if not (isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0 and frame.index.step == 1):
+        names = [n if n is not None else ("index" if frame.index.nlevels == 1 else f"level_{i}") for i, n in enumerate(frame.index.names)]
+        frame = frame.copy(deep=False)
+        frame.index = frame.index.set_names(names)
+        frame = frame.reset_index(allow_duplicates=True)
+    return frame
+
+
+def table_record(obj: Any, name: str, max_rows: int) -> dict[str, Any] | None:
+    """A TableOut-shaped dict for a DataFrame/Series/Index/array, or a scalar as one ``value`` row; None otherwise."""
+    frame = _as_frame(obj)
+    if frame is None:
+        if isinstance(obj, (str, bytes, bool, int, float, complex, decimal.Decimal, np.generic, pd.Timestamp, pd.Timedelta, _dt.date, _dt.datetime)) or obj is None:
+            return {"name": name, "columns": ["value"], "rows": [[json_safe(obj)]], "n_rows": 1}
+        return None
+    head = frame.head(max(0, max_rows))
+    rows = [[json_safe(v) for v in row] for row in head.itertuples(index=False, name=None)]
+    return {"name": name, "columns": [_flat(c) for c in frame.columns], "rows": rows, "n_rows": int(len(frame))}
+
+
+def _figure_title(fig: Any, default: str) -> str:
+    try:
+        text = fig.layout.title.text
+        if text:
+            return str(text)
+    except AttributeError:
+        pass
+    try:
+        suptitle = getattr(fig, "_suptitle", None)
+        if suptitle is not None and suptitle.get_text():
+            return suptitle.get_text()
+        for ax in fig.axes:
+            if ax.get_title():
+                return ax.get_title()
+    except Exception:  # noqa: BLE001 - a title is decoration; never fail a run for it
+        pass
+    return default
+
+
+def _mpl_figure(obj: Any) -> Any:
+    """The matplotlib Figure behind a Figure, Axes, seaborn grid or array of Axes; else None."""
+    if "matplotlib" not in sys.modules:
+        return None
+    from matplotlib.figure import Figure, SubFigure
+
+    if isinstance(obj, SubFigure):
+        return obj.figure
+    if isinstance(obj, Figure):
+        return obj
+    for attr in ("figure", "fig"):
+        fig = getattr(obj, attr, None)
+        if isinstance(fig, Figure):
+            return fig
+    if isinstance(obj, np.ndarray) and obj.size and obj.dtype == object:
+        return _mpl_figure(obj.flat[0])
+    return None
+
+
+def _is_plotly(obj: Any) -> bool:
+    return "plotly" in sys.modules and type(obj).__module__.startswith("plotly") and hasattr(obj, "to_json")
+
+
+class Collector:
+    """Collects what one run shows. ``tables`` are TableOut dicts; ``figures`` hold bytes until the caller saves them."""
+
+    def __init__(self, max_rows: int):
+        self.max_rows = max_rows
+        self.tables: list[dict[str, Any]] = []
+        self.figures: list[dict[str, Any]] = []  # {"kind", "title", "data": bytes}
+        self._shown_mpl: set[int] = set()
+
+    def show(self, obj: Any, name: str | None = None, title: str | None = None) -> None:
+        """Record ``obj`` as a result: a DataFrame/Series/scalar becomes a table, a figure a chart.
+
+        Args:
+            obj: a pandas DataFrame/Series/Index, a numpy array, a scalar, a plotly figure, or a
+                matplotlib Figure/Axes.
+            name: the table's name (default ``table_<n>``).
+            title: the figure's title (default: the figure's own title).
+
+        Raises:
+            TypeError: ``obj`` is none of those.
+        """
+        if _is_plotly(obj):
+            self.figures.append({"kind": "plotly", "title": title or _figure_title(obj, ""), "data": obj.to_json().encode("utf-8")})
+            return
+        fig = _mpl_figure(obj)
+        if fig is not None:
+            self._add_mpl(fig, title)
+            return
+        rec = table_record(obj, name or f"table_{len(self.tables) + 1}", self.max_rows)
+        if rec is None:
+            raise TypeError(f"show() takes a DataFrame, Series, scalar or figure, not {type(obj).__name__}")
+        self.tables.append(rec)
+
+    def _add_mpl(self, fig: Any, title: str | None = None) -> None:
+        if id(fig) in self._shown_mpl:
+            return
+        self._shown_mpl.add(id(fig))
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+        self.figures.append({"kind": "png", "title": title or _figure_title(fig, ""), "data": buf.getvalue()})
+
+    def show_open_mpl_figures(self) -> None:
+        """Record every open matplotlib figure and close it (what ``plt.show()`` would have displayed)."""
+        if "matplotlib.pyplot" not in sys.modules:
+            return
+        import matplotlib.pyplot as plt
+
+        for num in list(plt.get_fignums()):
+            fig = plt.figure(num)
+            try:
+                self._add_mpl(fig)
+            finally:
+                plt.close(fig)
+
+
+_current: dict[str, Collector | None] = {"c": None}
+
+
+def set_collector(c: Collector | None) -> None:
+    _current["c"] = c
+
+
+def show(obj: Any, name: str | None = None, title: str | None = None) -> None:
+    """Show a table, value or figure as a result of this run (DataFrame, Series, scalar, plotly or matplotlib figure)."""
+    c = _current["c"]
+    if c is None:
+        raise RuntimeError("show() is only available while a script runs")
+    c.show(obj, name=name, title=title)
+
+
+def install_display_patches() -> None:
+    """Route plotly's ``fig.show()`` and matplotlib's ``plt.show()`` to :func:`show`; idempotent.
+
+    Nothing may open a browser or a window: a blocking chart window was a reported failure of
+    similar tools, and a browser launch would try to start a process.
+    """
+    if "plotly.io" in sys.modules:
+        import plotly.io as pio
+        import plotly.io._renderers as pren
+
+        def _plotly_show(fig: Any, *args: Any, **kwargs: Any) -> None:
+            show(fig)
+
+        pio.show = pren.show = _plotly_show
+        try:
+            import plotly.offline as poff
+
+            poff.plot = poff.iplot = lambda fig, *a, **k: show(fig)
+        except ImportError:
+            pass
+    if "matplotlib.pyplot" in sys.modules:
+        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
+
+        def _plt_show(*args: Any, **kwargs: Any) -> None:
+            c = _current["c"]
+            if c is not None:
+                c.show_open_mpl_figures()
+
+        def _fig_show(self: Any, *args: Any, **kwargs: Any) -> None:
+            show(self)
+
+        plt.show = _plt_show
+        Figure.show = _fig_show
+
+
+def close_open_figures() -> None:
+    if "matplotlib.pyplot" in sys.modules:
+        import matplotlib.pyplot as plt
+
+        plt.close("all")
+
+
+def new_namespace() -> dict[str, Any]:
+    """A fresh script namespace: pd, np, show, and empty tables/df."""
+    import builtins
+
+    return {"__name__": "__main__", "__builtins__": builtins, "pd": pd, "np": np, "show": show, "tables": {}, "df": None}
+
+
+def user_names(ns: dict[str, Any]) -> list[str]:
+    """The user-visible names of a namespace: no modules, no private or sandbox-provided names."""
+    return sorted(k for k, v in ns.items() if k not in _BUILTIN_NAMES and not k.startswith("_") and not isinstance(v, types.ModuleType))
+
+
+def describe_value(v: Any) -> str:
+    """A short description ("DataFrame 12x3 [a, b, c]", "float 3.2") that runs none of the script's own code."""
+    t = type(v)
+    if t is pd.DataFrame:
+        cols = [str(c) for c in v.columns[:8]]
+        more = ", …" if v.shape[1] > 8 else ""
+        return f"DataFrame {v.shape[0]}x{v.shape[1]} [{', '.join(cols)}{more}]"
+    if t is pd.Series:
+        return f"Series {len(v)} ({v.dtype})" + (f" {v.name}" if isinstance(v.name, str) else "")
+    if t is np.ndarray:
+        return f"ndarray {'x'.join(map(str, v.shape))} ({v.dtype})"
+    if t in (int, float, bool, complex) or isinstance(v, np.generic) and t.__module__ == "numpy":
+        text = repr(v.item() if isinstance(v, np.generic) else v)
+        return f"{t.__name__} {text[:40]}"
+    if t is str:
+        return f"str {v[:40]!r}"
+    if t in (list, tuple, dict, set):
+        return f"{t.__name__} of {len(v)}"
+    if v is None:
+        return "None"
+    if isinstance(v, (types.FunctionType, type)):
+        return "function" if isinstance(v, types.FunctionType) else "class"
+    return f"{t.__module__}.{t.__qualname__}" if t.__module__ not in ("builtins", "__main__") else t.__qualname__
+
+
+def register_source(code: str) -> None:
+    """Make the script's lines available to tracebacks (they read linecache)."""
+    linecache.cache[SCRIPT_NAME] = (len(code), None, code.splitlines(True), SCRIPT_NAME)
+
+
+def error_kind(exc: BaseException) -> str:
+    if isinstance(exc, MemoryError):
+        return "memory"
+    if isinstance(exc, OutputLimitExceeded):
+        return "output_limit"
+    return type(exc).__name__
+
+
+def format_error(exc: BaseException, limits_note: str = "") -> tuple[str, str, str]:
+    """(kind, one-line message, traceback of the script's own frames) for an exception from a script."""
+    kind = error_kind(exc)
+    text = str(exc).strip().splitlines()
+    detail = text[0] if text else ""
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        detail = f"{exc.msg} (line {exc.lineno})"
+    message = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+    if kind == "memory" and limits_note:
+        message += f" ({limits_note})"
+    if len(message) > 500:
+        message = message[:497] + "..."
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == SCRIPT_NAME]
+    lines = ["Traceback (most recent call last):\n"] + traceback.format_list(frames) if frames else []
+    tb = "".join(lines + traceback.format_exception_only(type(exc), exc))
+    return kind, message, tb
+
+
+def encode_figures(figures: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[bytes]]:
+    """Split figures into JSON metadata (with a blob index) and the blobs."""
+    meta, blobs = [], []
+    for f in figures:
+        meta.append({"kind": f["kind"], "title": f["title"], "blob": len(blobs)})
+        blobs.append(f["data"])
+    return meta, blobs
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")

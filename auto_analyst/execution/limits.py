@@ -1,0 +1,251 @@
+"""OS-level limits and isolation for the worker processes (Linux; each step degrades gracefully).
+
+Why each layer exists:
+
+* **clean environment** – the worker starts from a handful of variables, so API keys and anything
+  else in the server's environment never reach generated code.
+* **PR_SET_DUMPABLE=0** (in the caller) – a process of the same user could otherwise read
+  ``/proc/<server pid>/environ``; for a non-dumpable process that needs CAP_SYS_PTRACE.
+* **dropping every capability** (when started as root) – measured here: root *with*
+  CAP_SYS_PTRACE still reads a non-dumpable process's environ, and CAP_DAC_OVERRIDE lets root
+  write read-only (0444) data files. Root without capabilities is bound by both.
+* **a new network namespace** (``unshare(CLONE_NEWNET)``, needs CAP_SYS_ADMIN, so done before
+  the capabilities go) – no interface but a down loopback: no network even through ctypes.
+* **rlimits per run** – CPU seconds, address space, processes, open files and file size bound
+  what one script can take from the machine; the wall-clock timeout is enforced by the parent.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import resource
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Limits",
+    "clean_env",
+    "set_dumpable",
+    "isolate_current_process",
+    "apply_run_limits",
+    "lift_cpu_limit",
+    "vm_size_bytes",
+]
+
+_PR_SET_DUMPABLE = 4
+_PR_CAPBSET_DROP = 24
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CLONE_NEWNET = 0x40000000
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
+_MIB = 1024 * 1024
+
+_libc: Any = None
+
+
+def _get_libc() -> Any:
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    return _libc
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits of one script run, taken from :class:`~auto_analyst.config.Settings`.
+
+    Attributes:
+        timeout: wall-clock seconds a run may take; the state process kills the run's process
+            group after it (kind ``timeout``). CPU limits alone miss a script that sleeps or waits.
+        cpu_seconds: RLIMIT_CPU soft limit, CPU seconds; SIGXCPU stops a busy loop even if the
+            parent is slow to notice.
+        memory_mb: MiB of address space a run may add to the preloaded libraries (RLIMIT_AS is
+            set to the worker's baseline size plus this); allocations past it raise MemoryError
+            instead of waking the kernel's OOM killer on the whole machine.
+        max_processes: RLIMIT_NPROC (processes+threads of the worker's user). Root ignores it,
+            so process creation is also refused by the audit hook and the group is killed.
+        max_open_files: RLIMIT_NOFILE, so a script cannot exhaust the host's descriptors.
+        max_file_mb: RLIMIT_FSIZE, MiB; the largest file a script may write (also caps the
+            captured C-level output), so it cannot fill the disk.
+        max_output_bytes: bytes of printed output kept; the rest is replaced by "[output cut]".
+        max_table_rows: rows kept of each shown table (``n_rows`` keeps the full count).
+    """
+
+    timeout: float = 30.0
+    cpu_seconds: int = 60
+    memory_mb: int = 2048
+    max_processes: int = 64
+    max_open_files: int = 256
+    max_file_mb: int = 200
+    max_output_bytes: int = 1_000_000
+    max_table_rows: int = 50
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "Limits":
+        """Build the limits from a Settings object (``run_*``, ``max_table_rows``, ``max_file_mb``)."""
+        return cls(
+            timeout=float(settings.run_timeout),
+            cpu_seconds=int(settings.run_cpu_seconds),
+            memory_mb=int(settings.run_memory_mb),
+            max_processes=int(settings.run_max_processes),
+            max_open_files=int(settings.run_max_open_files),
+            # Scripts legitimately write exports about as large as the data they were given.
+            max_file_mb=max(int(settings.max_file_mb), 64),
+            max_output_bytes=int(settings.run_max_output_bytes),
+            max_table_rows=int(settings.max_table_rows),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    """The whole environment of the worker: nothing of the caller's except what is listed here.
+
+    Thread counts are pinned to 1 because RLIMIT_NPROC counts threads and a run should not
+    spread over every core of a shared server. OPENBLAS_CORETYPE/L2_SIZE are passed through:
+    on some processors older OpenBLAS builds compute wrong results without them.
+    """
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(home),
+        "TMPDIR": str(home),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": str(home / "matplotlib"),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "NUMEXPR_NUM_THREADS": "1",
+        "VECLIB_MAXIMUM_THREADS": "1",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    }
+    for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        if os.environ.get(name):
+            env[name] = os.environ[name]
+    # The worker imports this package by path even when it is not installed (a source checkout).
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    return env
+
+
+def set_dumpable(flag: bool) -> bool:
+    """prctl(PR_SET_DUMPABLE): with 0, other processes of this user cannot read our /proc files.
+
+    Returns True when the call succeeded (False off Linux or where libc refuses).
+    """
+    try:
+        return _get_libc().prctl(_PR_SET_DUMPABLE, 1 if flag else 0, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _unshare_net() -> bool:
+    try:
+        return _get_libc().unshare(_CLONE_NEWNET) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _drop_capabilities() -> bool:
+    """Empty the bounding, ambient, effective, permitted and inheritable capability sets."""
+    libc = _get_libc()
+    try:
+        for cap in range(64):
+            if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == 22:  # EINVAL: past the last cap
+                break
+        libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+        header = (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0)
+        data = (ctypes.c_uint32 * 6)()
+        ok = libc.capset(ctypes.byref(header), ctypes.byref(data)) == 0
+        # No exec may regain privileges (setuid binaries, file capabilities).
+        libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        return ok
+    except (OSError, AttributeError):
+        return False
+
+
+def _has_capabilities() -> bool:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return int(line.split()[1], 16) != 0
+    except OSError:
+        pass
+    return False
+
+
+def isolate_current_process() -> dict[str, bool]:
+    """Isolate the calling (worker) process for good: new network namespace, no capabilities.
+
+    Each step is tried and silently skipped where not permitted (an ordinary user may not
+    unshare); the returned flags say what took effect.
+    """
+    info = {"netns": False, "caps_dropped": False}
+    if sys.platform.startswith("linux"):
+        set_dumpable(False)
+        info["netns"] = _unshare_net()
+        if _has_capabilities():
+            info["caps_dropped"] = _drop_capabilities() and not _has_capabilities()
+        else:
+            info["caps_dropped"] = True
+    return info
+
+
+def vm_size_bytes() -> int:
+    """Current virtual memory size (VmSize) of this process, bytes; 0 when unknown."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _lower(which: int, value: int, keep_hard: bool = False) -> None:
+    soft, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    try:
+        resource.setrlimit(which, (value, hard if keep_hard else value))
+    except (ValueError, OSError):
+        pass
+
+
+def apply_run_limits(limits: Limits, base_vm: int) -> None:
+    """Set the rlimits of a run child (call in the child, after fork, before the script).
+
+    Hard limits equal soft ones, so not even a script that slips past the audit hook can raise
+    them; only RLIMIT_CPU keeps its hard limit so that a successful run, which becomes the
+    session's state process, can lift the soft limit again (its CPU counter keeps running).
+    """
+    _lower(resource.RLIMIT_CORE, 0)  # SIGXCPU would otherwise dump a core of the whole state
+    _lower(resource.RLIMIT_CPU, max(1, limits.cpu_seconds), keep_hard=True)
+    if limits.memory_mb > 0:
+        _lower(resource.RLIMIT_AS, (base_vm or vm_size_bytes()) + limits.memory_mb * _MIB)
+    _lower(resource.RLIMIT_NPROC, max(1, limits.max_processes))
+    _lower(resource.RLIMIT_NOFILE, max(16, limits.max_open_files))
+    _lower(resource.RLIMIT_FSIZE, max(1, limits.max_file_mb) * _MIB)
+
+
+def lift_cpu_limit() -> None:
+    """Raise RLIMIT_CPU's soft limit back to its hard limit (a committed run becoming the state)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+    except (ValueError, OSError):
+        pass
+
+
+def make_private_dir(prefix: str) -> Path:
+    """A new 0700 temporary directory."""
+    return Path(tempfile.mkdtemp(prefix=prefix))

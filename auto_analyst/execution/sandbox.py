@@ -1,0 +1,374 @@
+"""The caller's side of the sandbox: :class:`Sandbox` (one per session) and the shared zygote.
+
+Generated code never runs in this process, and nothing a script made is unpickled here: results
+arrive as JSON (tables as capped records) plus raw figure bytes, which are written to
+``figures_dir`` under fresh names. See :mod:`.worker` for the process tree and :mod:`.limits`
+for why each limit exists.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from auto_analyst.errors import BadInputError, SandboxError
+from auto_analyst.execution.inprocess import run_in_process
+from auto_analyst.execution.limits import Limits, clean_env, make_private_dir, set_dumpable
+from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, recv, send
+from auto_analyst.results import ErrorInfo, FigureOut, RunResult, TableOut
+
+__all__ = ["Sandbox", "Zygote", "run_in_process"]
+
+_ZYGOTE_START_TIMEOUT = 120.0  # seconds; imports take ~2.5 s, but a cold disk cache or busy CI is much slower
+_OP_TIMEOUT = 60.0  # seconds for a non-run request (loading a large Parquet file is the slowest)
+_BACKSTOP = 10.0  # seconds past run_timeout before the caller stops trusting the state process
+_RESTART_NOTE = "[sandbox restarted: the session's worker had stopped; the tables were reloaded, variables from earlier runs are lost]\n"
+
+
+class Zygote:
+    """The warm fork server: one per caller process, shared by every :class:`Sandbox`.
+
+    Use :meth:`get`; it (re)starts the server when needed. Thread-safe.
+    """
+
+    _instance: "Zygote | None" = None
+    _class_lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self.home = make_private_dir("aa-worker-")
+        (self.home / "matplotlib").mkdir()
+        ours, theirs = socket.socketpair()
+        self._lock = threading.Lock()
+        self.ctrl = ours
+        log = open(self.home / "zygote.log", "wb")  # noqa: SIM115 - the child keeps it open
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "auto_analyst.execution.worker", str(theirs.fileno())],
+                env=clean_env(self.home), cwd=self.home, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                stdout=log, stderr=log, start_new_session=True, close_fds=True,
+            )
+        finally:
+            theirs.close()
+            log.close()
+        try:
+            self.info, _ = recv(self.ctrl, timeout=_ZYGOTE_START_TIMEOUT)
+        except (ChannelClosed, FrameTooLarge):
+            self.close()
+            tail = (self.home / "zygote.log").read_text(errors="replace")[-2000:] if (self.home / "zygote.log").exists() else ""
+            raise SandboxError(f"The sandbox worker did not start. Its log ends with:\n{tail}") from None
+
+    @classmethod
+    def get(cls) -> "Zygote":
+        """The running zygote, started (or restarted after a crash) as needed.
+
+        Raises:
+            SandboxError: the worker process could not be started.
+        """
+        with cls._class_lock:
+            if cls._instance is None or not cls._instance.alive():
+                if cls._instance is not None:
+                    cls._instance.close()
+                cls._instance = Zygote()
+            return cls._instance
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def spawn(self) -> tuple[socket.socket, int]:
+        """A new session state process: (connected socket, pid).
+
+        Raises:
+            SandboxError: the zygote did not answer.
+        """
+        with self._lock:
+            try:
+                send(self.ctrl, {"op": "spawn"})
+                reply, _ = recv(self.ctrl, timeout=30)
+                _, fds, _, _ = socket.recv_fds(self.ctrl, 1, 1)
+            except (ChannelClosed, FrameTooLarge, OSError) as e:
+                raise SandboxError(f"The sandbox worker did not start a session: {e}") from None
+        if not fds:
+            raise SandboxError("The sandbox worker sent no session connection.")
+        return socket.socket(fileno=fds[0]), int(reply["pid"])
+
+    def close(self) -> None:
+        """Stop the zygote (its sessions end when their sockets close)."""
+        try:
+            self.ctrl.close()
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+    @classmethod
+    def shutdown(cls) -> None:
+        with cls._class_lock:
+            if cls._instance is not None:
+                cls._instance.close()
+                cls._instance = None
+
+
+atexit.register(Zygote.shutdown)
+
+
+class Sandbox:
+    """Runs generated scripts for one session in isolated worker processes, keeping the session's variables.
+
+    The script's namespace has ``pd``, ``np``, each table under its name, ``df`` (the active
+    table), ``tables`` (name -> DataFrame) and ``show(obj, name=None, title=None)``. Names a
+    script creates are there for the next :meth:`run`; a run that fails, times out or is killed
+    leaves the state from before it untouched. Every method is thread-safe (calls are serialised).
+
+    Args:
+        settings: the limits come from ``run_timeout``, ``run_cpu_seconds``, ``run_memory_mb``,
+            ``run_max_processes``, ``run_max_open_files``, ``run_max_output_bytes``,
+            ``max_table_rows`` and ``max_file_mb``.
+        workdir: the scripts' working directory (created if missing); files they write land here.
+        figures_dir: where figure files (``<uuid>.json`` for plotly, ``<uuid>.png``) are written.
+    """
+
+    def __init__(self, settings: Any, workdir: Path, figures_dir: Path):
+        self.settings = settings
+        self.limits = Limits.from_settings(settings)
+        self.workdir = Path(workdir)
+        self.figures_dir = Path(figures_dir)
+        self._lock = threading.RLock()
+        self._sock: socket.socket | None = None
+        self._state_pid = 0
+        self._tables: dict[str, str] = {}
+        self._active = ""
+        self._closed = False
+        self._ever_started = False
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start this session's state process (idempotent).
+
+        Raises:
+            SandboxError: the worker could not be started, or the closed sandbox was reused.
+        """
+        with self._lock:
+            if self._closed:
+                raise SandboxError("This sandbox was closed; create a new one.")
+            if self._sock is not None:
+                return
+            # Our own /proc/<pid>/environ (API keys) must not be readable by the workers.
+            set_dumpable(False)
+            self.workdir.mkdir(parents=True, exist_ok=True)
+            self.figures_dir.mkdir(parents=True, exist_ok=True)
+            sock, pid = Zygote.get().spawn()
+            self._sock, self._state_pid = sock, pid
+            self._ever_started = True
+            try:
+                self._request({"op": "init", "cwd": str(self.workdir.resolve()), "limits": self.limits.to_dict()})
+                if self._tables:
+                    self._request({"op": "load", "tables": self._tables, "active": self._active})
+            except SandboxError:
+                self._drop()
+                raise
+
+    def close(self) -> None:
+        """End the session's worker processes. Idempotent; the sandbox cannot be started again."""
+        with self._lock:
+            if self._sock is not None:
+                try:
+                    send(self._sock, {"op": "close"})
+                except ChannelClosed:
+                    pass
+            self._drop()
+            self._closed = True
+
+    def __enter__(self) -> "Sandbox":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _drop(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+        self._sock, self._state_pid = None, 0
+
+    # -- requests -----------------------------------------------------------------------------
+
+    def _request(self, msg: dict[str, Any], timeout: float = _OP_TIMEOUT) -> dict[str, Any]:
+        """Send one non-run request and wait for its reply; a dead state process raises SandboxError."""
+        assert self._sock is not None
+        try:
+            send(self._sock, msg)
+            reply, _ = recv(self._sock, timeout=timeout)
+        except (ChannelClosed, FrameTooLarge) as e:
+            self._kill_state()
+            raise SandboxError(f"The session's worker stopped answering ({e}).") from None
+        if not reply.get("ok"):
+            err = reply.get("error") or {}
+            if err.get("kind") == "KeyError":
+                raise BadInputError(err.get("message", "unknown table"))
+            raise SandboxError(err.get("message", "the worker refused the request"))
+        return reply
+
+    def _kill_state(self, *pids: int) -> None:
+        for pid in (*pids, self._state_pid):
+            if pid > 0:
+                for kill in (os.killpg, os.kill):
+                    try:
+                        kill(pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+        self._drop()
+
+    def load_tables(self, tables: dict[str, Path], active: str) -> None:
+        """Make Parquet files the session's tables (call again after adding a table).
+
+        Each file is made read-only (0o444) and the workers are refused writes to it. A table
+        already loaded from the same unchanged file keeps its in-session object.
+
+        Args:
+            tables: table name -> Parquet file written by the caller. Names that are Python
+                identifiers also become variables.
+            active: the table bound to ``df``.
+
+        Raises:
+            BadInputError: ``active`` is not among ``tables``, or a file does not exist.
+            SandboxError: the worker could not read a file.
+        """
+        if active not in tables:
+            raise BadInputError(f"The active table {active!r} is not among the tables ({', '.join(tables)}).")
+        paths: dict[str, str] = {}
+        for name, path in tables.items():
+            p = Path(path).resolve()
+            if not p.is_file():
+                raise BadInputError(f"Table file {p} does not exist.")
+            p.chmod(0o444)
+            paths[str(name)] = str(p)
+        with self._lock:
+            self.start()
+            self._request({"op": "load", "tables": paths, "active": active})
+            self._tables.update(paths)
+            self._active = active
+
+    def set_active(self, name: str) -> None:
+        """Bind ``df`` to the table ``name``.
+
+        Raises:
+            BadInputError: no table of that name.
+        """
+        with self._lock:
+            if name not in self._tables:
+                raise BadInputError(f"No table named {name!r}; known: {', '.join(self._tables) or 'none'}.")
+            self.start()
+            self._request({"op": "active", "name": name})
+            self._active = name
+
+    def variables(self) -> dict[str, str]:
+        """User-visible names of the session -> short description, e.g. ``"DataFrame 12x3 [a, b, c]"``.
+
+        Raises:
+            SandboxError: the worker could not be reached.
+        """
+        with self._lock:
+            self.start()
+            return dict(self._request({"op": "vars"}, timeout=30)["variables"])
+
+    # -- running ------------------------------------------------------------------------------
+
+    def run(self, code: str, cancel: threading.Event | None = None) -> RunResult:
+        """Run ``code`` in a fresh child of the session's state; never raises for the script's sake.
+
+        Args:
+            code: the Python script.
+            cancel: set it to stop the run (checked every 50 ms); the result's kind is ``cancelled``.
+
+        Returns:
+            RunResult with ``ok``; on failure ``error.kind`` is the exception class name or one of
+            ``timeout`` (wall clock ``run_timeout`` or CPU ``run_cpu_seconds``), ``memory``,
+            ``killed``, ``cancelled``, ``output_limit`` or ``sandbox`` (the worker itself broke).
+        """
+        with self._lock:
+            t0 = time.monotonic()
+            note = _RESTART_NOTE if self._sock is None and self._ever_started else ""
+            try:
+                self.start()
+            except SandboxError as e:
+                return self._fail("sandbox", str(e), t0)
+            result = self._run_once(code, cancel, t0)
+            if note:
+                result.stdout = note + result.stdout
+            return result
+
+    def _run_once(self, code: str, cancel: threading.Event | None, t0: float) -> RunResult:
+        assert self._sock is not None
+        sock = self._sock
+        try:
+            send(sock, {"op": "run", "code": code, "timeout": self.limits.timeout})
+        except ChannelClosed:
+            self._kill_state()
+            return self._fail("killed", "the session's worker had stopped; run again to restart it", t0)
+        backstop = t0 + self.limits.timeout + _BACKSTOP
+        run_pid = 0
+        cancel_sent = False
+        while True:
+            if cancel is not None and cancel.is_set() and not cancel_sent:
+                try:
+                    send(sock, {"op": "cancel"})
+                except ChannelClosed:
+                    pass
+                cancel_sent = True
+            if time.monotonic() > backstop:
+                self._kill_state(run_pid)
+                return self._fail("timeout", f"TimeoutError: the worker did not stop the script after {self.limits.timeout:g} s; it was killed", t0)
+            if not select.select([sock], [], [], 0.05)[0]:
+                continue
+            try:
+                msg, blobs = recv(sock, timeout=_OP_TIMEOUT)
+            except FrameTooLarge as e:
+                self._kill_state(run_pid)
+                return self._fail("output_limit", f"the run's result was too large ({e})", t0)
+            except ChannelClosed:
+                self._kill_state(run_pid)
+                return self._fail("killed", "the session's worker died during the run; the next run restarts it", t0)
+            if msg.get("event") == "started":
+                run_pid = int(msg.get("pid") or 0)
+                continue
+            if msg.get("ok") and msg.get("state_pid"):
+                self._state_pid = int(msg["state_pid"])
+            return self._to_result(msg, blobs, t0)
+
+    def _fail(self, kind: str, message: str, t0: float) -> RunResult:
+        return RunResult(ok=False, error=ErrorInfo(kind=kind, message=message), seconds=round(time.monotonic() - t0, 4))
+
+    def _to_result(self, msg: dict[str, Any], blobs: list[bytes], t0: float) -> RunResult:
+        figures = []
+        for f in msg.get("figures") or []:
+            idx = f.get("blob")
+            if not isinstance(idx, int) or not 0 <= idx < len(blobs):
+                continue
+            kind = "plotly" if f.get("kind") == "plotly" else "png"
+            path = self.figures_dir / f"{uuid.uuid4().hex}.{'json' if kind == 'plotly' else 'png'}"
+            path.write_bytes(blobs[idx])
+            figures.append(FigureOut(kind=kind, path=str(path), title=str(f.get("title") or "")))
+        err = msg.get("error")
+        return RunResult(
+            ok=bool(msg.get("ok")),
+            stdout=str(msg.get("stdout") or ""),
+            error=ErrorInfo(kind=str(err.get("kind")), message=str(err.get("message"))) if err else None,
+            traceback=str(msg.get("traceback") or ""),
+            tables=[TableOut(**t) for t in msg.get("tables") or []],
+            figures=figures,
+            names=[str(n) for n in msg.get("names") or []],
+            seconds=round(time.monotonic() - t0, 4),
+        )

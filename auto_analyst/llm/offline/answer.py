@@ -1,0 +1,67 @@
+"""The offline answer writer: plain sentences built from the tables and values the script showed."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["fmt", "write_answer"]
+
+LIST_ROWS = 15
+
+
+def fmt(v: Any, digits: int | None = None) -> str:
+    """A number as the answer shows it: integers as is, floats with up to 4 decimals (or ``digits``)."""
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "missing"
+        if v.is_integer() and abs(v) < 1e15:
+            return str(int(v))
+        d = 4 if digits is None else digits
+        s = f"{v:.{d}f}"
+        return s.rstrip("0").rstrip(".") if "." in s else s
+    return str(v)
+
+
+def _sentence_case(s: str) -> str:
+    return s[:1].upper() + s[1:] if s else s
+
+
+def _table_text(t: dict, digits: int | None) -> str:
+    name, cols, rows, n = t.get("name", ""), t.get("columns", []), t.get("rows", []), t.get("n_rows", 0)
+    if cols == ["value"] and n == 1 and rows:
+        return f"**{_sentence_case(name)}**: {fmt(rows[0][0], digits)}."
+    if not rows:
+        return f"**{_sentence_case(name)}**: no rows."
+    if n <= LIST_ROWS and len(cols) <= 4:
+        head = f"**{_sentence_case(name)}**"
+        if len(cols) >= 2:
+            head += f" ({', '.join(cols[1:])})" if len(cols) > 2 else ""
+        lines = [f"- {fmt(r[0], digits)}: " + ", ".join(fmt(x, digits) for x in r[1:]) for r in rows]
+        return head + ":\n" + "\n".join(lines)
+    return (f"**{_sentence_case(name)}**: a table of {n} rows and {len(cols)} columns "
+            f"({', '.join(cols[:8])}{', ...' if len(cols) > 8 else ''}); see the table below.")
+
+
+def write_answer(tables: list[dict], figures: list[dict], assumptions: list[str], unanswered: str,
+                 stdout: str = "", digits: int | None = None, brief: bool = False) -> str:
+    """Compose the answer: one line per shown value or table, charts, assumptions, unanswered parts."""
+    lines = [_table_text(t, digits) for t in tables]
+    if brief:
+        lines = [ln.split("\n")[0] if "\n" in ln and len(ln) > 400 else ln for ln in lines]
+    for f in figures:
+        lines.append(f"Chart: *{f.get('title') or 'figure'}*.")
+    for note in stdout.splitlines():
+        if note.startswith("Chart shows the top"):
+            lines.append(note)
+    if assumptions:
+        lines.append("Assumptions: " + "; ".join(dict.fromkeys(assumptions)) + ".")
+    if unanswered:
+        lines.append(unanswered)
+    if not lines:
+        lines.append("The script ran but showed no result.")
+    return "\n\n".join(lines)

@@ -1,0 +1,186 @@
+"""From the pieces the parser found (columns, aggregate words, chart words) to one task of a QuerySpec."""
+
+from __future__ import annotations
+
+import re
+
+from auto_analyst.data.description import TableDescription
+from auto_analyst.llm.offline import lexicon as lx
+from auto_analyst.llm.offline.spec import Measure, QuerySpec
+
+__all__ = ["assign", "default_func"]
+
+SUPERLATIVES = {"min", "max"}
+
+
+def default_func(column: str, spec: QuerySpec) -> str:
+    """Sum for additive measures (revenue, sales, counts), mean otherwise; the choice is stated."""
+    additive = any(h in column.lower() for h in lx.ADDITIVE_HINTS)
+    func = "sum" if additive else "mean"
+    spec.assumptions.append(f"used the {'total' if additive else 'average'} of '{column}' per group")
+    return func
+
+
+def assign(spec: QuerySpec, text: str, funcs: list[tuple[int, str, str]], chart: str | None, task_word: str | None,
+           n: tuple[int, bool] | None, group_cols: list[str], numeric: list[str], categorical: list[str],
+           dates: list[str], table: TableDescription) -> None:
+    """Set ``spec.task`` and its fields; add a problem when the pieces do not make one clear question."""
+    if spec.problems:
+        spec.task = "decline"
+        return
+    group_cols = list(dict.fromkeys(group_cols))
+    plain_funcs = [f for _, f, w in funcs if f not in SUPERLATIVES or w in ("minimum", "maximum", "min", "max")]
+    superlative = next((f for _, f, w in funcs if f in SUPERLATIVES and w not in ("minimum", "maximum", "min", "max")), None)
+    if chart:
+        _chart(spec, chart, text, group_cols, numeric, categorical, dates, plain_funcs, table)
+    elif task_word in ("describe", "missing", "columns", "shape", "corr_matrix"):
+        spec.task = task_word
+        spec.columns = list(dict.fromkeys(numeric + categorical + dates))
+        if task_word == "shape" and spec.filters:
+            spec.task, spec.measures = "aggregate", [Measure(func="count")]
+    elif task_word == "correlation":
+        if len(numeric) == 2:
+            spec.task, spec.x, spec.y = "correlation", numeric[0], numeric[1]
+        elif len(numeric) > 2:
+            spec.task, spec.columns = "corr_matrix", numeric
+        else:
+            spec.problems.append("A correlation needs two numeric columns; name both.")
+    elif task_word == "value_counts" and not numeric:
+        col = (categorical + group_cols)[:1]
+        if not col:
+            spec.problems.append("Say which column's distribution you want.")
+        else:
+            spec.task, spec.columns = "value_counts", col
+    elif task_word == "value_counts" and numeric:
+        spec.task, spec.columns = "describe", numeric
+    elif n is not None:
+        _top_n(spec, n, group_cols, numeric, categorical, plain_funcs)
+    elif superlative and (re.match(r"^\s*(which|what)\b", text) or group_cols):
+        _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs)
+    elif plain_funcs or superlative:
+        _aggregate(spec, funcs, group_cols, numeric, categorical)
+    else:
+        spec.problems.append("I can't tell which statistic or chart you want (for example mean, total, count, "
+                             "histogram, bar chart).")
+    if spec.problems:
+        spec.task = "decline"
+
+
+def _measure_for(col: str, funcs: list[str], spec: QuerySpec) -> Measure:
+    func = next((f for f in funcs if f not in ("count",)), None) or default_func(col, spec)
+    return Measure(func=func, column=col)
+
+
+def _aggregate(spec: QuerySpec, funcs: list[tuple[int, str, str]], group_cols, numeric, categorical) -> None:
+    spec.task = "aggregate"
+    spec.group_by = group_cols
+    # pair each aggregate word with the next numeric column written after it
+    cols_in_order = numeric + [c for c in categorical if c not in group_cols]
+    if not cols_in_order:
+        if any(f == "count" for _, f, _ in funcs):
+            spec.measures = [Measure(func="count")]
+            return
+        spec.problems.append("Say which column to compute that on.")
+        return
+    fs = [f for _, f, _ in funcs]
+    if len(cols_in_order) == 1 or len(fs) == 1:
+        for col in cols_in_order:
+            for f in fs:
+                if f == "count" and col in categorical and not group_cols and "nunique" not in fs:
+                    spec.task, spec.columns = "value_counts", [col]
+                    spec.measures = []
+                    return
+                if f in ("mean", "median", "sum", "std", "var") and col not in numeric:
+                    spec.problems.append(f"'{col}' is not numeric, so its {f} is not defined.")
+                    return
+                spec.measures.append(Measure(func=f, column=col))
+    else:
+        for f, col in zip(fs, cols_in_order):
+            spec.measures.append(Measure(func=f, column=col))
+        if len(fs) != len(cols_in_order):
+            spec.problems.append("I can't pair each statistic with its column; ask one at a time.")
+
+
+def _rank(spec: QuerySpec, superlative: str, group_cols, numeric, categorical, plain_funcs) -> None:
+    groups = group_cols + [c for c in categorical if c not in group_cols]
+    if not groups:
+        if numeric:
+            # "what is the highest price" is a max, not a ranking of groups
+            spec.task = "aggregate"
+            spec.measures = [Measure(func=superlative, column=c) for c in numeric]
+            return
+        spec.problems.append("Say which column's groups to compare.")
+        return
+    spec.task, spec.group_by, spec.ascending = "rank", groups[:1], superlative == "min"
+    if numeric:
+        spec.measures = [_measure_for(numeric[0], plain_funcs, spec)]
+    else:
+        spec.measures = [Measure(func="count")]
+
+
+def _top_n(spec: QuerySpec, n: tuple[int, bool], group_cols, numeric, categorical, plain_funcs) -> None:
+    spec.task, spec.n, spec.ascending = "top_n", n[0], n[1]
+    groups = group_cols + [c for c in categorical if c not in group_cols]
+    if groups:
+        spec.group_by = groups[:1]
+        spec.measures = [_measure_for(numeric[0], plain_funcs, spec)] if numeric else [Measure(func="count")]
+    elif numeric:
+        spec.measures = [Measure(func=(plain_funcs[0] if plain_funcs else "max"), column=numeric[0])]
+        if plain_funcs and plain_funcs[0] == "sum":
+            spec.assumptions.append(f"summed the {n[0]} {'smallest' if n[1] else 'largest'} values of '{numeric[0]}'")
+    else:
+        spec.problems.append("Say which column to rank by.")
+
+
+def _chart(spec: QuerySpec, kind: str, text: str, group_cols, numeric, categorical, dates, plain_funcs, table) -> None:
+    spec.task = "chart"
+    groups = group_cols + [c for c in categorical if c not in group_cols]
+    if kind == "auto":
+        if len(numeric) >= 2:
+            kind = "scatter"
+        elif numeric and (spec.time_grain or dates):
+            kind = "line"
+        elif numeric and groups:
+            kind = "bar"
+        elif numeric:
+            kind = "histogram"
+        elif groups:
+            kind = "bar"
+        else:
+            spec.problems.append("Say which columns to plot.")
+            return
+    spec.chart = kind
+    if kind == "scatter":
+        if len(numeric) != 2:
+            spec.problems.append("A scatter plot needs two numeric columns; name both.")
+            return
+        # columns in the order written: "plot A against B" gives x=A, y=B (as ../shared/cases/10 expects)
+        spec.x, spec.y = numeric[0], numeric[1]
+    elif kind == "histogram":
+        if not numeric:
+            spec.chart = "bar"
+            if not groups:
+                spec.problems.append("Say which column to plot.")
+                return
+            spec.group_by, spec.measures = groups[:1], [Measure(func="count")]
+        else:
+            spec.x = numeric[0]
+    elif kind == "box":
+        if not numeric:
+            spec.problems.append("A box plot needs a numeric column.")
+            return
+        spec.y, spec.x = numeric[0], (groups[0] if groups else None)
+    elif kind == "line":
+        tcol = dates[0] if dates else spec.time_column
+        if tcol is None:
+            spec.problems.append("A line chart over time needs a date column.")
+            return
+        spec.time_column, spec.time_grain = tcol, spec.time_grain or "month"
+        spec.group_by = groups[:1]
+        spec.measures = [_measure_for(c, plain_funcs, spec) for c in numeric[:1]] or [Measure(func="count")]
+    else:  # bar, pie
+        if not groups and not spec.time_grain:
+            spec.problems.append("Say which column's groups to plot (for example 'by region').")
+            return
+        spec.group_by = groups[:1]
+        spec.measures = [_measure_for(numeric[0], plain_funcs, spec)] if numeric else [Measure(func="count")]

@@ -1,0 +1,231 @@
+"""Code the offline analysts write for a QuerySpec: plain pandas/plotly/statsmodels, one block per role.
+
+Every part ``i`` of a question uses its own variables (``data_i``, ``result_i``) so the parts of one
+script never overwrite each other; the preprocessing block creates ``data_i`` and the statistics and
+visualisation blocks read it (agents share variables through the combined script).
+"""
+
+from __future__ import annotations
+
+from auto_analyst.llm.offline.spec import Filter, Measure, QuerySpec
+
+__all__ = ["code_for", "PICK_HELPER", "ROLES"]
+
+ROLES = ("preprocessing", "statistics", "visualisation", "machine_learning")
+
+PICK_HELPER = '''def pick_value(series, wanted):
+    """The value of `series` written as `wanted`: exact, else ignoring case and spaces; never another value."""
+    values = list(series.dropna().unique())
+    if wanted in values:
+        return wanted
+    key = str(wanted).strip().casefold()
+    hits = [v for v in values if str(v).strip().casefold() == key]
+    if len(hits) == 1:
+        return hits[0]
+    shown = ", ".join(map(str, values[:12]))
+    raise LookupError(f"No value {wanted!r} in column {series.name!r}. Values there include: {shown}.")
+'''
+
+PANDAS_FUNC = {"mean": "mean", "median": "median", "sum": "sum", "count": "count", "min": "min", "max": "max",
+               "std": "std", "var": "var", "nunique": "nunique"}
+GRAIN_CODE = {"day": ".dt.strftime('%Y-%m-%d')", "week": ".dt.to_period('W').astype(str)",
+              "month": ".dt.strftime('%Y-%m')", "quarter": ".dt.to_period('Q').astype(str)", "year": ".dt.year"}
+MANY_BARS = 25
+
+
+def _c(name: str) -> str:
+    return repr(name)
+
+
+def _round(expr: str, spec: QuerySpec) -> str:
+    return f"round({expr}, {spec.rounding})" if spec.rounding is not None else expr
+
+
+def _filter_line(f: Filter, var: str) -> str:
+    col = f"{var}[{_c(f.column)}]"
+    if f.op in ("year", "month"):
+        return f"{var} = {var}[pd.to_datetime({col}).dt.{f.op} == {f.value!r}]"
+    if f.op == "between":
+        return f"{var} = {var}[{col}.between({f.value!r}, {f.value2!r})]"
+    if f.op in ("==", "!=") and isinstance(f.value, str):
+        return f"{var} = {var}[{col} {f.op} pick_value({col}, {f.value!r})]"
+    return f"{var} = {var}[{col} {f.op} {f.value!r}]"
+
+
+def needs_preprocessing(spec: QuerySpec) -> bool:
+    return bool(spec.filters or spec.time_grain)
+
+
+def preprocessing(spec: QuerySpec, i: int) -> str:
+    if not needs_preprocessing(spec):
+        return ""
+    lines = [f"data_{i} = {spec.table}"]
+    if any(f.op in ("==", "!=") and isinstance(f.value, str) for f in spec.filters):
+        lines.insert(0, PICK_HELPER)
+    lines += [_filter_line(f, f"data_{i}") for f in spec.filters]
+    if spec.time_grain and spec.time_column:
+        lines.append(f"data_{i} = data_{i}.assign({spec.time_grain}=pd.to_datetime(data_{i}[{_c(spec.time_column)}])"
+                     f"{GRAIN_CODE[spec.time_grain]})")
+    if spec.filters:
+        lines.append(f"print('rows kept after filtering:', len(data_{i}))")
+    return "\n".join(lines)
+
+
+def _groups(spec: QuerySpec) -> list[str]:
+    return spec.group_by + ([spec.time_grain] if spec.time_grain else [])
+
+
+def _agg_expr(m: Measure, var: str, groups: list[str]) -> str:
+    if m.column is None:
+        return f"{var}.groupby({groups!r}).size()" if groups else f"len({var})"
+    base = f"{var}.groupby({groups!r})[{_c(m.column)}]" if groups else f"{var}[{_c(m.column)}]"
+    return f"{base}.{PANDAS_FUNC[m.func]}()"
+
+
+def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per task
+    d, t = f"data_{i}", spec.task
+    groups = _groups(spec)
+    out: list[str] = []
+    if t == "aggregate":
+        if not groups:
+            for k, m in enumerate(spec.measures):
+                out += [f"value_{i}_{k} = {_round(_agg_expr(m, d, []), spec)}",
+                        f"print({m.label()!r} + ':', value_{i}_{k})",
+                        f"show(value_{i}_{k}, name={m.label()!r})"]
+        else:
+            parts = ", ".join(f"{_agg_expr(m, d, groups)}.rename({m.label()!r})" for m in spec.measures)
+            label = " and ".join(m.label() for m in spec.measures) + " by " + ", ".join(groups)
+            out += [f"result_{i} = pd.concat([{parts}], axis=1).reset_index()"]
+            if spec.rounding is not None:
+                out.append(f"result_{i} = result_{i}.round({spec.rounding})")
+            out += [f"print(result_{i}.to_string(index=False))", f"show(result_{i}, name={label!r})"]
+    elif t in ("rank", "top_n") and groups:
+        m = spec.measures[0]
+        word = ("lowest" if spec.ascending else "highest")
+        out += [f"totals_{i} = {_agg_expr(m, d, groups)}.sort_values(ascending={spec.ascending})"]
+        if spec.rounding is not None:
+            out.append(f"totals_{i} = totals_{i}.round({spec.rounding})")
+        if t == "rank":
+            g = groups[0]
+            out += [f"best_{i} = totals_{i}.index[0]",
+                    f"print({g!r}, 'with the {word} {m.label()}:', best_{i}, totals_{i}.iloc[0])",
+                    f"show(best_{i}, name={f'{g} with the {word} {m.label()}'!r})",
+                    f"show(totals_{i}.iloc[0], name={f'its {m.label()}'!r})",
+                    f"show(totals_{i}.rename({m.label()!r}).reset_index(), name={f'{m.label()} by {g}'!r})"]
+        else:
+            which = "bottom" if spec.ascending else "top"
+            out += [f"top_{i} = totals_{i}.head({spec.n}).rename({m.label()!r}).reset_index()",
+                    f"print(top_{i}.to_string(index=False))",
+                    f"show(top_{i}, name={f'{which} {spec.n} {groups[0]} by {m.label()}'!r})"]
+    elif t == "top_n":
+        m = spec.measures[0]
+        which = "smallest" if spec.ascending else "largest"
+        pick = "nsmallest" if spec.ascending else "nlargest"
+        if m.func == "sum":
+            out += [f"value_{i} = {_round(f'{d}[{_c(m.column)}].{pick}({spec.n}).sum()', spec)}",
+                    f"print('total of the {spec.n} {which} {m.column}:', value_{i})",
+                    f"show(value_{i}, name={f'total of the {spec.n} {which} {m.column}'!r})"]
+        out += [f"rows_{i} = {d}.{pick}({spec.n}, {_c(m.column)})", f"print(rows_{i}.to_string(index=False))",
+                f"show(rows_{i}, name={f'{spec.n} rows with the {which} {m.column}'!r})"]
+    elif t == "describe":
+        cols = spec.columns or None
+        sel = f"{d}[{cols!r}]" if cols else d
+        out += [f"result_{i} = {sel}.describe(include='all').T.reset_index(names='column')"]
+        out.append(f"result_{i} = result_{i}.round({spec.rounding if spec.rounding is not None else 4})")
+        out += [f"print(result_{i}.to_string(index=False))", f"show(result_{i}, name='summary statistics')"]
+    elif t == "missing":
+        sel = f"{d}[{spec.columns!r}]" if spec.columns else d
+        out += [f"result_{i} = {sel}.isna().sum().rename('missing').rename_axis('column').reset_index()",
+                f"result_{i}['share %'] = (100 * result_{i}['missing'] / max(len({d}), 1)).round(2)",
+                f"print(result_{i}.to_string(index=False))", f"print('total missing:', int(result_{i}['missing'].sum()))",
+                f"show(result_{i}, name='missing values by column')",
+                f"show(int(result_{i}['missing'].sum()), name='total missing values')"]
+    elif t == "value_counts":
+        col = spec.columns[0]
+        out += [f"result_{i} = {d}[{_c(col)}].value_counts(dropna=False).rename('count').reset_index()",
+                f"result_{i}['share %'] = (100 * result_{i}['count'] / max(len({d}), 1)).round(2)",
+                f"print(result_{i}.to_string(index=False))", f"show(result_{i}, name={f'rows by {col}'!r})"]
+    elif t == "correlation":
+        out += [f"pair_{i} = {d}[[{_c(spec.x)}, {_c(spec.y)}]].dropna()",
+                f"r_{i} = {_round(f'pair_{i}[{_c(spec.x)}].corr(pair_{i}[{_c(spec.y)}])', spec)}",
+                f"print('Pearson correlation of {spec.x} and {spec.y}:', r_{i}, '(n =', len(pair_{i}), ')')",
+                f"show(r_{i}, name={f'Pearson correlation of {spec.x} and {spec.y}'!r})"]
+    elif t == "corr_matrix":
+        sel = f"{d}[{spec.columns!r}]" if spec.columns else d
+        out += [f"result_{i} = {sel}.corr(numeric_only=True).round({spec.rounding if spec.rounding is not None else 4})",
+                f"print(result_{i}.to_string())", f"show(result_{i}.reset_index(names='column'), name='correlation matrix')"]
+    elif t == "shape":
+        out += [f"print('rows:', {d}.shape[0], 'columns:', {d}.shape[1])",
+                f"show({d}.shape[0], name='number of rows')", f"show({d}.shape[1], name='number of columns')"]
+    elif t == "columns":
+        out += [f"result_{i} = pd.DataFrame({{'column': {d}.columns, 'dtype': {d}.dtypes.astype(str).values}})",
+                f"print(result_{i}.to_string(index=False))", f"show(result_{i}, name='columns')"]
+    elif t == "chart" and spec.measures and (spec.group_by or spec.time_grain):
+        m = spec.measures[0]
+        label = f"{m.label()} by {', '.join(groups)}"
+        out += [f"plot_data_{i} = {_agg_expr(m, d, groups)}.rename({m.label()!r}).reset_index()"]
+        if spec.chart in ("bar", "pie"):
+            out.append(f"plot_data_{i} = plot_data_{i}.sort_values({m.label()!r}, ascending=False)")
+        out += [f"show(plot_data_{i}, name={label!r})"]
+    return "\n".join(out)
+
+
+def visualisation(spec: QuerySpec, i: int) -> str:
+    if spec.task != "chart":
+        return ""
+    d, k = f"data_{i}", spec.chart
+    lines = []
+    if k == "histogram":
+        lines.append(f"fig_{i} = px.histogram({d}, x={_c(spec.x)}, title={f'Distribution of {spec.x}'!r})")
+    elif k == "scatter":
+        lines.append(f"fig_{i} = px.scatter({d}, x={_c(spec.x)}, y={_c(spec.y)}, title={f'{spec.y} against {spec.x}'!r})")
+    elif k == "box":
+        x = f", x={_c(spec.x)}" if spec.x else ""
+        lines.append(f"fig_{i} = px.box({d}{x}, y={_c(spec.y)}, title={f'{spec.y} by {spec.x}' if spec.x else spec.y!r})")
+    else:
+        m = spec.measures[0]
+        g = _groups(spec)
+        title = f"{m.label()} by {', '.join(g)}"
+        pdv = f"plot_data_{i}"
+        if k == "line":
+            color = f", color={_c(spec.group_by[0])}" if spec.group_by else ""
+            lines.append(f"fig_{i} = px.line({pdv}.sort_values({g[-1]!r}), x={g[-1]!r}, y={m.label()!r}{color}, "
+                         f"markers=True, title={title!r})")
+        elif k == "pie":
+            lines.append(f"fig_{i} = px.pie({pdv}, names={g[0]!r}, values={m.label()!r}, title={title!r})")
+        else:
+            # many categories: a sorted horizontal bar of the top ones, and the title says so
+            lines += [f"if len({pdv}) > {MANY_BARS}:",
+                      f"    shown_{i} = {pdv}.head(20).iloc[::-1]",
+                      f"    fig_{i} = px.bar(shown_{i}, x={m.label()!r}, y={g[0]!r}, orientation='h', "
+                      f"title={title!r} + f' (top 20 of {{len({pdv})}})')",
+                      f"    print(f'Chart shows the top 20 of {{len({pdv})}} {g[0]} values.')",
+                      "else:",
+                      f"    fig_{i} = px.bar({pdv}, x={g[0]!r}, y={m.label()!r}, title={title!r})"]
+    lines.append(f"show(fig_{i})")
+    return "\n".join(lines)
+
+
+def code_for(role: str, specs: list[QuerySpec]) -> str:
+    """The code block of one analyst role for every answerable part; '' when the role has nothing to do."""
+    blocks = []
+    for i, spec in enumerate(specs, start=1):
+        if not spec.answerable:
+            continue
+        if role == "preprocessing":
+            code = preprocessing(spec, i)
+        elif role == "statistics":
+            code = statistics(spec, i)
+        elif role == "visualisation":
+            code = visualisation(spec, i)
+        else:
+            code = ""
+        first_user = "statistics" if statistics(spec, i) else "visualisation"
+        if code and role == first_user and not needs_preprocessing(spec):
+            code = f"data_{i} = {spec.table}\n" + code  # no preprocessing step: this step takes the table itself
+        if code:
+            blocks.append(f"# part {i}: {spec.to_text()}\n{code}")
+    if not blocks:
+        return ""
+    imports = ["import pandas as pd"] + (["import plotly.express as px"] if role == "visualisation" else [])
+    return "\n".join(imports) + "\n\n" + "\n\n".join(blocks)

@@ -1,0 +1,340 @@
+"""Reading one part of a question into a :class:`QuerySpec`, or into a clear reason to decline.
+
+The parser works on normalised text (lowercase, accents folded). It finds column mentions, filter
+conditions, category values, aggregate words, chart words and numbers; then every word left must
+be ignorable, or the part is declined: guessing is how data tools give wrong answers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from auto_analyst.data.description import TableDescription
+from auto_analyst.llm.offline import lexicon as lx
+from auto_analyst.llm.offline.matching import ColumnMatcher, Mention, find_values, fold, normalize
+from auto_analyst.llm.offline.assign import assign
+from auto_analyst.llm.offline.spec import Filter, QuerySpec
+
+__all__ = ["parse_part", "read_pieces", "Pieces", "ParseState"]
+
+GROUP_BEFORE = re.compile(r"(?:\bby|\bper|\bfor each|\bfor every|\bin each|\beach|\bacross|\bgrouped by|\bbroken down by|\bfor all)\s*$")
+CMP_AFTER = re.compile(
+    r"^\s*(?P<op>>=|<=|!=|==|=|>|<|is greater than or equal to|greater than or equal to|is greater than|greater than|"
+    r"more than|higher than|larger than|above|over|exceeding|exceeds|at least|is less than|less than|lower than|"
+    r"smaller than|below|under|at most|is between|between|is|equals|equal to|of)\s*"
+    r"(?P<v1>-?\d+(?:\.\d+)?|'[^']*')(?:\s*(?:and|to)\s*(?P<v2>-?\d+(?:\.\d+)?))?")
+OPS = {">=": ">=", "<=": "<=", "!=": "!=", "==": "==", "=": "==", ">": ">", "<": "<", "is": "==", "equals": "==",
+       "equal to": "==", "of": "==", "at least": ">=", "at most": "<=", "between": "between", "is between": "between",
+       "is greater than or equal to": ">=", "greater than or equal to": ">="}
+for w in ("is greater than", "greater than", "more than", "higher than", "larger than", "above", "over", "exceeding", "exceeds"):
+    OPS[w] = ">"
+for w in ("is less than", "less than", "lower than", "smaller than", "below", "under"):
+    OPS[w] = "<"
+YEAR = re.compile(r"\b(?:(?:in|for|during|of|only|from)\s+)?(?:year\s+)?((?:19|20)\d\d)\b(?!\s*[-/.]\d)(?:\s+only)?")
+CANON_TIME = re.compile(r"`([^`]+)`\s+in\s+(year|month)\s+(\d+)")
+ROUND = re.compile(r"(?:round(?:ed|ing)?\s+(?:off\s+)?(?:to|at)\s+(?:the\s+)?)?(\d+|one|two|three|four|five|six)\s+(?:decimal|decimals|decimal places|dp|digits after)")
+NEAREST = re.compile(r"(?:round(?:ed)?\s+)?to\s+the\s+nearest\s+(?:whole number|integer|unit)")
+TOPN = re.compile(r"\b(top|bottom|first|highest|lowest|largest|smallest|best|worst)\s+(\d+|" + "|".join(lx.NUMBER_WORDS) + r")\b")
+CHART_WORDS = [
+    (re.compile(r"\bhistograms?\b"), "histogram"),
+    (re.compile(r"\bscatter(?:\s*plot)?\b"), "scatter"),
+    (re.compile(r"\bbox\s*plots?\b|\bboxplots?\b"), "box"),
+    (re.compile(r"\bpie(?:\s*chart)?\b"), "pie"),
+    (re.compile(r"\bline\s*(?:chart|plot|graph)\b|\bover time\b|\btrend\b"), "line"),
+    (re.compile(r"\bbar\s*(?:chart|plot|graph)s?\b|\bbars\b"), "bar"),
+    (re.compile(r"\b(?:plot|chart|graph|visuali[sz]e|draw|figure)\b"), "auto"),
+]
+TASK_WORDS = [
+    (re.compile(r"\bcorrelation matrix\b|\bcorrelations between all\b|\ball correlations\b"), "corr_matrix"),
+    (re.compile(r"\b(?:summary statistics|descriptive statistics|describe|summary stats|summari[sz]e|summary|statistics|overview)\b"), "describe"),
+    (re.compile(r"\b(?:missing|null|nulls|nan|nans|empty values|blanks|na values)\b"), "missing"),
+    (re.compile(r"\b(?:correlation|correlated|correlate|relationship|related|association|pearson)\b"), "correlation"),
+    (re.compile(r"\b(?:value counts|frequency|frequencies|distribution|breakdown)\b"), "value_counts"),
+    (re.compile(r"\b(?:how many rows|number of rows|how many records|how big|shape|dimensions)\b"), "shape"),
+    (re.compile(r"\b(?:what columns|which columns|list the columns|list of columns|column names)\b"), "columns"),
+]
+
+
+class ParseState:
+    """The text of one part and which characters are already explained."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.used = [False] * len(text)
+
+    def take(self, start: int, end: int) -> None:
+        self.used[start:end] = [True] * (end - start)
+
+    def free(self, start: int, end: int) -> bool:
+        return not any(self.used[start:end])
+
+    def leftover_words(self) -> list[str]:
+        chars = [c if not u else " " for c, u in zip(self.text, self.used)]
+        words = re.findall(r"[\w'$€£%#]+", "".join(chars))
+        return [w for w in words if w not in lx.IGNORABLE and not re.fullmatch(r"[\d.]+", w)]
+
+
+def _num(s: str):
+    s = s.strip("'")
+    if s in lx.NUMBER_WORDS:
+        return lx.NUMBER_WORDS[s]
+    try:
+        f = float(s)
+        return int(f) if f.is_integer() and "." not in s else f
+    except ValueError:
+        return s
+
+
+@dataclass
+class Pieces:
+    """What the parser found in one part, before a task is chosen (follow-ups merge these)."""
+
+    text: str
+    spec: QuerySpec
+    funcs: list = field(default_factory=list)
+    chart: str | None = None
+    task_word: str | None = None
+    n: tuple[int, bool] | None = None
+    group_cols: list[str] = field(default_factory=list)
+    numeric: list[str] = field(default_factory=list)
+    categorical: list[str] = field(default_factory=list)
+    dates: list[str] = field(default_factory=list)
+    unknown: bool = False
+
+    @property
+    def empty(self) -> bool:
+        s = self.spec
+        return not (self.funcs or self.chart or self.task_word or self.n or self.group_cols or self.numeric
+                    or self.categorical or self.dates or s.filters or s.time_grain or s.rounding is not None
+                    or s.percent or s.problems)
+
+
+def read_pieces(question: str, table: TableDescription) -> Pieces:
+    """Find columns, filters, time words, aggregate/chart/task words and numbers in one part."""
+    text = fold(normalize(question))
+    st = ParseState(text)
+    spec = QuerySpec(table=table.name)
+    cols = {c.name: c for c in table.columns}
+    matcher = ColumnMatcher(table)
+    mentions = matcher.find(text)
+    for m in mentions:
+        st.take(m.start, m.end)
+    _read_format(st, spec)
+    in_filters = _read_filters(st, spec, mentions, table)
+    mentions = [m for i, m in enumerate(mentions) if i not in in_filters]
+    _read_time(st, spec, table)
+    p = Pieces(text=text, spec=spec, funcs=_read_funcs(st), chart=_read_chart(st), task_word=_read_task_words(st),
+               n=_read_topn(st))
+    other = []
+    for m in mentions:
+        if GROUP_BEFORE.search(text[:m.start]):
+            p.group_cols.append(m.column)
+        else:
+            other.append(m.column)
+    unknown = _modifiers(st, mentions)
+    if unknown:
+        fuzzy = _fuzzy_columns(unknown, matcher, spec)
+        if fuzzy is None:
+            p.unknown = True
+        else:
+            other += fuzzy
+    for c in other:
+        kind = cols[c].kind
+        (p.numeric if kind == "numeric" else p.dates if kind == "datetime" else p.categorical).append(c)
+    return p
+
+
+def parse_part(question: str, table: TableDescription) -> QuerySpec:
+    """Read one question part against ``table``. Never raises; problems make the spec decline."""
+    p = read_pieces(question, table)
+    if p.unknown:
+        p.spec.task = "decline"
+        return p.spec
+    assign(p.spec, p.text, p.funcs, p.chart, p.task_word, p.n, p.group_cols, p.numeric, p.categorical, p.dates, table)
+    return p.spec
+
+
+def _modifiers(st: ParseState, mentions: list[Mention]) -> list[str]:
+    """Unexplained words, less one-word qualifiers right before a column ('fish size' for 'size')."""
+    words = st.leftover_words()
+    if not words:
+        return []
+    kept = []
+    for w in words:
+        qualifier = any(re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start]) for m in mentions)
+        if qualifier:
+            continue
+        kept.append(w)
+    return kept
+
+
+def _read_format(st: ParseState, spec: QuerySpec) -> None:
+    for m in ROUND.finditer(st.text):
+        spec.rounding = int(_num(m.group(1)))
+        st.take(m.start(), m.end())
+    for m in NEAREST.finditer(st.text):
+        spec.rounding = 0
+        st.take(m.start(), m.end())
+    for m in re.finditer(r"\b(?:as an? |in )?(?:percentage|percentages|percent|%)\b", st.text):
+        spec.percent = True
+        st.take(m.start(), m.end())
+
+
+def _read_filters(st: ParseState, spec: QuerySpec, mentions: list[Mention], table: TableDescription) -> set[int]:
+    """Comparison filters after column mentions, then category values; returns the mentions used."""
+    text = st.text
+    used: set[int] = set()
+    for i, m in enumerate(mentions):
+        cm = CANON_TIME.match(text, m.start)
+        if cm:
+            spec.filters.append(Filter(column=m.column, op=cm.group(2), value=int(cm.group(3))))
+            st.take(cm.start(), cm.end())
+            used.add(i)
+            continue
+        after = CMP_AFTER.match(text[m.end:])
+        if not after or not st.free(m.end + after.start("v1"), m.end + after.end()):
+            continue
+        op = OPS[after.group("op")]
+        v1 = _num(after.group("v1"))
+        col = table.columns[[c.name for c in table.columns].index(m.column)]
+        if op == "==" and isinstance(v1, (int, float)) and col.kind != "numeric" and after.group("op") in ("is", "of"):
+            continue
+        if after.group("op") == "of" and not after.group("v1").startswith("'"):
+            continue
+        if op == "between" or (after.group("v2") and op == "=="):
+            if after.group("v2") is None:
+                continue
+            spec.filters.append(Filter(column=m.column, op="between", value=v1, value2=_num(after.group("v2"))))
+        else:
+            spec.filters.append(Filter(column=m.column, op=op, value=v1))
+        st.take(m.end, m.end + after.end())
+        used.add(i)
+    # category values written in the question ("for Garden", "from Montréal")
+    found = find_values(text, table)
+    by_span: dict[tuple[int, int], list[tuple[str, str]]] = {}
+    for col, value, s, e in found:
+        if st.free(s, e):
+            by_span.setdefault((s, e), []).append((col, value))
+    for (s, e), hits in sorted(by_span.items()):
+        if not st.free(s, e):
+            continue
+        cols = sorted({c for c, _ in hits})
+        if len(cols) > 1:
+            spec.problems.append(f"'{text[s:e]}' is a value of several columns ({', '.join(cols)}); say which one.")
+        else:
+            spec.filters.append(Filter(column=cols[0], op="==", value=hits[0][1]))
+        st.take(s, e)
+    return used
+
+
+def _time_column(table: TableDescription) -> str | None:
+    dates = [c.name for c in table.columns if c.kind == "datetime"]
+    if len(dates) == 1:
+        return dates[0]
+    years = [c.name for c in table.columns if fold(c.name) in ("year", "yr", "season")]
+    return years[0] if len(years) == 1 else (dates[0] if dates else None)
+
+
+def _read_time(st: ParseState, spec: QuerySpec, table: TableDescription) -> None:
+    text = st.text
+    tcol = _time_column(table)
+    for m in YEAR.finditer(text):
+        if not st.free(m.start(1), m.end(1)):
+            continue
+        if tcol is None:
+            spec.problems.append(f"The question mentions {m.group(1)} but the table has no date or year column.")
+        else:
+            kind = next(c.kind for c in table.columns if c.name == tcol)
+            op = "year" if kind == "datetime" else "=="
+            spec.filters = [f for f in spec.filters if not (f.column == tcol and f.op in ("year", "=="))]
+            spec.filters.append(Filter(column=tcol, op=op, value=int(m.group(1))))
+        st.take(m.start(), m.end())
+    for m in re.finditer(r"\b(?:(?:by|per|each|every|a|for each)\s+)?(daily|weekly|monthly|quarterly|yearly|annual|annually|day|week|month|quarter|year)\b", text):
+        if not st.free(m.start(1), m.end(1)):
+            continue
+        word = m.group(1)
+        prefixed = m.group(0) != word
+        if not prefixed and word in ("day", "week", "month", "quarter", "year"):
+            continue
+        if tcol is not None:
+            spec.time_column = tcol
+            spec.time_grain = lx.GRAIN_WORDS[word]
+            st.take(m.start(), m.end())
+    for m in re.finditer(r"\b(?:in|for|during)\s+(" + "|".join(k for k in lx.MONTHS if len(k) > 3) + r")\b", text):
+        if tcol and st.free(m.start(), m.end()):
+            spec.filters.append(Filter(column=tcol, op="month", value=lx.MONTHS[m.group(1)]))
+            st.take(m.start(), m.end())
+
+
+def _read_funcs(st: ParseState) -> list[tuple[int, str, str]]:
+    out = []
+    for pat, func in lx.FUNC_PATTERNS:
+        for m in pat.finditer(st.text):
+            if st.free(m.start(), m.end()):
+                out.append((m.start(), func, m.group(0)))
+                st.take(m.start(), m.end())
+    return sorted(out)
+
+
+def _read_chart(st: ParseState) -> str | None:
+    kind = None
+    for pat, k in CHART_WORDS:
+        for m in pat.finditer(st.text):
+            if st.free(m.start(), m.end()):
+                kind = kind if kind not in (None, "auto") else k
+                st.take(m.start(), m.end())
+    return kind
+
+
+def _read_task_words(st: ParseState) -> str | None:
+    task = None
+    for pat, k in TASK_WORDS:
+        for m in pat.finditer(st.text):
+            if st.free(m.start(), m.end()):
+                task = task or k
+                st.take(m.start(), m.end())
+    return task
+
+
+def _read_topn(st: ParseState) -> tuple[int, bool] | None:
+    for m in TOPN.finditer(st.text):
+        if st.free(m.start(2), m.end(2)):
+            st.take(m.start(2), m.end(2))
+            return int(_num(m.group(2))), m.group(1) in ("bottom", "lowest", "smallest", "worst")
+    return None
+
+
+def _fuzzy_columns(unknown: list[str], matcher: ColumnMatcher, spec: QuerySpec) -> list[str] | None:
+    """Close spellings of columns for the unexplained words; None when a word stays unexplained."""
+    taken: list[str] = []
+    rest = list(unknown)
+    # try two-word phrases first ('delivery tme'), then single words
+    i = 0
+    while i < len(rest):
+        pair = " ".join(rest[i:i + 2]) if i + 1 < len(rest) else None
+        hits = matcher.close(pair) if pair else []
+        if len(hits) == 1:
+            taken.append(hits[0])
+            spec.assumptions.append(f"took '{pair}' as '{hits[0]}'")
+            del rest[i:i + 2]
+            continue
+        hits = matcher.close(rest[i])
+        if len(hits) == 1:
+            taken.append(hits[0])
+            spec.assumptions.append(f"took '{rest[i]}' as '{hits[0]}'")
+            del rest[i]
+            continue
+        if len(hits) > 1:
+            spec.problems.append(f"'{rest[i]}' could be any of the columns {', '.join(hits)}; say which one.")
+            return None
+        i += 1
+    rest = [w for w in rest if w not in lx.ROW_NOUNS]
+    if rest:
+        spec.problems.append(
+            f"I can't tell what {', '.join(repr(w) for w in rest)} refers to: no column or value of table "
+            f"'{spec.table}' matches. Columns: {', '.join(matcher.columns)}.")
+        return None
+    return taken
+
+

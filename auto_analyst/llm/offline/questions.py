@@ -1,0 +1,140 @@
+"""Whole questions: split into parts, resolve follow-ups against the previous turn, pick the table."""
+
+from __future__ import annotations
+
+import re
+
+from auto_analyst.data.description import DatasetDescription, TableDescription
+from auto_analyst.llm.offline.assign import assign
+from auto_analyst.llm.offline.matching import ColumnMatcher, fold, normalize
+from auto_analyst.llm.offline.parser import Pieces, read_pieces
+from auto_analyst.llm.offline.spec import Filter, QuerySpec
+
+__all__ = ["split_parts", "understand", "FOLLOW_UP"]
+
+FOLLOW_UP = re.compile(r"\b(now|only|same|that|those|these|it|them|this|instead|what about|how about|and for|"
+                       r"also for|again|too|the relationship|previous|last one)\b")
+PART_SPLIT = re.compile(r"(?<=[?!;])\s+|(?<=[a-z)\]'\"`])\.\s+(?=[A-Z])|,\s*(?:and\s+)?(?=(?:also\s+)?(?:how|what|which|who|is|are|does|do|plot|show)\b)|\s+(?:also|and also)\s*,?\s+(?=how|what|which|plot|show)", re.I)
+
+
+def split_parts(question: str) -> list[str]:
+    """'Which city ...? Also, how many ...?' → two parts. Empty parts dropped."""
+    parts = [p.strip(" ,.?!;") for p in PART_SPLIT.split(question.strip())]
+    out = []
+    for p in parts:
+        p = re.sub(r"^(?:also|and|ok|okay|then|so)\b[ ,]*", "", p, flags=re.I).strip()
+        p = re.sub(r"^(?:ok|okay|then|so)\b[ ,]*", "", p, flags=re.I).strip()
+        if p:
+            out.append(p)
+    return out
+
+
+def choose_table(question: str, desc: DatasetDescription) -> TableDescription:
+    """The table whose columns the question mentions most; the active one on ties."""
+    text = fold(normalize(question))
+    best, best_hits = desc.table(), -1
+    for t in desc.tables:
+        hits = len(ColumnMatcher(t).find(text)) + (2 if t.name in text else 0)
+        if hits > best_hits or (hits == best_hits and t.name == desc.active):
+            best, best_hits = t, hits
+    return best
+
+
+def understand(question: str, desc: DatasetDescription, previous: str | None = None) -> list[QuerySpec]:
+    """Every part of ``question`` as a spec; ``previous`` is the last turn's standalone question."""
+    prev_spec = None
+    if previous:
+        prev_parts = [s for s in understand(previous, desc) if s.answerable]
+        prev_spec = prev_parts[-1] if prev_parts else None
+    specs: list[QuerySpec] = []
+    for part in split_parts(question):
+        table = choose_table(part, desc) if prev_spec is None else desc.table(prev_spec.table)
+        pieces = read_pieces(part, table)
+        if pieces.empty and prev_spec is not None:
+            continue  # "and how much was it": already answered by the part before
+        spec = _resolve(part, pieces, table, prev_spec)
+        specs.append(spec)
+        if spec.answerable:
+            prev_spec = spec
+    return specs
+
+
+def _resolve(part: str, p: Pieces, table: TableDescription, prev: QuerySpec | None) -> QuerySpec:
+    if p.unknown:
+        p.spec.task = "decline"
+        return p.spec
+    fresh = p.spec.model_copy(deep=True)
+    assign(fresh, p.text, p.funcs, p.chart, p.task_word, p.n, p.group_cols, p.numeric, p.categorical, p.dates, table)
+    is_follow = prev is not None and (FOLLOW_UP.search(p.text) or not fresh.answerable)
+    if not is_follow:
+        return fresh
+    if fresh.answerable and (p.numeric or p.categorical) and not re.search(r"\b(that|those|it|them|the relationship)\b", p.text) \
+            and not (fresh.task == "chart" and not p.numeric):
+        # a complete question of its own that only happens to say "now" or "instead"
+        return fresh
+    return _merge(prev, p, table)
+
+
+def _merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # noqa: C901 - one rule per cue
+    new = prev.model_copy(deep=True)
+    new.assumptions, new.problems = [], list(p.spec.problems)
+    new.rounding = p.spec.rounding if p.spec.rounding is not None else prev.rounding
+    new.percent = p.spec.percent or prev.percent
+    for f in p.spec.filters:
+        new.filters = [g for g in new.filters if not _same_target(g, f)]
+        new.filters.append(f)
+    if re.search(r"\b(all|everything|whole|overall|any)\b", p.text) and not p.spec.filters:
+        new.filters = []
+    if p.spec.time_grain:
+        new.time_column, new.time_grain = p.spec.time_column, p.spec.time_grain
+    if p.group_cols:
+        new.group_by = p.group_cols[:1]
+    plain = [f for _, f, w in p.funcs if f not in ("min", "max") or w in ("minimum", "maximum", "min", "max")]
+    if plain and new.measures and not p.numeric:
+        new.measures = [m.model_copy(update={"func": plain[0]}) for m in new.measures]
+    if p.numeric and new.measures and not p.chart:
+        new.measures = [m.model_copy(update={"column": p.numeric[0]}) for m in new.measures]
+    if p.task_word == "correlation":
+        if prev.x and prev.y:
+            new.task, new.chart = "correlation", None
+        else:
+            new.problems.append("I can't tell which two columns the relationship is about; name them.")
+    elif p.chart:
+        _to_chart(new, p.chart, p, table)
+    if new.problems:
+        new.task = "decline"
+    return new
+
+
+def _same_target(old: Filter, new: Filter) -> bool:
+    if old.column == new.column:
+        return True
+    return old.op in ("year", "month") and new.op in ("year", "month")
+
+
+def _to_chart(new: QuerySpec, kind: str, p: Pieces, table: TableDescription) -> None:
+    """'plot that': chart the previous result in the form that fits it."""
+    if new.task == "correlation":
+        new.task, new.chart = "chart", "scatter"
+        return
+    if new.task == "chart":
+        new.chart = kind if kind != "auto" else new.chart
+        return
+    if new.task in ("aggregate", "rank", "top_n") and (new.group_by or new.time_grain):
+        new.task = "chart"
+        new.chart = kind if kind != "auto" else ("line" if new.time_grain and not new.group_by else "bar")
+        return
+    if new.task == "value_counts":
+        new.task, new.chart, new.group_by = "chart", (kind if kind != "auto" else "bar"), new.columns[:1]
+        new.measures = new.measures or []
+        from auto_analyst.llm.offline.spec import Measure
+
+        new.measures = [Measure(func="count")]
+        return
+    if new.task in ("aggregate", "describe") and (new.measures or new.columns):
+        col = new.measures[0].column if new.measures else new.columns[0]
+        if col and next(c.kind for c in table.columns if c.name == col) == "numeric":
+            new.task, new.chart, new.x = "chart", "histogram", col
+            new.measures, new.group_by = [], []
+            return
+    new.problems.append("I can't tell what to plot from the previous answer; name the columns.")

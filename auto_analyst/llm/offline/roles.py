@@ -1,0 +1,192 @@
+"""What the offline model answers for each of our Signatures (recognised by its output fields)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from auto_analyst.data.description import DatasetDescription
+from auto_analyst.llm.offline.answer import write_answer
+from auto_analyst.llm.offline.codegen import ROLES, code_for
+from auto_analyst.llm.offline.fixes import fix_script
+from auto_analyst.llm.offline.protocol import Prompt
+from auto_analyst.llm.offline.questions import understand
+from auto_analyst.llm.offline.router import route
+
+__all__ = ["respond"]
+
+CANNOT = ("The embedded offline model can't answer this kind of question. Rephrase it with column names and a "
+          "statistic or chart (for example 'mean of price by category'), or use a language model: "
+          "--model openai/gpt-4o-mini (key in OPENAI_API_KEY) or any model LiteLLM supports.")
+
+
+def _desc(p: Prompt) -> DatasetDescription | None:
+    try:
+        return DatasetDescription.from_prompt(p.inputs.get("dataset_description", ""))
+    except ValueError:
+        return None
+
+
+def _previous(p: Prompt) -> str | None:
+    memory = p.json_input("short_term_memory", []) or []
+    if isinstance(memory, dict):
+        memory = memory.get("turns", [])
+    for item in reversed(memory):
+        if isinstance(item, dict) and (item.get("standalone_question") or item.get("question")):
+            return item.get("standalone_question") or item.get("question")
+    return None
+
+
+def planner(p: Prompt) -> dict[str, Any]:
+    goal = p.inputs.get("goal", "")
+    intent = route(goal)
+    out = {"intent": intent, "standalone_question": goal, "plan": [], "assumptions": [], "decline_reason": ""}
+    if intent != "analysis":
+        return out
+    desc = _desc(p)
+    if desc is None or not desc.tables:
+        out["decline_reason"] = "No table is loaded; load a CSV, Excel or Parquet file first."
+        return out
+    specs = understand(goal, desc, _previous(p))
+    good = [s for s in specs if s.answerable]
+    bad = [s for s in specs if not s.answerable]
+    reasons = [pr for s in bad for pr in s.problems] or ([CANNOT] if bad else [])
+    if not good:
+        out["decline_reason"] = " ".join(dict.fromkeys(reasons)) or CANNOT
+        if not any(s.problems for s in bad):
+            out["decline_reason"] = CANNOT
+        return out
+    out["standalone_question"] = "; ".join(s.to_text() for s in good)
+    out["assumptions"] = [a for s in good for a in s.assumptions]
+    if bad:
+        out["decline_reason"] = "Part of the question was not answered: " + " ".join(dict.fromkeys(reasons))
+    steps = []
+    for role in ROLES:
+        code = code_for(role, good)
+        if not code:
+            continue
+        uses = sorted({s.table for s in good}) if role == "preprocessing" else [f"data_{i}" for i in range(1, len(good) + 1)]
+        creates = [f"data_{i}" for i in range(1, len(good) + 1)] if role == "preprocessing" else []
+        steps.append({"agent": role, "instruction": _instruction(role, good), "uses": uses, "creates": creates})
+    out["plan"] = steps
+    return out
+
+
+def _instruction(role: str, specs) -> str:
+    if role == "preprocessing":
+        return "Select the rows each part needs: " + "; ".join(
+            (" and ".join(f.to_text() for f in s.filters) or "all rows") for s in specs) + "."
+    if role == "visualisation":
+        return "Plot: " + "; ".join(s.to_text() for s in specs if s.task == "chart") + "."
+    return "Compute: " + "; ".join(s.to_text() for s in specs) + "."
+
+
+def analyst(p: Prompt) -> dict[str, Any]:
+    role = next((r for r in ROLES if p.objective.lower().startswith(r.replace("_", " "))), None)
+    desc = _desc(p)
+    if role is None or desc is None:
+        return {"code": "", "summary": "Nothing to do."}
+    specs = [s for s in understand(p.inputs.get("goal", ""), desc) if s.answerable]
+    code = code_for(role, specs)
+    return {"code": code, "summary": f"{role.replace('_', ' ').capitalize()} code for: " + "; ".join(s.to_text() for s in specs)}
+
+
+def combiner(p: Prompt) -> dict[str, Any]:
+    blocks = p.json_input("agent_code", []) or []
+    imports: list[str] = []
+    bodies: list[str] = []
+    for b in blocks:
+        if not isinstance(b, dict) or not b.get("code"):
+            continue
+        lines = b["code"].splitlines()
+        imports += [ln for ln in lines if re.match(r"(import|from) \w", ln)]
+        bodies.append("\n".join(ln for ln in lines if not re.match(r"(import|from) \w", ln)).strip())
+    head = "\n".join(dict.fromkeys(imports))
+    return {"script": (head + "\n\n" if head else "") + "\n\n".join(bodies)}
+
+
+def fixer(p: Prompt) -> dict[str, Any]:
+    desc = _desc(p) or DatasetDescription()
+    fixed, why = fix_script(p.inputs.get("script", ""), p.inputs.get("error", ""), desc, p.inputs.get("remembered_fixes", ""))
+    return {"fixed_script": fixed, "explanation": why}
+
+
+def answer(p: Prompt) -> dict[str, Any]:
+    tables = p.json_input("tables", []) or []
+    figures = p.json_input("figures", []) or []
+    assumptions = p.json_input("assumptions", []) or []
+    style = p.inputs.get("style", "").lower()
+    text = write_answer(tables, figures, assumptions, p.inputs.get("unanswered", ""), p.inputs.get("stdout", ""),
+                        brief="brief" in style or "concise" in style and "very" in style)
+    return {"answer": text}
+
+
+def interaction_summary(p: Prompt) -> dict[str, Any]:
+    resp = p.json_input("agent_response", {}) or {}
+    agents = [s.get("agent") for s in resp.get("plan", []) if isinstance(s, dict)]
+    code = resp.get("code", "")
+    packages = sorted(set(re.findall(r"^\s*(?:import|from)\s+(\w+)", code, re.M)))
+    ans = " ".join(str(resp.get("answer", "")).split())[:300]
+    text = (f"Goal: {p.inputs.get('user_goal', '')}. Agents: {', '.join(agents) or 'none'}. "
+            f"Packages: {', '.join(packages) or 'pandas'}. Result: {ans}")
+    return {"summary": text}
+
+
+def error_summary(p: Prompt) -> dict[str, Any]:
+    meta = p.json_input("error_metadata", {}) or {}
+    before = p.inputs.get("incorrect_code", "").splitlines()
+    after = p.inputs.get("correction", "").splitlines()
+    removed = [ln.strip() for ln in before if ln not in after][:3]
+    added = [ln.strip() for ln in after if ln not in before][:3]
+    err = meta.get("error", "")
+    return {"error_summary": f"{meta.get('error_type', 'Error')} in {meta.get('agent', 'generated')} code: {err}".strip(),
+            "correction_summary": f"{meta.get('repair', 'Changed the code')}: replaced {removed or 'nothing'} with {added}."}
+
+
+def router(p: Prompt) -> dict[str, Any]:
+    intent = route(p.inputs.get("message", ""))
+    return {"intent": intent, "need_memory": intent == "memory_query", "need_data": intent == "analysis"}
+
+
+def memory_answer(p: Prompt) -> dict[str, Any]:
+    history = p.json_input("history", []) or []
+    q = set(re.findall(r"[a-z]{4,}", p.inputs.get("question", "").lower())) - {"what", "earlier", "did", "find", "about",
+                                                                                "before", "said", "were", "which", "that"}
+    best, score = None, 0
+    for turn in history:
+        words = set(re.findall(r"[a-z]{4,}", (str(turn.get("question", "")) + " " + str(turn.get("answer", ""))).lower()))
+        s = len(q & words)
+        if s > score:
+            best, score = turn, s
+    if best is None:
+        return {"answer": "I don't find that in this conversation's history."}
+    return {"answer": f"Earlier (turn {best.get('turn', '?')}) you asked: \"{best.get('question', '')}\". "
+                      f"The answer was:\n\n{best.get('answer', '')}"}
+
+
+HANDLERS = {
+    frozenset({"intent", "standalone_question", "plan", "assumptions", "decline_reason"}): planner,
+    frozenset({"code", "summary"}): analyst,
+    frozenset({"script"}): combiner,
+    frozenset({"fixed_script", "explanation"}): fixer,
+    frozenset({"answer"}): answer,
+    frozenset({"summary"}): interaction_summary,
+    frozenset({"error_summary", "correction_summary"}): error_summary,
+    frozenset({"intent", "need_memory", "need_data"}): router,
+}
+
+
+def respond(p: Prompt) -> dict[str, Any]:
+    """The output field values for prompt ``p``; raises KeyError for a Signature it does not know."""
+    outs = frozenset(p.outputs)
+    if outs == frozenset({"answer"}) and "history" in p.inputs:
+        return memory_answer(p)
+    handler = HANDLERS.get(outs)
+    if handler is None:
+        raise KeyError(sorted(outs))
+    return handler(p)
+
+
+def dumps(values: dict[str, Any]) -> str:
+    return json.dumps(values)

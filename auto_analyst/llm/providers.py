@@ -1,0 +1,54 @@
+"""Building the language model from settings: one model string, any provider LiteLLM knows, or offline."""
+
+from __future__ import annotations
+
+import os
+
+from auto_analyst.config import Settings
+from auto_analyst.errors import ModelError
+
+__all__ = ["build_lm", "check_model"]
+
+
+def check_model(settings: Settings) -> None:
+    """Fail early, in one sentence, when a hosted model has no key in the provider's usual variable.
+
+    Raises:
+        ModelError: the provider needs a key that is neither in settings nor in its environment variable.
+    """
+    if settings.is_offline or settings.api_key:
+        return
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    try:
+        env = litellm.validate_environment(model=settings.model)
+    except Exception as exc:  # noqa: BLE001 - litellm raises plain exceptions for unknown providers
+        raise ModelError(f"Unknown model {settings.model!r} ({exc}). Use a LiteLLM model string such as "
+                         "openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest or ollama/llama3.") from None
+    missing = env.get("missing_keys") or []
+    if missing:
+        raise ModelError(f"Model {settings.model!r} needs {', '.join(missing)} in the environment "
+                         f"(or --api-key); set it, or drop --model to use the embedded offline model.")
+
+
+def build_lm(settings: Settings, api_key: str | None = None):
+    """A ``dspy.LM`` for ``settings.model``; the offline model when none is configured.
+
+    Args:
+        settings: model string, api_base, lm_timeout.
+        api_key: a key for this session only (never stored); overrides settings.api_key.
+    """
+    if settings.is_offline:
+        from auto_analyst.llm.offline.engine import offline_lm
+
+        return offline_lm()
+    import dspy
+
+    kwargs = {"timeout": settings.lm_timeout, "num_retries": 1, "cache": False}
+    key = api_key or settings.api_key
+    if key:
+        kwargs["api_key"] = key
+    if settings.api_base:
+        kwargs["api_base"] = settings.api_base
+    return dspy.LM(settings.model, **kwargs)

@@ -1,0 +1,220 @@
+"""Short-term memory: the last few turns verbatim plus a running summary of everything older.
+
+When a turn is added and more than ``max_turns`` are held, the oldest are evicted into the
+running summary (the eviction-into-summary idea of Memary). The summary is written by a caller
+supplied ``summarize`` function (normally an LM call made by the pipeline) or, without one, by a
+deterministic fallback that lists the evicted standalone questions. :meth:`ShortTermMemory.render`
+then fits the memory into a token budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from auto_analyst.memory.tokens import count_tokens, truncate_to_tokens
+
+__all__ = ["MemoryItem", "ShortTermMemory", "RenderedMemory", "Summarize", "SUMMARY_MAX_TOKENS", "FALLBACK_HEAD_TURNS"]
+
+Summarize = Callable[[list[str]], str]
+"""Takes texts (the previous summary first, if any, then one text per evicted turn); returns a summary."""
+
+SUMMARY_MAX_TOKENS = 300
+"""Cap on the running summary, in tokens: a tenth of the default 3000-token memory budget, so the
+summary never crowds out the verbatim turns. (Memary asks its summariser for about 50 words per
+eviction; ours keeps several evictions' worth.)"""
+
+FALLBACK_HEAD_TURNS = 3
+"""The fallback summary always keeps the first this-many evicted questions: the opening questions
+of a session usually state its goal, so they are kept while middle ones are elided."""
+
+SUMMARY_HEADER = "Earlier in this session:"
+
+
+class MemoryItem(BaseModel):
+    """One turn as short-term memory keeps it.
+
+    Attributes:
+        turn: turn number within the session (1-based).
+        question: the user's words.
+        standalone_question: the question rewritten to stand alone (no "it", "that column").
+        summary: a one-line summary of what the turn did and found.
+        answer: the answer text given to the user.
+        result_names: variables, frames and columns the turn created (usable by later code).
+        filters: filters in force after the turn (e.g. ``"region == 'EU'"``).
+    """
+
+    turn: int
+    question: str
+    standalone_question: str = ""
+    summary: str = ""
+    answer: str = ""
+    result_names: list[str] = Field(default_factory=list)
+    filters: list[str] = Field(default_factory=list)
+
+    def render(self) -> str:
+        """The turn as prompt text (empty fields are left out)."""
+        lines = [f"Turn {self.turn}: {self.question.strip()}"]
+        standalone = self.standalone_question.strip()
+        if standalone and standalone != self.question.strip():
+            lines.append(f"  Meaning: {standalone}")
+        if self.summary.strip():
+            lines.append(f"  Did: {self.summary.strip()}")
+        if self.answer.strip():
+            lines.append(f"  Answer: {self.answer.strip()}")
+        if self.result_names:
+            lines.append(f"  Created: {', '.join(self.result_names)}")
+        if self.filters:
+            lines.append(f"  Filters: {'; '.join(self.filters)}")
+        return "\n".join(lines)
+
+    def as_evicted_text(self) -> str:
+        """The short text handed to ``summarize`` when this turn is evicted."""
+        q = (self.standalone_question or self.question).strip()
+        parts = [f"Turn {self.turn}: {q}"]
+        if self.summary.strip():
+            parts.append(f"Result: {self.summary.strip()}")
+        if self.result_names:
+            parts.append(f"Created: {', '.join(self.result_names)}")
+        return " | ".join(parts)
+
+
+@dataclass(frozen=True)
+class RenderedMemory:
+    """What :meth:`ShortTermMemory.render_parts` kept within a budget.
+
+    Attributes:
+        text: the prompt text (summary, then turns oldest to newest).
+        summary: the running summary as kept (possibly cut, possibly empty).
+        items: the verbatim turns kept, oldest first.
+        tokens: ``count_tokens(text)``.
+    """
+
+    text: str
+    summary: str
+    items: tuple[MemoryItem, ...]
+    tokens: int
+
+
+class ShortTermMemory(BaseModel):
+    """The last ``max_turns`` turns verbatim plus a running summary of older ones.
+
+    Build one with ``ShortTermMemory(max_turns=settings.short_term_turns)``.
+    """
+
+    max_turns: int = 5
+    items: list[MemoryItem] = Field(default_factory=list)
+    running_summary: str = ""
+    summary_max_tokens: int = SUMMARY_MAX_TOKENS
+
+    def add(self, item: MemoryItem, summarize: Summarize | None = None) -> list[MemoryItem]:
+        """Append ``item``; evict the oldest turns beyond ``max_turns`` into the running summary.
+
+        Args:
+            item: the new turn.
+            summarize: writes the new summary from ``[previous summary (if any), evicted turn
+                texts...]``; its output is cut to ``summary_max_tokens``. Without it (or if it
+                raises), :meth:`fallback_summary` is used.
+
+        Returns:
+            The evicted items (oldest first); empty when nothing was evicted.
+        """
+        self.items.append(item)
+        overflow = len(self.items) - max(self.max_turns, 0)
+        if overflow <= 0:
+            return []
+        evicted, self.items = self.items[:overflow], self.items[overflow:]
+        new_summary = None
+        if summarize is not None:
+            texts = ([self.running_summary] if self.running_summary else []) + [e.as_evicted_text() for e in evicted]
+            try:
+                new_summary = truncate_to_tokens(summarize(texts).strip(), self.summary_max_tokens)
+            except Exception:  # noqa: BLE001 - a failed summary call must not lose the turn
+                new_summary = None
+        self.running_summary = new_summary or self.fallback_summary(self.running_summary, evicted)
+        return evicted
+
+    def fallback_summary(self, previous: str, evicted: list[MemoryItem]) -> str:
+        """Deterministic summary: one line per evicted turn's standalone question.
+
+        Lines of ``previous`` are kept. While over ``summary_max_tokens``, lines are removed from
+        the middle: the first :data:`FALLBACK_HEAD_TURNS` lines and the newest lines stay, and
+        a single ``- … (N turns omitted)`` line marks the gap. Each question is cut to
+        60 tokens so one long question cannot fill the summary.
+        """
+        lines = [ln for ln in previous.splitlines() if ln.strip() and ln.strip() != SUMMARY_HEADER]
+        omitted = 0
+        if len(lines) > FALLBACK_HEAD_TURNS and lines[FALLBACK_HEAD_TURNS].startswith("- … ("):
+            gap = lines.pop(FALLBACK_HEAD_TURNS)
+            omitted = int("".join(ch for ch in gap if ch.isdigit()) or 0)
+        for e in evicted:
+            q = truncate_to_tokens((e.standalone_question or e.question).strip().replace("\n", " "), 60)
+            lines.append(f"- Turn {e.turn}: {q}")
+
+        def build() -> str:
+            body = lines[:FALLBACK_HEAD_TURNS]
+            if omitted:
+                body.append(f"- … ({omitted} turns omitted)")
+            return "\n".join([SUMMARY_HEADER] + body + lines[FALLBACK_HEAD_TURNS:])
+
+        text = build()
+        while count_tokens(text) > self.summary_max_tokens and len(lines) > FALLBACK_HEAD_TURNS + 1:
+            del lines[FALLBACK_HEAD_TURNS]
+            omitted += 1
+            text = build()
+        return truncate_to_tokens(text, self.summary_max_tokens)
+
+    def last(self) -> MemoryItem | None:
+        """The most recent turn, or None when empty."""
+        return self.items[-1] if self.items else None
+
+    def render_parts(self, budget_tokens: int, model: str | None = None) -> RenderedMemory:
+        """Fit the memory into ``budget_tokens``.
+
+        Order of cuts: drop the oldest verbatim turns (the newest one is kept), then cut the
+        running summary (down to nothing), then cut the newest turn's text, then drop it.
+        """
+        items = list(self.items)
+        summary = self.running_summary.strip()
+
+        def join(s: str, its: list[MemoryItem]) -> str:
+            return "\n".join(([s] if s else []) + [i.render() for i in its])
+
+        def fits(s: str, its: list[MemoryItem]) -> bool:
+            return count_tokens(join(s, its), model) <= budget_tokens
+
+        while len(items) > 1 and not fits(summary, items):
+            items.pop(0)
+        if not fits(summary, items):
+            rest = count_tokens(join("", items), model) + 1  # +1: the newline joining the parts
+            summary = truncate_to_tokens(summary, budget_tokens - rest, model) if budget_tokens > rest else ""
+        text = join(summary, items)
+        if count_tokens(text, model) > budget_tokens:
+            text = truncate_to_tokens(text, budget_tokens, model)
+            if not text:
+                items = []
+        return RenderedMemory(text=text, summary=summary, items=tuple(items), tokens=count_tokens(text, model))
+
+    def render(self, budget_tokens: int, model: str | None = None) -> str:
+        """The memory as prompt text within ``budget_tokens`` (see :meth:`render_parts`)."""
+        return self.render_parts(budget_tokens, model).text
+
+    def messages(self, budget_tokens: int, model: str | None = None) -> list[dict[str, str]]:
+        """The kept memory as dicts (``{"role": "summary"|"turn", ...}``), e.g. for ``dspy.History``."""
+        kept = self.render_parts(budget_tokens, model)
+        out: list[dict[str, str]] = [{"role": "summary", "text": kept.summary}] if kept.summary else []
+        for i in kept.items:
+            out.append({"role": "turn", "turn": str(i.turn), "question": i.standalone_question or i.question,
+                        "answer": i.answer, "summary": i.summary, "result_names": ", ".join(i.result_names)})
+        return out
+
+    def to_json(self) -> str:
+        """Serialise (for ``History.save_session_state``)."""
+        return self.model_dump_json()
+
+    @classmethod
+    def from_json(cls, text: str) -> "ShortTermMemory":
+        """Rebuild a memory saved by :meth:`to_json`."""
+        return cls.model_validate_json(text)

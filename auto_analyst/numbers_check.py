@@ -1,0 +1,42 @@
+"""Checking that every number in an answer appears in what the run printed or showed."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Iterable
+
+__all__ = ["unsupported_numbers"]
+
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+
+
+def _numbers(text: str) -> list[float]:
+    out = []
+    for m in NUMBER.finditer(text.replace(",", "")):
+        try:
+            out.append(float(m.group(0)))
+        except ValueError:
+            pass
+    return out
+
+
+def unsupported_numbers(answer: str, sources: Iterable[str]) -> list[str]:
+    """Numbers written in ``answer`` that no source contains, allowing for the rounding the answer shows.
+
+    A number with d decimals is supported by a source number within half a unit of its last digit
+    (so 5.006 supports 5.01), or by the same number as a percentage/fraction (12.5 vs 0.125).
+    """
+    pool: list[float] = []
+    for s in sources:
+        pool.extend(_numbers(s if isinstance(s, str) else json.dumps(s, default=str)))
+    missing = []
+    for m in NUMBER.finditer(answer.replace(",", "")):
+        token = m.group(0)
+        value = float(token)
+        decimals = len(token.split(".")[1]) if "." in token else 0
+        tol = 0.5 * 10 ** (-decimals) + 1e-9
+        if any(abs(value - p) <= tol or abs(value - 100 * p) <= tol or abs(value / 100 - p) <= tol / 100 for p in pool):
+            continue
+        missing.append(token)
+    return list(dict.fromkeys(missing))

@@ -1,0 +1,237 @@
+"""One question from plan to answer: planner → analysts (in parallel) → combiner → sandbox ⇄ fixer → answer.
+
+Every stage returns typed objects; the :class:`~auto_analyst.results.Result` is assembled from them.
+LM calls are capped per question (``settings.max_lm_calls``) and each has a timeout (``lm_timeout``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import dspy
+
+from auto_analyst.agents import AnalystAgent, AnswerWriter, CodeFixer, Combiner, Planner
+from auto_analyst.config import Settings
+from auto_analyst.errors import AutoAnalystError, CancelledError, ModelError
+from auto_analyst.numbers_check import unsupported_numbers
+from auto_analyst.results import Attempt, ErrorInfo, PlanStep, ProgressEvent, Result, RunResult, Trace
+
+__all__ = ["Pipeline", "TurnContext", "LMBudget"]
+
+STDOUT_FOR_PROMPT = 6000
+
+
+@dataclass
+class TurnContext:
+    """What one question is asked with: the data description and memory, already rendered for prompts."""
+
+    question: str
+    dataset_description: str
+    short_term_memory: str = "[]"
+    user_context: str = ""
+    style: str = ""
+    variables: str = ""
+    known_fixes: Callable[[str], tuple[str, list[str]]] | None = None  # error text → (fixes text, entry ids)
+    on_fix: Callable[[str, str, str, str], None] | None = None  # (bad code, error, good code, agent) after a fix
+
+
+class LMBudget:
+    """Counts LM calls and tokens of one question on one ``dspy.LM``; raises past the cap."""
+
+    def __init__(self, lm: Any, cap: int):
+        self.lm, self.cap = lm, cap
+        self.start = len(getattr(lm, "history", []) or [])
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def reserve(self) -> None:
+        with self._lock:
+            if self.calls >= self.cap:
+                raise ModelError(f"This question reached the cap of {self.cap} LM calls (setting max_lm_calls).")
+            self.calls += 1
+
+    def usage(self) -> dict[str, int]:
+        entries = (getattr(self.lm, "history", []) or [])[self.start:]
+        p = sum(int((e.get("usage") or {}).get("prompt_tokens") or 0) for e in entries)
+        c = sum(int((e.get("usage") or {}).get("completion_tokens") or 0) for e in entries)
+        return {"lm_calls": self.calls, "prompt_tokens": p, "completion_tokens": c}
+
+
+@dataclass
+class Pipeline:
+    """Runs questions for one session: its LM, its sandbox, its settings."""
+
+    settings: Settings
+    lm: Any
+    sandbox: Any
+    planner: Planner = field(default_factory=Planner)
+    combiner: Combiner = field(default_factory=Combiner)
+    fixer: CodeFixer = field(default_factory=CodeFixer)
+    writer: AnswerWriter = field(default_factory=AnswerWriter)
+
+    def call(self, budget: LMBudget, module: dspy.Module, trace: Trace, **kwargs):
+        """One module call inside this session's LM context, counted; model failures become ModelError."""
+        budget.reserve()
+        try:
+            with dspy.context(lm=self.lm):
+                return module(**kwargs)
+        except AutoAnalystError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every provider/adapter failure reaches the user as one sentence
+            raw = getattr(exc, "lm_response", None)
+            if raw:
+                trace.raw_lm_output.append(str(raw)[:2000])
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            raise ModelError(f"The model call failed ({type(exc).__name__}: {first[:300]}).") from exc
+
+    def ask(self, ctx: TurnContext, on_progress: Callable[[ProgressEvent], None] | None = None,
+            cancel: threading.Event | None = None) -> Result:
+        """Answer ``ctx.question``; never raises for model or code failures (they become ``status='error'``)."""
+        result = Result(question=ctx.question, status="error")
+        budget = LMBudget(self.lm, self.settings.max_lm_calls)
+        emit = on_progress or (lambda e: None)
+        t_start = time.perf_counter()
+        try:
+            self._ask(ctx, result, budget, emit, cancel)
+        except CancelledError:
+            result.status, result.error = "error", ErrorInfo(kind="cancelled", message="Cancelled.")
+        except AutoAnalystError as exc:
+            result.status, result.error = "error", ErrorInfo(kind=exc.kind, message=str(exc))
+        result.usage = result.usage.model_validate(budget.usage())
+        result.timings["total"] = round(time.perf_counter() - t_start, 4)
+        emit(ProgressEvent(stage="done", message=result.status))
+        return result
+
+    def _ask(self, ctx: TurnContext, result: Result, budget: LMBudget, emit, cancel) -> None:
+        trace, timings = result.trace, result.timings
+
+        def check_cancel():
+            if cancel is not None and cancel.is_set():
+                raise CancelledError("Cancelled.")
+
+        t = time.perf_counter()
+        emit(ProgressEvent(stage="planning", message="Planning"))
+        plan = self.call(budget, self.planner, trace, goal=ctx.question, dataset_description=ctx.dataset_description,
+                         short_term_memory=ctx.short_term_memory, user_context=ctx.user_context)
+        timings["planning"] = round(time.perf_counter() - t, 4)
+        steps = [s if isinstance(s, PlanStep) else PlanStep.model_validate(s) for s in (plan.plan or [])]
+        result.plan = steps
+        trace.intent = plan.intent or "analysis"
+        trace.standalone_question = plan.standalone_question or ctx.question
+        trace.assumptions = list(plan.assumptions or [])
+        if trace.intent != "analysis" and not steps:
+            result.status = "declined"
+            result.answer = plan.decline_reason or "This message does not ask for an analysis of the data."
+            return
+        if not steps:
+            result.status, result.answer = "declined", plan.decline_reason or "I can't answer that from the data."
+            return
+        check_cancel()
+        goal = trace.standalone_question
+        script = self._write_code(ctx, goal, steps, budget, trace, timings, emit)
+        check_cancel()
+        run = self._run_and_fix(ctx, script, budget, result, emit, cancel)
+        result.stdout, result.tables, result.figures = run.stdout, run.tables, run.figures
+        result.code = result.attempts[-1].code if result.attempts else script
+        trace.source = "ran_code"
+        if not run.ok:
+            result.status = "error"
+            result.error = run.error
+            result.answer = f"The analysis could not be completed: {run.error.message if run.error else 'unknown error'}"
+            return
+        check_cancel()
+        t = time.perf_counter()
+        emit(ProgressEvent(stage="answering", message="Writing the answer"))
+        tables_json = json.dumps([tb.model_dump() for tb in run.tables], default=str)
+        out = self.call(budget, self.writer, trace, question=ctx.question, resolved_question=goal,
+                        dataset_description=ctx.dataset_description, stdout=run.stdout[:STDOUT_FOR_PROMPT],
+                        tables=tables_json, figures=json.dumps([{"kind": f.kind, "title": f.title} for f in run.figures]),
+                        assumptions=json.dumps(trace.assumptions), unanswered=plan.decline_reason or "", style=ctx.style)
+        timings["answering"] = round(time.perf_counter() - t, 4)
+        result.status, result.answer = "ok", (out.answer or "").strip()
+        trace.unsupported_numbers = unsupported_numbers(
+            result.answer, [run.stdout, tables_json, ctx.question, json.dumps(trace.assumptions),
+                            plan.decline_reason or "", " ".join(f.title for f in run.figures)])
+
+    def _write_code(self, ctx, goal, steps, budget, trace, timings, emit) -> str:
+        t = time.perf_counter()
+        n = len(steps)
+
+        def one(k_step):
+            k, step = k_step
+            emit(ProgressEvent(stage="agent", message=f"{step.agent} agent", step=k + 1, total=n))
+            out = self.call(budget, AnalystAgent(step.agent), trace, goal=goal,
+                            dataset_description=ctx.dataset_description, step=step,
+                            short_term_memory=ctx.short_term_memory, available_variables=ctx.variables,
+                            known_fixes="")
+            return {"agent": step.agent, "code": out.code}
+
+        # agents write code independently (the plan fixes who creates what), so they run in parallel
+        with ThreadPoolExecutor(max_workers=min(4, n)) as pool:
+            blocks = [b for b in pool.map(one, enumerate(steps)) if b["code"].strip()]
+        timings["agents"] = round(time.perf_counter() - t, 4)
+        if not blocks:
+            raise ModelError("The agents wrote no code for this plan.")
+        t = time.perf_counter()
+        emit(ProgressEvent(stage="combining", message="Combining the agents' code"))
+        if len(blocks) == 1:
+            script = blocks[0]["code"]
+        else:
+            script = self.call(budget, self.combiner, trace, goal=goal, dataset_description=ctx.dataset_description,
+                               blocks=blocks).script
+        timings["combining"] = round(time.perf_counter() - t, 4)
+        self._agent_of_script = steps[-1].agent
+        return script
+
+    def _run_and_fix(self, ctx: TurnContext, script: str, budget: LMBudget, result: Result, emit, cancel) -> RunResult:
+        timings = result.timings
+        tried: set[str] = set()
+        last_error = None
+        run: RunResult | None = None
+        memory_ids: list[str] = []
+        for attempt in range(self.settings.max_fix_attempts + 1):
+            if script.strip() in tried:
+                break  # never re-run unchanged code
+            tried.add(script.strip())
+            t = time.perf_counter()
+            emit(ProgressEvent(stage="running" if attempt == 0 else "fixing",
+                               message="Running the script" if attempt == 0 else f"Running fix {attempt}",
+                               step=attempt, total=self.settings.max_fix_attempts))
+            run = self.sandbox.run(script, cancel=cancel)
+            timings["running"] = round(timings.get("running", 0) + time.perf_counter() - t, 4)
+            result.attempts.append(Attempt(code=script, error=run.error, memory_hits=memory_ids))
+            if run.ok:
+                if attempt > 0 and ctx.on_fix is not None:
+                    first = result.attempts[0]
+                    ctx.on_fix(first.code, f"{first.error.kind}: {first.error.message}", script,
+                               getattr(self, "_agent_of_script", "statistics"))
+                return run
+            if run.error and run.error.kind in ("cancelled",):
+                raise CancelledError("Cancelled.")
+            error_text = f"{run.error.message}\n{run.traceback[-1500:]}" if run.error else run.traceback
+            if last_error is not None and run.error and run.error.message == last_error:
+                break  # the same error again: the fixer is not getting anywhere
+            last_error = run.error.message if run.error else None
+            if attempt == self.settings.max_fix_attempts:
+                break
+            t = time.perf_counter()
+            emit(ProgressEvent(stage="fixing", message=f"Fixing attempt {attempt + 1} of {self.settings.max_fix_attempts}",
+                               step=attempt + 1, total=self.settings.max_fix_attempts))
+            fixes_text, memory_ids = ("", [])
+            if ctx.known_fixes is not None:
+                fixes_text, memory_ids = ctx.known_fixes(error_text)
+                from auto_analyst.results import MemoryHit
+
+                result.trace.memory_hits += [MemoryHit(kind="error_fix", id=i) for i in memory_ids
+                                             if i not in {h.id for h in result.trace.memory_hits}]
+            out = self.call(budget, self.fixer, result.trace, script=script, error=error_text,
+                            dataset_description=ctx.dataset_description, remembered_fixes=fixes_text)
+            timings["fixing"] = round(timings.get("fixing", 0) + time.perf_counter() - t, 4)
+            script = out.fixed_script or script
+        assert run is not None
+        return run

@@ -1,0 +1,73 @@
+"""`auto-analyst memory ...` through click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from auto_analyst.cli.memory import _settings, memory
+from auto_analyst.memory.error_memory import ErrorMemory
+
+
+@pytest.fixture
+def filled(settings):
+    with ErrorMemory(settings) as mem:
+        ids = {
+            "float": mem.add("ValueError could not convert string to float", "Use OneHotEncoder in a ColumnTransformer",
+                             error_type="ValueError", agent="a", agent_version="1", dataset_fingerprint="f", user=None).id,
+            "alice": mem.add("KeyError Sales not found", "Check df.columns", error_type="KeyError", agent="a",
+                             agent_version="1", dataset_fingerprint="f", user="alice").id,
+            "bob": mem.add("TypeError int plus str", "pd.to_numeric first", error_type="TypeError", agent="a",
+                           agent_version="1", dataset_fingerprint="f", user="bob").id,
+        }
+    return ids
+
+
+def _invoke(settings, *args: str, input: str | None = None):
+    return CliRunner().invoke(memory, list(args), obj={"settings": settings}, input=input)
+
+
+def test_list_json_and_table(settings, filled):
+    res = _invoke(settings, "list", "--json")
+    assert res.exit_code == 0, res.output
+    assert {e["id"] for e in json.loads(res.output)} == set(filled.values())
+    res = _invoke(settings, "list", "--user", "alice", "--json")
+    assert {e["id"] for e in json.loads(res.output)} == {filled["alice"], filled["float"]}
+    res = _invoke(settings, "list", "--user", "alice")
+    assert filled["alice"] in res.output and filled["bob"] not in res.output and "KeyError" in res.output
+
+
+def test_search_shows_the_relevant_entry_first(settings, filled):
+    res = _invoke(settings, "search", "ValueError: could not convert string to float: 'Basic'", "--user", "bob", "--k", "2", "--json")
+    assert res.exit_code == 0, res.output
+    hits = json.loads(res.output)
+    assert hits[0]["id"] == filled["float"] and filled["alice"] not in {h["id"] for h in hits}
+    res = _invoke(settings, "search", "could not convert string to float", "--user", "bob")
+    assert res.output.splitlines()[0].startswith(filled["float"])
+
+
+def test_forget_clear_reindex_prune(settings, filled):
+    assert _invoke(settings, "forget", filled["bob"]).exit_code == 0
+    res = _invoke(settings, "forget", filled["bob"])
+    assert res.exit_code == 1 and "no entry" in res.output
+    res = _invoke(settings, "clear", "--user", "alice", input="n\n")
+    assert res.exit_code == 1  # aborted at the prompt
+    res = _invoke(settings, "clear", "--user", "alice", "--yes")
+    assert res.exit_code == 0 and "Deleted 1 entries" in res.output
+    res = _invoke(settings, "reindex")
+    assert res.exit_code == 0 and "Indexed 1 entries" in res.output
+    res = _invoke(settings, "prune")
+    assert res.exit_code == 0 and "Pruned 0 entries" in res.output
+    assert [e["id"] for e in json.loads(_invoke(settings, "list", "--json").output)] == [filled["float"]]
+
+
+def test_bad_scope_and_settings_fallback(settings, monkeypatch):
+    res = _invoke(settings, "list", "--scope", "user")
+    assert res.exit_code == 2 and "needs a user" in res.output
+    import click
+
+    # Without ctx.obj the settings come from the environment (AUTO_ANALYST_HOME set by the conftest).
+    ctx = click.Context(memory, obj=None)
+    assert _settings(ctx).home == settings.home
