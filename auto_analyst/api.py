@@ -101,6 +101,7 @@ class Session:
         self._sandbox = None
         self._pipeline = None
         self.turn = 0
+        self.results: list[Result] = []
         from auto_analyst.memory.short_term import ShortTermMemory
 
         self.memory = ShortTermMemory(max_turns=self.settings.short_term_turns)
@@ -223,6 +224,28 @@ class Session:
             result.trace.context = [ContextPart(part="dataset_description", tokens=count_tokens(desc)),
                                     ContextPart(part="short_term_memory", tokens=count_tokens(memory))]
             self._remember(question, result)
+            self.results.append(result)
+            return result
+
+    def run_code(self, code: str, question: str | None = None) -> Result:
+        """Run a script the user wrote or edited (e.g. a corrected failing script) in the session's worker.
+
+        The result has no answer text; ``stdout``, ``tables`` and ``figures`` hold what the script showed.
+        """
+        if not (code or "").strip():
+            raise BadInputError("The script is empty.")
+        with self._lock:
+            self._ensure_runtime()
+            run = self._sandbox.run(code)
+            self.turn += 1
+            from auto_analyst.results import Attempt
+
+            result = Result(question=question or "(edited script)", status="ok" if run.ok else "error", code=code,
+                            stdout=run.stdout, tables=run.tables, figures=run.figures, error=run.error,
+                            attempts=[Attempt(code=code, error=run.error)], session_id=self.id, turn=self.turn)
+            result.trace.source = "ran_code"
+            result.answer = "The script ran." if run.ok else f"The script failed: {run.error.message}"
+            self.results.append(result)
             return result
 
     def _remember(self, question: str, result: Result) -> None:

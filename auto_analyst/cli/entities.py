@@ -28,4 +28,5 @@ def entities(ctx: click.Context, n: int, as_json: bool) -> None:
         return
     click.echo(f"score = count x 0.5^(hours since last seen / {HALF_LIFE_HOURS:.1f})")
     for e in top:
-        click.echo(f"{e.score:8.2f}  {e.count:>4}x  {e.kind:<8} {e.entity}  (last {e.last_seen[:16].replace('T', ' ')})")
+        last = e.last_seen[:16].replace("T", " ")
+        click.echo(f"{e.score:8.2f}  {e.count:>4}x  {e.kind:<8} {e.entity}  (last {last})")

@@ -49,14 +49,15 @@ def list_turns(ctx: click.Context, session: str | None, limit: int, as_json: boo
     settings, user = settings_and_user(ctx)
     rows = History(settings).turns(user, session=session, limit=limit)
     if as_json:
-        click.echo(json.dumps([{k: r.model_dump()[k] for k in ("id", "session", "turn", "created_at", "intent", "question")}
-                               for r in rows], indent=2))
+        keys = ("id", "session", "turn", "created_at", "intent", "question")
+        click.echo(json.dumps([{k: getattr(r, k) for k in keys} for r in rows], indent=2))
         return
     if not rows:
         click.echo("No history." if session is None else f"No turns in session {session!r}.")
         return
     for r in rows:
-        click.echo(f"{r.id:>5}  {r.created_at[:19].replace('T', ' ')}  {r.session}#{r.turn}  {_one_line(r.question, 70)}")
+        when = r.created_at[:19].replace("T", " ")
+        click.echo(f"{r.id:>5}  {when}  {r.session}#{r.turn}  {_one_line(r.question, 70)}")
 
 
 @history.command("sessions")
@@ -73,7 +74,8 @@ def list_sessions(ctx: click.Context, as_json: bool) -> None:
         click.echo("No sessions.")
     for s in found:
         tables = f"  [{', '.join(s.tables)}]" if s.tables else ""
-        click.echo(f"{s.session_id}  {s.started[:19].replace('T', ' ')}  {s.n_turns:>3} turns  {_one_line(s.title, 50)}{tables}")
+        when = s.started[:19].replace("T", " ")
+        click.echo(f"{s.session_id}  {when}  {s.n_turns:>3} turns  {_one_line(s.title, 50)}{tables}")
 
 
 @history.command("show")

@@ -28,7 +28,7 @@ def show(ctx: click.Context, as_json: bool) -> None:
         return
     for key in FIELDS:
         value = getattr(p, key)
-        click.echo(f"{key:<10} {'; '.join(value) if isinstance(value, list) else value}")
+        click.echo(f"{key:<10} {('; '.join(value) or '-') if isinstance(value, list) else value}")
     click.echo("\nPrompt text:\n" + render(p))
 
 

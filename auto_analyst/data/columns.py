@@ -38,6 +38,10 @@ DTYPE_ALIASES = {
 }
 _PH = pa.array(sorted(PLACEHOLDERS) + [None], pa.string())  # null (blank) is a placeholder too
 _TEXT_PH = pa.array(sorted(TEXT_PLACEHOLDERS))
+_PH_ANY_CASE = pa.array(sorted({v for p in PLACEHOLDERS for v in (p, p.upper(), p.title())}) + [None], pa.string())
+# Rows on which a large column's type is decided before the whole column is converted; 20,000
+# rows take a few ms per column and the whole-column conversion re-checks what matters.
+SAMPLE_ROWS = 20_000
 
 
 @dataclass
@@ -72,6 +76,13 @@ def infer_column(name: str, raw: pa.ChunkedArray, opts: InferOptions,
     rep = ColumnReport(name=name)
     if dtype is not None:
         return _forced(name, arr, opts, dtype, rep)
+    if len(arr) > SAMPLE_ROWS:
+        return _infer_large(name, arr, opts, rep)
+    return _infer(name, arr, opts, rep)
+
+
+def _infer(name: str, arr: pa.ChunkedArray, opts: InferOptions, rep: ColumnReport) -> tuple[pd.Series, ColumnReport]:
+    """Full inference (every check on every cell)."""
     if arr.null_count == len(arr):
         rep.inferred_type, rep.conversion = "empty", "no values"
         return _finish(pd.Series(arr.to_pandas(), name=name), rep)
@@ -89,11 +100,74 @@ def infer_column(name: str, raw: pa.ChunkedArray, opts: InferOptions,
         return _numeric(name, num, rep)
     dates = parse_dates(arr, _PH, dayfirst=opts.dayfirst, dayfirst_hint=opts.dayfirst_hint)
     if dates is not None:
-        rep.inferred_type, rep.conversion, rep.note = "datetime", dates.conversion, dates.note
-        rep.n_placeholders, rep.n_unparsed = dates.n_placeholders, dates.n_unparsed
-        rep.unparsed_examples = dates.unparsed_examples
-        return _finish(dates.values.rename(name), rep)
+        return _dates(name, dates, rep)
     return _text(name, arr, rep)
+
+
+def _dates(name: str, dates, rep: ColumnReport) -> tuple[pd.Series, ColumnReport]:
+    rep.inferred_type, rep.conversion, rep.note = "datetime", dates.conversion, dates.note
+    rep.n_placeholders, rep.n_unparsed = dates.n_placeholders, dates.n_unparsed
+    rep.unparsed_examples = dates.unparsed_examples
+    return _finish(dates.values.rename(name), rep)
+
+
+def _infer_large(name: str, arr: pa.ChunkedArray, opts: InferOptions,
+                 rep: ColumnReport) -> tuple[pd.Series, ColumnReport]:
+    """Decide the type on the first rows, then convert the whole column by the cheapest sound path.
+
+    Plain numbers are cast in C++ (after placeholders become null); a cast that fails, or any
+    formatted numbers, take the full parser, which re-applies every rule to the whole column.
+    """
+    _, guess = _infer(name, arr.slice(0, SAMPLE_ROWS), opts, ColumnReport(name=name))
+    kind = guess.inferred_type
+    if kind in ("integer", "float") and not guess.conversion:
+        fast = _plain_numbers(arr, kind, rep)
+        if fast is not None:
+            return _finish(pd.Series(fast.to_pandas(), name=name), rep)
+    if kind in ("integer", "float"):
+        num = parse_numbers(arr, decimal=opts.decimal, thousands=opts.thousands)
+        if num is not None and not (num.inferred_type == "integer" and _is_identifier(name, _nonnull(arr))):
+            return _numeric(name, num, rep)
+    elif kind == "boolean":
+        boolean = _booleans(pc.utf8_lower(arr))
+        if boolean is not None:
+            rep.inferred_type, rep.conversion = "boolean", "yes/no text → boolean"
+            rep.n_placeholders = int(boolean.isna().sum())
+            return _finish(boolean.rename(name), rep)
+    elif kind == "datetime":
+        dates = parse_dates(arr, _PH, dayfirst=opts.dayfirst, dayfirst_hint=opts.dayfirst_hint)
+        if dates is not None:
+            return _dates(name, dates, rep)
+    return _text(name, arr, rep, identifier=kind == "identifier")
+
+
+def _plain_numbers(arr: pa.ChunkedArray, kind: str, rep: ColumnReport) -> pa.ChunkedArray | None:
+    """Cast plain number text; None when any cell needs the full parser (or has a leading zero)."""
+    is_ph = pc.is_in(arr, value_set=_PH_ANY_CASE)
+    cells = pc.if_else(is_ph, pa.scalar(None, pa.string()), arr)
+    leading_zero = pc.and_(pc.starts_with(cells, "0"), pc.greater(pc.utf8_length(cells), 1))
+    if kind == "integer" and _count(pc.and_(leading_zero, pc.invert(pc.match_substring(cells, ".")))):
+        return None
+    try:
+        values = pc.cast(cells, pa.int64() if kind == "integer" else pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        try:
+            values, kind = pc.cast(cells, pa.float64()), "float"
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+    if kind == "float":
+        is_inf = pc.fill_null(pc.is_inf(values), False)
+        rep.n_inf = _count(is_inf)
+        if rep.n_inf:
+            values = pc.if_else(is_inf, pa.scalar(None, pa.float64()), values)
+    rep.inferred_type, rep.n_placeholders = kind, cells.null_count
+    if kind == "integer" and values.null_count:
+        values = pc.cast(values, pa.float64())
+    return values
+
+
+def _nonnull(arr: pa.ChunkedArray) -> pa.ChunkedArray:
+    return pc.drop_null(pc.if_else(pc.is_in(arr, value_set=_PH_ANY_CASE), pa.scalar(None, pa.string()), arr))
 
 
 def _is_identifier(name: str, values: pa.ChunkedArray) -> bool:
@@ -157,8 +231,7 @@ def _forced(name: str, arr: pa.ChunkedArray, opts: InferOptions, dtype: str, rep
     if kind in ("integer", "float"):
         num = parse_numbers(arr, decimal=opts.decimal, thousands=opts.thousands, force=True)
         s, rep = _numeric(name, num, rep)
-        if kind == "integer":
-            s = s.round().astype("Int64")
+        s = s.round().astype("Int64") if kind == "integer" else s.astype("float64")
         return s, _retype(rep, kind, s)
     if kind == "boolean":
         lower = pc.utf8_lower(arr)

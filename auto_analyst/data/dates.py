@@ -14,6 +14,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auto_analyst.data.numbers import index_counts
+
 __all__ = ["DateResult", "parse_dates"]
 
 _MONTHS = r"(?i:jan|feb|m[aä]r|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[cz]|janv|f[ée]v|avr|juil|ao[uû]t|d[ée]c)"
@@ -90,24 +92,30 @@ def parse_dates(arr: pa.ChunkedArray, placeholders: pa.Array, *, dayfirst: bool 
         kind = "date text with month names" if share(_NAMED) >= MIN_PARSED_SHARE else "date text"
     else:
         return None
-    series = pd.Series(arr.to_pandas(), copy=False).where(~pd.Series(is_ph.to_pandas(), copy=False))
+    # Parse each distinct cell once (a million timestamps rarely have more than a few thousand days).
+    encoded = pc.dictionary_encode(arr.combine_chunks())
+    uniq = pd.Series(encoded.dictionary.to_pandas(), copy=False)
+    uniq_ph = pd.Series(pc.is_in(pc.utf8_lower(encoded.dictionary), value_set=placeholders).to_pandas(), copy=False)
     kwargs = {"dayfirst": bool(dayfirst)} if fmt == "mixed" else {}
     try:
-        parsed = pd.to_datetime(series, format=fmt, errors="coerce", **kwargs)
+        parsed_u = pd.to_datetime(uniq.where(~uniq_ph), format=fmt, errors="coerce", **kwargs)
     except (ValueError, TypeError, OverflowError):
         return None
-    if getattr(parsed.dt, "tz", None) is not None:
-        parsed = parsed.dt.tz_convert("UTC").dt.tz_localize(None)
+    if getattr(parsed_u.dt, "tz", None) is not None:
+        parsed_u = parsed_u.dt.tz_convert("UTC").dt.tz_localize(None)
         note = (note + "; " if note else "") + "time zones converted to UTC"
-    bad = parsed.isna() & series.notna()
-    n_bad = int(bad.sum())
+    counts = index_counts(encoded.indices, len(uniq))
+    bad_u = (parsed_u.isna() & ~uniq_ph).to_numpy()
+    n_bad = int(counts[bad_u].sum())
     if not force and n_bad > (1 - MIN_PARSED_SHARE) * n_cand:
         return None
-    has_time = bool((parsed.dropna().dt.normalize() != parsed.dropna()).any())
+    parsed = pd.Series(pc.take(pa.array(parsed_u.to_numpy()), encoded.indices).to_pandas(), copy=False)
+    valid = parsed_u.dropna()
+    has_time = bool((valid.dt.normalize() != valid).any())
     return DateResult(
         values=parsed, conversion=f"{kind} → {'timestamp' if has_time else 'date'}",
         n_placeholders=len(arr) - n_cand, n_unparsed=n_bad,
-        unparsed_examples=[str(v) for v in series[bad].unique()[:5]], note=note,
+        unparsed_examples=[str(v) for v in uniq[bad_u].head(5)], note=note,
     )
 
 

@@ -1,7 +1,8 @@
 """Sniffing a delimited text file from a sample: encoding, dialect and the header line.
 
-Detection uses well-kept libraries (charset-normalizer for the encoding, clevercsv with the
-standard library's ``csv.Sniffer`` as fallback for the dialect) on a sample, never the whole file.
+Detection uses well-kept libraries (charset-normalizer for the encoding; the standard library's
+``csv.Sniffer``, with clevercsv when its answer is doubtful, for the dialect) on a sample, never
+the whole file.
 """
 
 from __future__ import annotations
@@ -107,20 +108,23 @@ def detect_dialect(text: str, delimiter: str | None = None) -> Dialect:
     if delimiter:
         return Dialect(delimiter=delimiter)
     lines = text.splitlines()
-    head = "\n".join(lines[:200])  # clevercsv is quadratic-ish in sample size
+    head = "\n".join(lines[:200])  # both sniffers slow down with sample size; 200 lines suffice
     candidates: list[str] = []
-    try:
-        import clevercsv
-
-        d = clevercsv.Sniffer().sniff(head, delimiters=DELIMITERS)
-        if d is not None and d.delimiter in DELIMITERS:
-            candidates.append(d.delimiter)
-    except Exception:  # noqa: BLE001 - clevercsv raises plain Errors on odd samples; fall back
-        pass
     try:
         candidates.append(csv.Sniffer().sniff(head, delimiters="".join(DELIMITERS)).delimiter)
     except csv.Error:
         pass
+    if not candidates or _consistency(lines, candidates[0]) < 0.9:
+        # clevercsv (pattern and type consistency) is the better detector for messy samples,
+        # but costs ~0.5 s to import, so it is asked only when csv.Sniffer's answer is doubtful.
+        try:
+            import clevercsv
+
+            d = clevercsv.Sniffer().sniff(head, delimiters=DELIMITERS)
+            if d is not None and d.delimiter in DELIMITERS:
+                candidates.insert(0, d.delimiter)
+        except Exception:  # noqa: BLE001 - clevercsv raises plain Errors on odd samples; fall back
+            pass
     candidates += [d for d in DELIMITERS if d not in candidates]
     # clevercsv can be fooled by metadata lines above the header; keep its answer only if the
     # lines below parse into a consistent table, else take the most consistent delimiter.

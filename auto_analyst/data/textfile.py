@@ -81,13 +81,22 @@ def read_text_table(path: Path, *, encoding: str | None = None, delimiter: str |
         raise DataLoadError(f"{name} is empty (no rows); check that the export finished.")
     dialect = detect_dialect(text, delimiter)
     index, n_lines, header, skipped = find_header(text, dialect, header_row)
-    data, enc = _utf8_bytes(path, enc, name)
-    offset = _line_offset(data, n_lines)
     width = len(header)
     nl_in_values = _has_newline_in_quotes(text, dialect.delimiter)
     warnings: list[str] = []
+    if codecs.lookup(enc).name in ("utf-8", "utf-8-sig") and (b"\n" in head or b"\r" not in head):
+        # Fast path: pyarrow parses the memory-mapped file in place and checks the UTF-8 itself.
+        offset = _line_offset(head, n_lines)
+        try:
+            with pa.memory_map(str(path)) as mm:
+                return TextTable(_read_arrow(mm.read_buffer(), offset, width, dialect.delimiter, nl_in_values),
+                                 header, enc, dialect.delimiter, index, skipped, warnings, text)
+        except pa.ArrowInvalid:
+            pass  # a later byte is not UTF-8, or ragged rows: take the careful path below
+    data, enc = _utf8_bytes(path, enc, name)
+    offset = _line_offset(data, n_lines)
     try:
-        table = _read_arrow(data, offset, width, dialect.delimiter, nl_in_values)
+        table = _read_arrow(pa.py_buffer(data), offset, width, dialect.delimiter, nl_in_values)
     except pa.ArrowInvalid:
         table, header, warnings = _read_python(data[offset:], header, dialect.delimiter, name)
     return TextTable(table, header, enc, dialect.delimiter, index, skipped, warnings, text)
@@ -135,9 +144,9 @@ def _has_newline_in_quotes(text: str, delimiter: str) -> bool:
         return True
 
 
-def _read_arrow(data: bytes, offset: int, width: int, delimiter: str, nl_in_values: bool) -> pa.Table:
+def _read_arrow(data: pa.Buffer, offset: int, width: int, delimiter: str, nl_in_values: bool) -> pa.Table:
     names = [f"c{i}" for i in range(width)]
-    body = pa.py_buffer(data)[offset:]
+    body = data[offset:]
     if body.size == 0:
         return pa.table({n: pa.array([], pa.string()) for n in names})
     return pacsv.read_csv(

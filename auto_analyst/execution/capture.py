@@ -154,8 +154,10 @@ def _as_frame(obj: Any) -> pd.DataFrame | None:
         frame = pd.DataFrame(obj)
     else:
         return None
-    # A non-default index carries information (groupby keys, dates): keep it as columns.
-    if not (isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0 and frame.index.step == 1):
+    # A named or non-integer index carries information (groupby keys, dates, describe()'s labels):
+    # keep it as columns. An unnamed integer index is just row positions left over from filtering.
+    idx = frame.index
+    if any(n is not None for n in idx.names) or idx.nlevels > 1 or not pd.api.types.is_integer_dtype(idx.dtype):
         names = [n if n is not None else ("index" if frame.index.nlevels == 1 else f"level_{i}") for i, n in enumerate(frame.index.names)]
         frame = frame.copy(deep=False)
         frame.index = frame.index.set_names(names)

@@ -109,8 +109,8 @@ def clean_env(home: Path) -> dict[str, str]:
     """The whole environment of the worker: nothing of the caller's except what is listed here.
 
     Thread counts are pinned to 1 because RLIMIT_NPROC counts threads and a run should not
-    spread over every core of a shared server. OPENBLAS_CORETYPE/L2_SIZE are passed through:
-    on some processors older OpenBLAS builds compute wrong results without them.
+    spread over every core of a shared server. OPENBLAS_CORETYPE/L2_SIZE (and NVPL's CPU type) are passed
+    through: on some processors older BLAS builds compute wrong results or crash without them.
     """
     env = {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -129,7 +129,7 @@ def clean_env(home: Path) -> dict[str, str]:
         "VECLIB_MAXIMUM_THREADS": "1",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
     }
-    for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+    for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "NVPL_BLAS_DEBUG_CPU_TYPE"):
         if os.environ.get(name):
             env[name] = os.environ[name]
     # The worker imports this package by path even when it is not installed (a source checkout).

@@ -320,6 +320,7 @@ def _child(code: str, chan: socket.socket, out_fd: int) -> None:
     sys.stdout = sys.stderr = writer
     capture.register_source(code)
     guard.arm(CFG["protected"])
+    names_before = capture.user_names(NS)
     error = None
     try:
         exec(compile(code, capture.SCRIPT_NAME, "exec"), NS)
@@ -328,15 +329,16 @@ def _child(code: str, chan: socket.socket, out_fd: int) -> None:
             error = capture.format_error(e)
     except BaseException as e:  # noqa: BLE001 - everything the script raises is its result
         error = capture.format_error(e, f"limit {L.memory_mb} MiB")
-    try:
-        collector.show_open_mpl_figures()
-    except BaseException as e:  # noqa: BLE001
-        error = error or capture.format_error(e)
+    if error is None:  # a failed run's half-drawn figures would only mislead
+        try:
+            collector.show_open_mpl_figures()
+        except BaseException as e:  # noqa: BLE001
+            error = capture.format_error(e)
     capture.close_open_figures()
     sys.stdout, sys.stderr = saved
     capture.set_collector(None)
     try:
-        frame = _result_frame(error, collector, out_fd, writer, L)
+        frame = _result_frame(error, collector, out_fd, writer, L, names_before)
     except BaseException as e:  # noqa: BLE001 - e.g. MemoryError while encoding; the state stays as it was
         frame = encode({"ok": False, "stdout": "", "error": {"kind": capture.error_kind(e), "message": f"result could not be encoded: {type(e).__name__}: {e}"}, "traceback": "", "tables": [], "figures": [], "names": []})
     try:
@@ -355,7 +357,7 @@ def _child(code: str, chan: socket.socket, out_fd: int) -> None:
 
 
 def _result_frame(error: tuple[str, str, str] | None, collector: capture.Collector, out_fd: int,
-                  writer: capture.CappedWriter, L: lim.Limits) -> bytes:
+                  writer: capture.CappedWriter, L: lim.Limits, names_before: list[str]) -> bytes:
     data = os.pread(out_fd, L.max_output_bytes + 1, 0)
     stdout = capture.finish_output(data, L.max_output_bytes, writer.cut)
     figures, blobs = capture.encode_figures(collector.figures)
@@ -366,7 +368,8 @@ def _result_frame(error: tuple[str, str, str] | None, collector: capture.Collect
         "traceback": error[2] if error else "",
         "tables": collector.tables,
         "figures": figures,
-        "names": capture.user_names(NS),
+        # A failed run is discarded: the names are those of the state that carries on.
+        "names": capture.user_names(NS) if error is None else names_before,
         "state_pid": os.getpid(),
     }
     return encode(result, blobs)

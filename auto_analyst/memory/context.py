@@ -5,9 +5,10 @@ Parts, from most to least protected (and what happens to each when over budget):
 * ``question``: the user's question; counted, never cut.
 * ``dataset``: the dataset description; never dropped, truncated last, down to a floor.
 * ``profile``: the rendered answer profile; truncated.
-* ``quoted``: turns the user quoted, with their neighbours; later turns dropped first.
+* ``quoted``: the quoted turn with its neighbours; neighbours dropped first, then the turn cut.
 * ``short_term``: running summary + last turns; oldest turns dropped, then the summary cut.
-* ``error_fixes``: fixes from the error-fix memory; the last (least similar) dropped first.
+* ``error_fixes``: fixes from the error-fix memory; the last (least similar) dropped first, the
+  first one cut.
 * ``entities``: the user's top entities; the lowest-ranked dropped first.
 
 Two budgets (from :class:`~auto_analyst.config.Settings`): the memory parts (quoted + short_term
@@ -89,16 +90,43 @@ def _fix(f: Any, i: int) -> tuple[str, str]:
 
 
 class _ListPart:
-    """A part made of items, shrunk by dropping items from the end (lowest priority last)."""
+    """A part made of ``(id, text)`` items, shrunk by dropping items in ``drop_order`` (default: last first).
 
-    def __init__(self, items: list[tuple[str, str]], render: Callable[[list[tuple[str, str]]], str]) -> None:
-        self.items, self.render = items, render
+    With ``truncate``, the last item left is cut to the budget instead of being dropped whole.
+    """
+
+    def __init__(self, items: list[tuple[str, str]], render: Callable[[list[tuple[str, str]]], str],
+                 drop_order: Sequence[int] | None = None, truncate: bool = False) -> None:
+        self.items, self.render, self.truncate = items, render, truncate
+        self.drop_order = list(drop_order) if drop_order is not None else list(range(len(items) - 1, -1, -1))
 
     def fit(self, budget: int, model: str | None) -> tuple[str, list[tuple[str, str]]]:
-        kept = list(self.items)
-        while kept and count_tokens(self.render(kept), model) > budget:
-            kept.pop()
-        return (self.render(kept) if kept else ""), kept
+        keep, order = set(range(len(self.items))), list(self.drop_order)
+        while keep:
+            kept = [self.items[i] for i in sorted(keep)]
+            text = self.render(kept)
+            if count_tokens(text, model) <= budget:
+                return text, kept
+            if len(keep) == 1 and self.truncate:
+                text = truncate_to_tokens(text, budget, model)
+                return (text, kept) if text else ("", [])
+            keep.discard(order.pop(0))
+        return "", []
+
+
+def _quoted_items(quoted: Any) -> tuple[list[tuple[str, str]], list[int], str]:
+    """Items, drop order and the quoted turn's id for a ``QuoteMatch`` (neighbours dropped before
+    the quoted turn: next, then previous) or a plain sequence (last dropped first)."""
+    if quoted is None:
+        return [], [], ""
+    if hasattr(quoted, "context") and hasattr(quoted, "turn"):
+        turns = list(quoted.context)
+        hit = next((i for i, t in enumerate(turns) if t.id == quoted.turn.id), 0)
+        order = [i for i in range(len(turns) - 1, -1, -1) if i != hit] + [hit]
+        return [(str(t.id), _render_quoted(t)) for t in turns], order, str(quoted.turn.id)
+    turns = list(quoted)
+    items = [(str(getattr(t, "id", i)), _render_quoted(t)) for i, t in enumerate(turns)]
+    return items, list(range(len(items) - 1, -1, -1)), ""
 
 
 class ContextBuilder:
@@ -118,8 +146,8 @@ class ContextBuilder:
 
     def build(
         self, *, dataset_description: str, question: str, short_term: ShortTermMemory | None = None,
-        quoted_turns: Sequence[Any] | None = None, profile: Profile | None = None, entities: Sequence[Any] | None = None,
-        error_fixes: Sequence[str | tuple[str, str]] | None = None,
+        quoted_turns: Any = None, profile: Profile | None = None,
+        entities: Sequence[Any] | None = None, error_fixes: Sequence[str | tuple[str, str]] | None = None,
     ) -> BuiltContext:
         """Assemble the parts and report their sizes.
 
@@ -127,20 +155,22 @@ class ContextBuilder:
             dataset_description: never dropped; truncated only when everything else is gone.
             question: the user's question (counted, never cut).
             short_term: the session's short-term memory.
-            quoted_turns: ``TurnRecord``-like objects (``id``, ``question``, ``answer``) or strings.
+            quoted_turns: a ``QuoteMatch`` from ``History.find_quote`` (its neighbours are dropped
+                before the quoted turn), or ``TurnRecord``-like objects (``id``, ``question``,
+                ``answer``) or strings (the last dropped first). The last one left is truncated.
             profile: rendered with :func:`auto_analyst.memory.profile.render`.
             entities: ``EntityScore`` objects, ``(name, kind)`` tuples or names, best first.
             error_fixes: fix texts, or ``(id, text)`` pairs, most similar first.
         """
         m = self.model
-        given = {"question": True, "dataset": True, "profile": profile is not None, "quoted": bool(quoted_turns),
+        quoted_list, quoted_order, quoted_hit = _quoted_items(quoted_turns)
+        given = {"question": True, "dataset": True, "profile": profile is not None, "quoted": bool(quoted_list),
                  "short_term": short_term is not None, "error_fixes": bool(error_fixes), "entities": bool(entities)}
-        quoted = _ListPart([(str(getattr(t, "id", i)), _render_quoted(t)) for i, t in enumerate(quoted_turns or [])],
-                           lambda its: "\n\n".join(text for _, text in its))
+        quoted = _ListPart(quoted_list, lambda its: "\n\n".join(text for _, text in its), quoted_order, truncate=True)
         ents = _ListPart([_entity(e) for e in entities or []],
                          lambda its: ", ".join(f"{n} ({k})" if k else n for n, k in its))
         fixes = _ListPart([_fix(f, i) for i, f in enumerate(error_fixes or [])],
-                          lambda its: "\n\n".join(f"- {text}" for _, text in its))
+                          lambda its: "\n\n".join(f"- {text}" for _, text in its), truncate=True)
         texts: dict[str, str] = {"question": question, "dataset": dataset_description,
                                  "profile": render_profile(profile) if profile is not None else ""}
         kept: dict[str, list] = {}
@@ -154,10 +184,10 @@ class ContextBuilder:
         room -= count_tokens(texts["short_term"], m)
         texts["entities"], kept["entities"] = ents.fit(room, m)
         texts["error_fixes"], kept["error_fixes"] = fixes.fit(self.prompt_budget, m)
-        full = {"quoted": quoted.items, "entities": ents.items, "error_fixes": fixes.items}
-        cut += [p for p in ("quoted", "entities", "error_fixes") if len(kept[p]) < len(full[p])]
-        if short_term is not None and texts["short_term"] != short_term.render(10**9, m):
-            cut.append("short_term")
+        lists = {"quoted": quoted, "entities": ents, "error_fixes": fixes}
+        untouched = {p: lst.render(lst.items) for p, lst in lists.items()}
+        untouched["short_term"] = short_term.render(10**9, m) if short_term is not None else ""
+        cut += [p for p in ("quoted", "short_term", "entities", "error_fixes") if texts[p] != untouched[p]]
 
         # 2. The whole prompt: cut parts in cut_order until the sum fits.
         def total() -> int:
@@ -173,8 +203,8 @@ class ContextBuilder:
             target = max(size - over, 0)
             if part == "short_term":
                 self._fit_short_term(short_term, target, texts, kept)
-            elif part in ("quoted", "entities", "error_fixes"):
-                texts[part], kept[part] = {"quoted": quoted, "entities": ents, "error_fixes": fixes}[part].fit(target, m)
+            elif part in lists:
+                texts[part], kept[part] = lists[part].fit(target, m)
             elif part == "dataset":
                 texts[part] = truncate_to_tokens(texts[part], max(target, min(size, DATASET_FLOOR_TOKENS)), m)
             else:
@@ -183,7 +213,8 @@ class ContextBuilder:
                 cut.append(part)
 
         sizes = [ContextPart(part=p, tokens=count_tokens(texts.get(p, ""), m)) for p in PART_ORDER if given[p]]
-        hits = [MemoryHit(kind="history", id=i, detail="quoted") for i, _ in kept["quoted"]]
+        hits = [MemoryHit(kind="history", id=i, detail="quote context" if quoted_hit and i != quoted_hit else "quoted")
+                for i, _ in kept["quoted"]]
         hits += [MemoryHit(kind="short_term", id=str(it.turn), detail=(it.standalone_question or it.question)[:80])
                  for it in kept.get("short_term", [])]
         hits += [MemoryHit(kind="entity", id=n, detail=k) for n, k in kept["entities"]]

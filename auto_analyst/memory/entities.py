@@ -127,7 +127,8 @@ class EntityMemory:
                 )
         return len(pairs)
 
-    def top(self, user: str, n: int = 10, now: datetime | None = None, kinds: Sequence[str] | None = None) -> list[EntityScore]:
+    def top(self, user: str, n: int = 10, now: datetime | None = None,
+            kinds: Sequence[str] | None = None) -> list[EntityScore]:
         """The user's ``n`` highest-scoring entities (optionally only ``kinds``).
 
         Ordered by :func:`score` (descending), then count, then most recent, then name.
@@ -137,12 +138,14 @@ class EntityMemory:
             now = now.replace(tzinfo=timezone.utc)
         conn = connect(self.path)
         try:
-            rows = conn.execute("SELECT entity, kind, count, last_seen FROM entity_store WHERE user = ?", (user,)).fetchall()
+            rows = conn.execute("SELECT entity, kind, count, last_seen FROM entity_store WHERE user = ?",
+                                (user,)).fetchall()
         finally:
             conn.close()
         scored = [
             EntityScore(entity=r["entity"], kind=r["kind"], count=r["count"], last_seen=r["last_seen"],
-                        score=score(r["count"], (now - _parse(r["last_seen"])).total_seconds() / 3600, self.half_life_hours))
+                        score=score(r["count"], (now - _parse(r["last_seen"])).total_seconds() / 3600,
+                                    self.half_life_hours))
             for r in rows if kinds is None or r["kind"] in kinds
         ]
         scored.sort(key=lambda e: (-e.score, -e.count, _neg_time(e.last_seen), e.entity))
@@ -152,8 +155,10 @@ class EntityMemory:
         """The user's most recent ``limit`` mentions, newest first."""
         conn = connect(self.path)
         try:
-            rows = conn.execute("SELECT id, session, entity, kind, at FROM entity_stream WHERE user = ? ORDER BY id DESC LIMIT ?",
-                                (user, int(limit))).fetchall()
+            rows = conn.execute(
+                "SELECT id, session, entity, kind, at FROM entity_stream WHERE user = ? ORDER BY id DESC LIMIT ?",
+                (user, int(limit)),
+            ).fetchall()
         finally:
             conn.close()
         return [StreamRow(**dict(r)) for r in rows]
@@ -187,7 +192,8 @@ def _neg_time(ts: str) -> float:
 
 METHODS: dict[str, tuple[str, str]] = {
     # canonical name: (regex on the question, regex on the code)
-    "groupby": (r"group(?:ed|ing)? by|groupby|break(?:s|ing)? ?down by|broken down by|\bper\b|\bby each\b", r"\.groupby\(|\.pivot_table\("),
+    "groupby": (r"group(?:ed|ing)? by|groupby|break(?:s|ing)? ?down by|broken down by|\bper\b|\bby each\b",
+                r"\.groupby\(|\.pivot_table\("),
     "mean": (r"\bmean\b|\baverages?\b|\bavg\b", r"\.mean\(|np\.mean\(|np\.average\("),
     "median": (r"\bmedian\b", r"\.median\(|np\.median\("),
     "sum": (r"\btotals?\b|\bsum\b", r"\.sum\("),
@@ -227,7 +233,8 @@ def _mentions(text: str, phrase: str) -> bool:
     return re.search(r"(?<![\w])" + re.escape(phrase) + r"(?:s|es)?(?![\w])", text) is not None
 
 
-def extract_entities(question: str, code: str, columns: Sequence[str], tables: Sequence[str] = ()) -> list[tuple[str, str]]:
+def extract_entities(question: str, code: str, columns: Sequence[str],
+                     tables: Sequence[str] = ()) -> list[tuple[str, str]]:
     """Entities a turn touched, found without a model.
 
     * columns: named in the question (case-insensitive, also ``monthly charges`` for

@@ -86,10 +86,6 @@ class ErrorStore:
             row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else default
 
-    def set_meta(self, **items: Any) -> None:
-        with self._lock, self._tx():
-            self._db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [(k, str(v)) for k, v in items.items()])
-
     def generation(self) -> int:
         """Counter raised by every change of the Chroma index; a differing value means another process wrote."""
         return int(self.meta("generation", "0") or 0)

@@ -339,7 +339,8 @@ class History:
         if exact_id is None and len(quote) >= MIN_PARTIAL_QUOTE_CHARS:
             for r in rows[:PARTIAL_SCAN_LIMIT]:
                 answer = normalise(r["answer"])
-                m = SequenceMatcher(None, quote, answer, autojunk=False).find_longest_match(0, len(quote), 0, len(answer))
+                matcher = SequenceMatcher(None, quote, answer, autojunk=False)
+                m = matcher.find_longest_match(0, len(quote), 0, len(answer))
                 if m.size >= MIN_PARTIAL_QUOTE_CHARS and (best is None or m.size > best[0]):
                     best = (m.size, r["id"], quote[m.a:m.a + m.size])
         hit_id = exact_id if exact_id is not None else (best[1] if best else None)

@@ -61,24 +61,25 @@ _RULES: list[tuple[str, str, str]] = [
     (_NEG + r"(?:casual|informal|chatty)", "tone", "formal"),
     (r"bullet(?:ed)?[- ]points?|as (?:a )?list", "style", "bullet points"),
     (r"step[- ]by[- ]step", "style", "step by step"),
-    (r"\b(?:more )?brief(?:ly|er)?\b|\bshort(?:er)?\b|concise|succinct|terse|to the point|tl;?dr|less detail|fewer words",
-     "style", "concise"),
+    (r"\b(?:more )?brief(?:ly|er)?\b|\bshort(?:er)?\b|concise|succinct|terse|to the point|tl;?dr"
+     r"|less detail|fewer words", "style", "concise"),
     (r"more detail|detailed|in depth|in more depth|elaborate|longer|thorough|explain more|more explanation",
      "style", "detailed"),
     (r"\bformal|professional", "tone", "formal"),
     (r"casual|informal|relaxed|friendly|chatty", "tone", "casual"),
     (r"neutral tone|\bneutral\b", "tone", "neutral"),
-    (r"(?:i'?m|i am)\s+(?:new to|a beginner|not (?:a )?(?:technical|statistician|expert))|new to (?:statistics|stats|data)"
-     r"|like i'?m (?:new|five|a beginner)|eli5|beginner|non-?technical|plain (?:english|words|language)|simple terms|layman",
-     "expertise", "beginner"),
+    (r"(?:i'?m|i am)\s+(?:new to|a beginner|not (?:a )?(?:technical|statistician|expert))"
+     r"|new to (?:statistics|stats|data)|like i'?m (?:new|five|a beginner)|eli5|beginner|non-?technical"
+     r"|plain (?:english|words|language)|simple terms|layman", "expertise", "beginner"),
     (r"(?:i'?m|i am)\s+(?:an?\s+)?(?:statistician|data scientist|expert|researcher|econometrician|phd|professor|"
      r"quant|actuary|ml engineer|machine learning engineer)|\b(?:advanced|expert) level|(?:be|more) technical",
      "expertise", "expert"),
-    (r"(?:act|behave|respond|answer|talk|write) (?:as|like) an? " + _NOUN + r"|(?:you are|be|pretend to be) an? " + _NOUN,
-     "persona", "{0}"),
+    (r"(?:act|behave|respond|answer|talk|write) (?:as|like) an? " + _NOUN
+     + r"|(?:you are|be|pretend to be) an? " + _NOUN, "persona", "{0}"),
 ]
 _SELF_DESCRIPTION = re.compile(r"\b(?:i'?m|i am)\s+(an?\s+[a-z][a-z \-]{1,40}?)(?:[.,!;]|$| and )")
-_NOT_PERSONAS = {"concise", "brief", "formal", "casual", "detailed", "beginner", "list", "table", "bit", "little", "lot"}
+_NOT_PERSONAS = {"concise", "brief", "formal", "casual", "detailed", "beginner", "list", "table", "bit", "little",
+                 "lot"}
 
 
 class ProfileStore:
@@ -108,7 +109,8 @@ class ProfileStore:
         with transaction(self.path) as conn:
             conn.execute(
                 """INSERT INTO profiles (user, profile_json, updated_at) VALUES (?, ?, ?)
-                   ON CONFLICT (user) DO UPDATE SET profile_json = excluded.profile_json, updated_at = excluded.updated_at""",
+                   ON CONFLICT (user) DO UPDATE SET profile_json = excluded.profile_json,
+                   updated_at = excluded.updated_at""",
                 (user, profile.model_dump_json(), to_iso(None)),
             )
 

@@ -94,7 +94,7 @@ def truncate_to_tokens(text: str, max_tokens: int, model: str | None = None, mar
         else:
             hi = mid - 1
     prefix = text[:lo].rstrip()
-    cut = prefix.rfind(" ")
+    cut = max(prefix.rfind(" "), prefix.rfind("\n"), prefix.rfind("\t"))
     if cut >= int(len(prefix) * 0.8) and count_tokens(prefix[:cut].rstrip() + marker, model) <= max_tokens:
         prefix = prefix[:cut].rstrip()
     return (prefix + marker) if prefix else marker.strip()

@@ -75,7 +75,7 @@ def test_memory_parts_share_the_memory_budget(settings) -> None:
     assert built.parts["entities"] == "churn (concept), tenure (column), groupby"
     smaller = ContextBuilder(settings.replace(memory_budget_tokens=budget - 100)).build(
         dataset_description=DATASET, question=QUESTION, short_term=memory, quoted_turns=QUOTED, entities=ENTITIES)
-    assert smaller.cut == ["entities", "short_term"] and smaller.tokens("entities") < sizes["entities"]
+    assert smaller.cut == ["short_term", "entities"] and smaller.tokens("entities") < sizes["entities"]
     assert smaller.tokens("quoted") + smaller.tokens("short_term") + smaller.tokens("entities") <= budget - 100
     assert sizes["dataset"] == count_tokens(DATASET)  # the prompt budget was not binding
 
@@ -137,3 +137,24 @@ def test_cut_order_is_configurable(settings) -> None:
     assert built.cut == ["error_fixes", "short_term"] and "error_fixes" not in built.parts
     assert built.tokens("short_term") > default.tokens("short_term")
     assert built.total_tokens <= tight.prompt_budget_tokens and default.total_tokens <= tight.prompt_budget_tokens
+
+
+def test_quote_match_keeps_the_quoted_turn_over_its_neighbours(settings) -> None:
+    from auto_analyst.memory.history import History
+
+    h = History(settings)
+    ids = [h.record_turn("alice", "s1", t, f"q{t}", answer=f"Answer {t}: " + "tenure matters. " * 10) for t in (1, 2, 3)]
+    match = h.find_quote("alice", "Answer 2: tenure matters.")
+    assert [t.id for t in match.context] == ids
+    one = count_tokens(f"[{ids[1]}] (session s1, turn 2) Q: q2\nA: " + ("Answer 2: " + "tenure matters. " * 10).strip())
+    roomy = ContextBuilder(settings).build(dataset_description="d", question="q", quoted_turns=match)
+    assert [(x.id, x.detail) for x in roomy.memory_hits] == [
+        (str(ids[0]), "quote context"), (str(ids[1]), "quoted"), (str(ids[2]), "quote context")]
+    only_hit = ContextBuilder(settings.replace(memory_budget_tokens=one + 5)).build(
+        dataset_description="d", question="q", quoted_turns=match)
+    assert [x.id for x in only_hit.memory_hits] == [str(ids[1])] and only_hit.tokens("quoted") == one
+    assert only_hit.cut == ["quoted"]
+    cut = ContextBuilder(settings.replace(memory_budget_tokens=20)).build(
+        dataset_description="d", question="q", quoted_turns=match)
+    assert cut.parts["quoted"].startswith(f"[{ids[1]}] (session s1, turn 2) Q: q2") and cut.parts["quoted"].endswith("…")
+    assert cut.tokens("quoted") <= 20 and [x.id for x in cut.memory_hits] == [str(ids[1])]

@@ -99,3 +99,23 @@ def test_extract_entities_concepts_tables_and_nothing() -> None:
     assert extract_entities("hello there", "", ["a", "b"]) == []
     assert extract_entities("Plot a histogram of price", "df.price.hist()", ["price"]) == [
         ("price", "column"), ("histogram", "method")]
+
+
+def test_entities_cli(settings) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from auto_analyst.cli.entities import entities
+
+    mem = EntityMemory(settings)
+    mem.record("alice", "s1", [("revenue", "column"), ("mean", "method")])
+    mem.record("alice", "s1", [("revenue", "column")])
+    mem.record("bob", "s2", [("salary", "column")])
+    obj = {"settings": settings, "user": "alice"}
+    out = CliRunner().invoke(entities, ["--n", "1", "--json"], obj=obj)
+    assert out.exit_code == 0, out.output
+    assert [(e["entity"], e["kind"], e["count"]) for e in json.loads(out.output)] == [("revenue", "column", 2)]
+    text = CliRunner().invoke(entities, [], obj=obj).output
+    assert "revenue" in text and "mean" in text and "salary" not in text
+    assert CliRunner().invoke(entities, [], obj={"settings": settings, "user": "carol"}).output == "No entities yet.\n"

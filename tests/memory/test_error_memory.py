@@ -56,20 +56,43 @@ def test_same_document_in_two_scopes_is_two_entries(mem):
 
 def test_search_puts_the_relevant_entry_first(mem):
     for summary, fix in OTHERS:
-        _add(mem, summary, fix)
+        _add(mem, summary, fix, error_type=summary.split(":")[0])
     target = _add(mem, *FLOAT_FIX)
-    hits = mem.search("ValueError: could not convert string to float: 'Basic'", user="bob", k=3)
+    hits = mem.search("ValueError: could not convert string to float: 'Basic'", user="bob", k=3, min_score=-1)
     assert hits[0].id == target.id
     assert len(hits) == 3
     assert hits[0].score > hits[1].score >= hits[2].score
     assert mem.search("nothing", user="bob", k=0) == []
-    assert len(mem.search("anything at all", user="bob")) == mem.settings.error_memory_k
+    assert len(mem.search("anything at all", user="bob", min_score=-1)) == mem.settings.error_memory_k
+    # The default floor drops entries about other exceptions (another ValueError may stay, ranked lower).
+    default = mem.search("ValueError: could not convert string to float: 'Basic'", user="bob")
+    assert default[0].id == target.id and all(h.error_type == "ValueError" for h in default)
+
+
+def test_an_unrelated_own_entry_does_not_push_back_a_relevant_global_one(mem):
+    own = _add(mem, *OTHERS[3], user="bob")
+    shared = _add(mem, *FLOAT_FIX, user=None)
+    assert [h.id for h in mem.search("could not convert string to float: 'Basic'", user="bob", k=2)] == [shared.id]
+    assert [h.id for h in mem.search("could not convert string to float: 'Basic'", user="bob", k=2, min_score=-1)] == [own.id, shared.id]
+
+
+def test_other_users_crowding_the_nearest_neighbours_do_not_hide_allowed_entries(mem):
+    # 60 of carol's entries are nearer to the query than the global one, so the unfiltered over-fetch (40)
+    # returns only hers and the scope-filtered query must take over.
+    for i in range(60):
+        _add(mem, f"ValueError could not convert string to float: 'Basic' in plan{i}", f"Map plan{i} names", user="carol")
+    shared = _add(mem, *FLOAT_FIX, user=None)
+    key = _add(mem, *OTHERS[0], user=None, error_type="KeyError")
+    assert [h.id for h in mem.search("ValueError could not convert string to float: 'Basic'", user="bob", k=1)] == [shared.id]
+    hits = mem.search("could not convert string to float", user="bob", k=3, error_type="KeyError", min_score=-1)
+    assert [h.id for h in hits] == [key.id]
+    assert all(h.user == "carol" for h in mem.search("could not convert 'Basic'", user="carol", k=3))
 
 
 def test_error_type_filter(mem):
     _add(mem, *FLOAT_FIX)
     key = _add(mem, *OTHERS[0], error_type="KeyError")
-    hits = mem.search("could not convert string to float", user="u", k=5, error_type="KeyError")
+    hits = mem.search("could not convert string to float", user="u", k=5, error_type="KeyError", min_score=-1)
     assert [h.id for h in hits] == [key.id]
 
 
@@ -106,7 +129,7 @@ def test_forget_clear_and_get(mem):
     assert mem.clear(user="alice") == 1
     assert [e.id for e in mem.list()] == [g.id]
     assert mem.index_count() == 1
-    assert [h.id for h in mem.search(FLOAT_FIX[0], user="alice", k=5)] == [g.id]
+    assert [h.id for h in mem.search(FLOAT_FIX[0], user="alice", k=5, min_score=-1)] == [g.id]
 
 
 def test_mark_used_and_prune_by_retention_and_cap(settings):
@@ -147,7 +170,7 @@ def test_damaged_chroma_database_is_rebuilt(settings):
     mem.close()
     (mem.chroma_path / "chroma.sqlite3").write_bytes(b"this is not a database" * 100)
     mem2 = ErrorMemory(settings)
-    assert len(mem2.search("could not convert string to float", user="u", k=5)) == 2
+    assert len(mem2.search("could not convert string to float", user="u", k=5, min_score=-1)) == 2
     mem2.close()
 
 

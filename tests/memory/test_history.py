@@ -197,3 +197,48 @@ def test_search_without_fts_falls_back_to_word_overlap(db: Path) -> None:
     h.has_fts = False
     assert [t.id for t in h.search("alice", "median tenure month", k=2)] == [ids[2], ids[1]]
     assert h.search("bob", "median", k=2) == []
+
+
+def test_history_cli_list_show_forget(settings) -> None:
+    from click.testing import CliRunner
+
+    from auto_analyst.cli.history import history
+
+    h = History(settings)
+    ids = _session(h)
+    h.record_turn("bob", "b1", 1, "bob's question", answer="bob's answer")
+    run = CliRunner().invoke
+    obj = {"settings": settings, "user": "alice"}
+    out = run(history, ["list", "--json"], obj=obj)
+    assert out.exit_code == 0, out.output
+    assert [(r["id"], r["question"]) for r in json.loads(out.output)] == [(i, f"q{n}") for n, i in enumerate(ids, 1)]
+    out = run(history, ["list", "--session", "s1", "--limit", "1"], obj=obj)
+    assert out.exit_code == 0 and out.output.count("\n") == 1 and out.output.rstrip().endswith("s1#4  q4")
+    out = run(history, ["show", str(ids[1])], obj=obj)
+    assert out.exit_code == 0 and "Churn is 26.5% overall." in out.output
+    bob_id = h.turns("bob")[0].id
+    assert run(history, ["show", str(bob_id)], obj=obj).exit_code == 2  # another user's turn is invisible
+    assert run(history, ["forget"], obj=obj).exit_code == 2
+    assert run(history, ["forget", str(ids[0]), "--all"], obj=obj).exit_code == 2
+    out = run(history, ["forget", str(ids[0])], obj=obj)
+    assert out.exit_code == 0 and out.output == f"Forgot turn {ids[0]}.\n"
+    out = run(history, ["sessions", "--json"], obj=obj)
+    assert [(s["session_id"], s["n_turns"]) for s in json.loads(out.output)] == [("s1", 3)]
+    assert run(history, ["forget", "--all"], obj=obj, input="n\n").exit_code == 1  # declined: aborted
+    out = run(history, ["forget", "--all", "--yes"], obj=obj)
+    assert out.exit_code == 0 and out.output == "Forgot all history (3 turns).\n"
+    assert run(history, ["list"], obj=obj).output == "No history.\n"
+    assert len(h.turns("bob")) == 1
+
+
+def test_cli_without_obj_uses_settings_load_and_login_name(settings) -> None:
+    import getpass
+
+    from click.testing import CliRunner
+
+    from auto_analyst.cli.history import history
+
+    History(settings).record_turn(getpass.getuser(), "s1", 1, "my own question")  # settings.home == $AUTO_ANALYST_HOME
+    out = CliRunner().invoke(history, ["list", "--json"])
+    assert out.exit_code == 0, out.output
+    assert [r["question"] for r in json.loads(out.output)] == ["my own question"]

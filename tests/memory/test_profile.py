@@ -89,3 +89,25 @@ def test_render() -> None:
         "Persona: tutor.\nTone: formal.\nStyle: haiku.\n"
         "The user is new to statistics: explain terms in plain words and avoid jargon.\nAbout the user: a; b"
     )
+
+
+def test_profile_cli(settings) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from auto_analyst.cli.profile import profile
+
+    obj = {"settings": settings, "user": "alice"}
+    run = CliRunner().invoke
+    out = run(profile, ["set", "tone", "formal"], obj=obj)
+    assert out.exit_code == 0 and out.output == "tone = formal\n"
+    assert run(profile, ["set", "colour", "red"], obj=obj).exit_code == 2
+    assert run(profile, ["set", "tone", "x" * 300], obj=obj).exit_code == 2
+    shown = json.loads(run(profile, ["show", "--json"], obj=obj).output)
+    assert shown == Profile(tone="formal").model_dump()
+    text = run(profile, ["show"], obj=obj).output
+    assert text.startswith("tone       formal\n") and "Prompt text:\nPersona: data analyst." in text
+    assert json.loads(run(profile, ["show", "--json"], obj={"settings": settings, "user": "bob"}).output)["tone"] == "neutral"
+    assert run(profile, ["reset"], obj=obj).exit_code == 0
+    assert ProfileStore(settings).get("alice") == Profile()

@@ -37,14 +37,19 @@ def _table_text(t: dict, digits: int | None) -> str:
         return f"**{_sentence_case(name)}**: {fmt(rows[0][0], digits)}."
     if not rows:
         return f"**{_sentence_case(name)}**: no rows."
+    if n <= 3 and len(cols) > 4:
+        # a few wide rows (e.g. summary statistics of one column): one line per row, each value labelled
+        lines = [f"- {fmt(r[0], digits)}: " + ", ".join(f"{c} {fmt(x, digits)}" for c, x in zip(cols[1:], r[1:])
+                                                         if x is not None) for r in rows]
+        return f"**{_sentence_case(name)}**:\n" + "\n".join(lines)
     if n <= LIST_ROWS and len(cols) <= 4:
         head = f"**{_sentence_case(name)}**"
         if len(cols) >= 2:
             head += f" ({', '.join(cols[1:])})" if len(cols) > 2 else ""
         lines = [f"- {fmt(r[0], digits)}: " + ", ".join(fmt(x, digits) for x in r[1:]) for r in rows]
         return head + ":\n" + "\n".join(lines)
-    return (f"**{_sentence_case(name)}**: a table of {n} rows and {len(cols)} columns "
-            f"({', '.join(cols[:8])}{', ...' if len(cols) > 8 else ''}); see the table below.")
+    return (f"**{_sentence_case(name)}**: a table of {n} rows with columns "
+            f"{', '.join(cols[:8])}{', ...' if len(cols) > 8 else ''}; see the table below.")
 
 
 def write_answer(tables: list[dict], figures: list[dict], assumptions: list[str], unanswered: str,

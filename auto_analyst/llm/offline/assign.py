@@ -66,6 +66,10 @@ def assign(spec: QuerySpec, text: str, funcs: list[tuple[int, str, str]], chart:
         spec.task = "decline"
 
 
+def numeric_like(table: TableDescription) -> set[str]:
+    return {c.name for c in table.columns if c.kind in ("numeric", "datetime")}
+
+
 def _measure_for(col: str, funcs: list[str], spec: QuerySpec) -> Measure:
     func = next((f for f in funcs if f not in ("count",)), None) or default_func(col, spec)
     return Measure(func=func, column=col)
@@ -171,12 +175,20 @@ def _chart(spec: QuerySpec, kind: str, text: str, group_cols, numeric, categoric
             return
         spec.y, spec.x = numeric[0], (groups[0] if groups else None)
     elif kind == "line":
-        tcol = dates[0] if dates else spec.time_column
-        if tcol is None:
+        from auto_analyst.llm.offline.parser import time_column
+
+        tcol = dates[0] if dates else (spec.time_column or time_column(table))
+        ordered = [g for g in groups if g in numeric_like(table)]
+        if spec.time_grain and tcol:
+            spec.time_column = tcol
+            spec.group_by = [g for g in groups if g not in ordered][:1]  # one line per category
+        elif ordered:
+            spec.group_by = ordered[:1]  # e.g. "by year" where year is a column
+        elif tcol:
+            spec.group_by = [tcol]  # no period asked for: one point per date
+        else:
             spec.problems.append("A line chart over time needs a date column.")
             return
-        spec.time_column, spec.time_grain = tcol, spec.time_grain or "month"
-        spec.group_by = groups[:1]
         spec.measures = [_measure_for(c, plain_funcs, spec) for c in numeric[:1]] or [Measure(func="count")]
     else:  # bar, pie
         if not groups and not spec.time_grain:

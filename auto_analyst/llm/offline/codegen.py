@@ -188,7 +188,7 @@ def visualisation(spec: QuerySpec, i: int) -> str:
         title = f"{m.label()} by {', '.join(g)}"
         pdv = f"plot_data_{i}"
         if k == "line":
-            color = f", color={_c(spec.group_by[0])}" if spec.group_by else ""
+            color = f", color={_c(spec.group_by[0])}" if spec.group_by and spec.time_grain else ""
             lines.append(f"fig_{i} = px.line({pdv}.sort_values({g[-1]!r}), x={g[-1]!r}, y={m.label()!r}{color}, "
                          f"markers=True, title={title!r})")
         elif k == "pie":

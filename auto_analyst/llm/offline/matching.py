@@ -108,6 +108,11 @@ class ColumnMatcher:
             r = difflib.SequenceMatcher(None, words, p).ratio()
             if r >= CLOSE_MATCH:
                 scored[col] = max(r, scored.get(col, 0))
+        if not scored and " " not in words:
+            # an abbreviated column name: 'infl' for 'inflation' (at least 4 letters, one column only)
+            for p, col in self.phrases:
+                if len(p) >= 4 and " " not in p and words.startswith(p) and len(p) >= 0.4 * len(words):
+                    scored[col] = 0.8
         return sorted(scored, key=lambda c: -scored[c])
 
 

@@ -117,11 +117,17 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
     spec = QuerySpec(table=table.name)
     cols = {c.name: c for c in table.columns}
     matcher = ColumnMatcher(table)
-    mentions = matcher.find(text)
+    for cm in CANON_TIME.finditer(text):  # "`date` in year 2023" (canonical text) before any column word
+        col = matcher.lookup(cm.group(1))
+        if col:
+            spec.filters.append(Filter(column=col, op=cm.group(2), value=int(cm.group(3))))
+            st.take(cm.start(), cm.end())
+    mentions = [m for m in matcher.find(text) if st.free(m.start, m.end)]
     for m in mentions:
         st.take(m.start, m.end)
     _read_format(st, spec)
-    in_filters = _read_filters(st, spec, mentions, table)
+    originals = {fold(normalize(q)): q for q in re.findall(r"'([^']+)'", question)}
+    in_filters = _read_filters(st, spec, mentions, table, originals)
     mentions = [m for i, m in enumerate(mentions) if i not in in_filters]
     _read_time(st, spec, table)
     p = Pieces(text=text, spec=spec, funcs=_read_funcs(st), chart=_read_chart(st), task_word=_read_task_words(st),
@@ -138,7 +144,12 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
         if fuzzy is None:
             p.unknown = True
         else:
-            other += fuzzy
+            for col, words in fuzzy:
+                at = text.find(words)
+                if at >= 0 and GROUP_BEFORE.search(text[:at]):
+                    p.group_cols.append(col)
+                else:
+                    other.append(col)
     for c in other:
         kind = cols[c].kind
         (p.numeric if kind == "numeric" else p.dates if kind == "datetime" else p.categorical).append(c)
@@ -181,22 +192,18 @@ def _read_format(st: ParseState, spec: QuerySpec) -> None:
         st.take(m.start(), m.end())
 
 
-def _read_filters(st: ParseState, spec: QuerySpec, mentions: list[Mention], table: TableDescription) -> set[int]:
+def _read_filters(st: ParseState, spec: QuerySpec, mentions: list[Mention], table: TableDescription,
+                  originals: dict[str, str]) -> set[int]:
     """Comparison filters after column mentions, then category values; returns the mentions used."""
     text = st.text
     used: set[int] = set()
     for i, m in enumerate(mentions):
-        cm = CANON_TIME.match(text, m.start)
-        if cm:
-            spec.filters.append(Filter(column=m.column, op=cm.group(2), value=int(cm.group(3))))
-            st.take(cm.start(), cm.end())
-            used.add(i)
-            continue
         after = CMP_AFTER.match(text[m.end:])
         if not after or not st.free(m.end + after.start("v1"), m.end + after.end()):
             continue
         op = OPS[after.group("op")]
-        v1 = _num(after.group("v1"))
+        raw = after.group("v1")
+        v1 = originals.get(raw.strip("'"), raw.strip("'")) if raw.startswith("'") else _num(raw)
         col = table.columns[[c.name for c in table.columns].index(m.column)]
         if op == "==" and isinstance(v1, (int, float)) and col.kind != "numeric" and after.group("op") in ("is", "of"):
             continue
@@ -225,10 +232,15 @@ def _read_filters(st: ParseState, spec: QuerySpec, mentions: list[Mention], tabl
         else:
             spec.filters.append(Filter(column=cols[0], op="==", value=hits[0][1]))
         st.take(s, e)
+    # "the North region": a column named next to its own value names the filter, not a grouping
+    valued = {f.column for f in spec.filters if f.op == "=="}
+    for i, m in enumerate(mentions):
+        if m.column in valued and i not in used and not GROUP_BEFORE.search(text[:m.start]):
+            used.add(i)
     return used
 
 
-def _time_column(table: TableDescription) -> str | None:
+def time_column(table: TableDescription) -> str | None:
     dates = [c.name for c in table.columns if c.kind == "datetime"]
     if len(dates) == 1:
         return dates[0]
@@ -238,7 +250,7 @@ def _time_column(table: TableDescription) -> str | None:
 
 def _read_time(st: ParseState, spec: QuerySpec, table: TableDescription) -> None:
     text = st.text
-    tcol = _time_column(table)
+    tcol = time_column(table)
     for m in YEAR.finditer(text):
         if not st.free(m.start(1), m.end(1)):
             continue
@@ -305,9 +317,9 @@ def _read_topn(st: ParseState) -> tuple[int, bool] | None:
     return None
 
 
-def _fuzzy_columns(unknown: list[str], matcher: ColumnMatcher, spec: QuerySpec) -> list[str] | None:
-    """Close spellings of columns for the unexplained words; None when a word stays unexplained."""
-    taken: list[str] = []
+def _fuzzy_columns(unknown: list[str], matcher: ColumnMatcher, spec: QuerySpec) -> list[tuple[str, str]] | None:
+    """Close spellings of columns for the unexplained words, as (column, words); None when a word stays unexplained."""
+    taken: list[tuple[str, str]] = []
     rest = list(unknown)
     # try two-word phrases first ('delivery tme'), then single words
     i = 0
@@ -315,13 +327,13 @@ def _fuzzy_columns(unknown: list[str], matcher: ColumnMatcher, spec: QuerySpec) 
         pair = " ".join(rest[i:i + 2]) if i + 1 < len(rest) else None
         hits = matcher.close(pair) if pair else []
         if len(hits) == 1:
-            taken.append(hits[0])
+            taken.append((hits[0], pair))
             spec.assumptions.append(f"took '{pair}' as '{hits[0]}'")
             del rest[i:i + 2]
             continue
         hits = matcher.close(rest[i])
         if len(hits) == 1:
-            taken.append(hits[0])
+            taken.append((hits[0], rest[i]))
             spec.assumptions.append(f"took '{rest[i]}' as '{hits[0]}'")
             del rest[i]
             continue

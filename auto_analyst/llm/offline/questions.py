@@ -65,12 +65,14 @@ def _resolve(part: str, p: Pieces, table: TableDescription, prev: QuerySpec | No
         return p.spec
     fresh = p.spec.model_copy(deep=True)
     assign(fresh, p.text, p.funcs, p.chart, p.task_word, p.n, p.group_cols, p.numeric, p.categorical, p.dates, table)
-    is_follow = prev is not None and (FOLLOW_UP.search(p.text) or not fresh.answerable)
-    if not is_follow:
+    if prev is None:
         return fresh
-    if fresh.answerable and (p.numeric or p.categorical) and not re.search(r"\b(that|those|it|them|the relationship)\b", p.text) \
-            and not (fresh.task == "chart" and not p.numeric):
-        # a complete question of its own that only happens to say "now" or "instead"
+    refers = re.search(r"\b(that|those|these|it|them|this|the relationship|same)\b", p.text)
+    own_content = bool(p.numeric or p.categorical or p.dates)
+    if own_content and not refers:
+        # a complete question of its own (perhaps saying "now" or "instead"), or one whose problem is its own
+        return fresh
+    if not (FOLLOW_UP.search(p.text) or not fresh.answerable):
         return fresh
     return _merge(prev, p, table)
 

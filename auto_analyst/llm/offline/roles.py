@@ -49,8 +49,8 @@ def planner(p: Prompt) -> dict[str, Any]:
         out["decline_reason"] = "No table is loaded; load a CSV, Excel or Parquet file first."
         return out
     specs = understand(goal, desc, _previous(p))
-    good = [s for s in specs if s.answerable]
-    bad = [s for s in specs if not s.answerable]
+    good = [s for s in specs if s.answerable and _restates(s, desc)]
+    bad = [s for s in specs if s not in good]
     reasons = [pr for s in bad for pr in s.problems] or ([CANNOT] if bad else [])
     if not good:
         out["decline_reason"] = " ".join(dict.fromkeys(reasons)) or CANNOT
@@ -71,6 +71,16 @@ def planner(p: Prompt) -> dict[str, Any]:
         steps.append({"agent": role, "instruction": _instruction(role, good), "uses": uses, "creates": creates})
     out["plan"] = steps
     return out
+
+
+def _restates(spec, desc: DatasetDescription) -> bool:
+    """The analysts re-read the canonical text: refuse a part whose text does not read back the same."""
+    again = [s for s in understand(spec.to_text(), desc) if s.answerable]
+    keep = {"assumptions"}
+    ok = len(again) == 1 and again[0].model_dump(exclude=keep) == spec.model_dump(exclude=keep)
+    if not ok:
+        spec.problems.append("I could not restate this part unambiguously, so I did not answer it.")
+    return ok
 
 
 def _instruction(role: str, specs) -> str:

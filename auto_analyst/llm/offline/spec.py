@@ -110,7 +110,7 @@ class QuerySpec(BaseModel):
         elif t == "missing":
             body = "missing values of " + (" and ".join(map(quote_col, self.columns)) if self.columns else "all columns")
         elif t == "value_counts":
-            body = f"count of rows by {quote_col(self.columns[0])}"
+            body = f"value counts of {quote_col(self.columns[0])}"
         elif t == "correlation":
             body = f"correlation between {quote_col(self.x)} and {quote_col(self.y)}"
         elif t == "corr_matrix":

@@ -1,0 +1,109 @@
+"""Benchmark: auto_analyst.load vs pandas' default read_csv on a generated mixed CSV.
+
+Generates a CSV (default 1,000,000 rows × 20 columns: ints, floats, IDs with leading zeros,
+categories, ISO and day-first dates, currency text, percents with placeholders, yes/no, free
+text), then loads it in a fresh subprocess with each reader and prints wall time, peak memory
+(``resource.getrusage`` maxrss of the child) and whether the types came out right.
+
+Usage:
+    python benchmarks/bench_load.py [--rows 1000000] [--keep PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+CHILD = r"""
+import json, resource, sys, time
+path, which = sys.argv[1], sys.argv[2]
+import pandas as pd
+if which == "auto_analyst":
+    from auto_analyst.data.load import load
+t0 = time.perf_counter()
+df = pd.read_csv(path) if which == "pandas" else load(path, max_file_mb=2000).frame
+elapsed = time.perf_counter() - t0
+peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"seconds": elapsed, "peak_mb": peak_mb, "shape": list(df.shape),
+                  "dtypes": {c: str(t) for c, t in df.dtypes.items()},
+                  "zip0": str(df["zip"].iloc[0]), "amount0": str(df["amount"].iloc[0])}))
+"""
+
+EXPECTED = {"zip": "str", "store_code": "str", "amount": "float64", "rate": "float64", "active": "bool",
+            "order_date": "datetime64", "ship_date": "datetime64", "qty": "int64", "price": "float64"}
+
+
+def generate(path: Path, rows: int, seed: int = 0) -> None:
+    """Write the benchmark CSV (about 140 bytes per row)."""
+    rng = np.random.default_rng(seed)
+    day0 = np.datetime64("2020-01-01")
+    days = day0 + rng.integers(0, 1500, rows).astype("timedelta64[D]")
+    amount = rng.uniform(-2000, 20000, rows).round(2)
+    rate = rng.uniform(0, 0.5, rows)
+    rate_txt = np.char.add(np.char.mod("%.2f", rate * 100), "%").astype(object)
+    rate_txt[rng.random(rows) < 0.02] = "N/A"
+    frame = pd.DataFrame({
+        "id": np.arange(rows),
+        "zip": np.char.zfill(rng.integers(0, 99999, rows).astype(str), 5),
+        "store_code": np.char.zfill(rng.integers(0, 500, rows).astype(str), 4),
+        "region": rng.choice(["North", "South", "East", "West"], rows),
+        "product": rng.choice([f"Product {i}" for i in range(200)], rows),
+        "qty": rng.integers(1, 100, rows),
+        "price": rng.uniform(1, 500, rows).round(2),
+        "amount": [f"${a:,.2f}" if a >= 0 else f"(${-a:,.2f})" for a in amount],
+        "rate": rate_txt,
+        "active": rng.choice(["Yes", "No"], rows),
+        "order_date": pd.to_datetime(days).strftime("%Y-%m-%d"),
+        "ship_date": pd.to_datetime(days + 3).strftime("%d/%m/%Y"),
+        "score": rng.normal(50, 10, rows).round(3),
+        "weight": rng.uniform(0, 30, rows).round(1),
+        "channel": rng.choice(["web", "store", "phone"], rows),
+        "note": rng.choice(["", "gift", "express delivery", "fragile item"], rows),
+        "count": rng.integers(0, 1000, rows),
+        "lat": rng.uniform(-90, 90, rows).round(5),
+        "lon": rng.uniform(-180, 180, rows).round(5),
+        "version": rng.choice(["6.10.1", "6.9.2", "7.0.0"], rows),
+    })
+    frame.to_csv(path, index=False)
+
+
+def run(path: Path, which: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, str(path), which], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def types_right(dtypes: dict[str, str]) -> list[str]:
+    """Columns whose dtype is not the expected one."""
+    return [c for c, want in EXPECTED.items() if not dtypes.get(c, "").startswith(want)]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--keep", type=Path, default=None, help="write the CSV here and keep it")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.keep or Path(tmp) / "bench.csv"
+        t0 = time.perf_counter()
+        generate(path, args.rows)
+        print(f"generated {args.rows:,} rows × 20 columns, {path.stat().st_size / 2**20:.0f} MB "
+              f"in {time.perf_counter() - t0:.1f} s")
+        results = {which: run(path, which) for which in ("pandas", "auto_analyst")}
+    for which, r in results.items():
+        wrong = types_right(r["dtypes"])
+        print(f"{which:>13}: {r['seconds']:6.2f} s, peak {r['peak_mb']:6.0f} MB, "
+              f"types wrong: {', '.join(wrong) or 'none'} (zip[0]={r['zip0']!r}, amount[0]={r['amount0']!r})")
+    ratio = results["auto_analyst"]["seconds"] / results["pandas"]["seconds"]
+    print(f"auto_analyst / pandas time: {ratio:.2f} (target ≤ 0.50)")
+
+
+if __name__ == "__main__":
+    main()

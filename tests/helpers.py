@@ -1,0 +1,40 @@
+"""Helpers for tests: generated tables and reading values out of a Result."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from auto_analyst.results import Result
+
+
+def sales_table(seed: int = 0, n: int = 400) -> pd.DataFrame:
+    """A sales table with dates over 2022-2024, four regions, three categories and a few missing prices."""
+    rng = np.random.default_rng(seed)
+    dates = pd.Timestamp("2022-01-01") + pd.to_timedelta(rng.integers(0, 3 * 365, n), unit="D")
+    df = pd.DataFrame({
+        "order_date": dates,
+        "region": rng.choice(["North", "South", "East", "West"], n),
+        "category": rng.choice(["Garden", "Kitchen", "Tools"], n),
+        "units": rng.integers(1, 20, n),
+        "price": rng.normal(50, 12, n).round(2),
+    })
+    df["revenue"] = (df["units"] * df["price"]).round(2)
+    df.loc[rng.choice(n, 7, replace=False), "price"] = np.nan
+    return df
+
+
+def value(result: Result, name: str):
+    """The single value the script showed under ``name`` (case-insensitive)."""
+    for t in result.tables:
+        if t.name.lower() == name.lower():
+            assert t.columns == ["value"], t
+            return t.rows[0][0]
+    raise AssertionError(f"no value {name!r}; shown: {[t.name for t in result.tables]}\n{result.answer}\n{result.code}")
+
+
+def table(result: Result, name: str) -> pd.DataFrame:
+    for t in result.tables:
+        if t.name.lower() == name.lower():
+            return pd.DataFrame(t.rows, columns=t.columns)
+    raise AssertionError(f"no table {name!r}; shown: {[t.name for t in result.tables]}\n{result.answer}\n{result.code}")
