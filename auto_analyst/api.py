@@ -37,11 +37,12 @@ class Analyst:
         settings: a :class:`Settings`; built from the environment when None.
         user: user id; default the OS login name.
         api_key: a key for this Analyst only (kept in memory, never stored or logged).
+        lm: a ready ``dspy.LM`` (or ``dspy.utils.DummyLM`` in tests) used instead of building one from ``model``.
         **overrides: setting overrides (e.g. ``max_fix_attempts=1``).
     """
 
     def __init__(self, model: str | None = None, settings: Settings | None = None, user: str | None = None,
-                 api_key: str | None = None, **overrides: Any):
+                 api_key: str | None = None, lm: Any = None, **overrides: Any):
         base = settings or Settings.load()
         changes = {k: v for k, v in overrides.items() if v is not None}
         if model:
@@ -49,6 +50,7 @@ class Analyst:
         self.settings = base.replace(**changes) if changes else base
         self.user = user or self.settings.user or _login_name()
         self._api_key = api_key
+        self._lm = lm
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
 
@@ -169,16 +171,23 @@ class Session:
         from auto_analyst.llm.providers import build_lm, check_model
         from auto_analyst.pipeline import Pipeline
 
-        check_model(self.settings) if self._api_key_missing() else None
-        self._lm = build_lm(self.settings, self.analyst._api_key)
+        if self.analyst._lm is not None:
+            self._lm = self.analyst._lm
+        else:
+            if not self.analyst._api_key:
+                check_model(self.settings)
+            self._lm = build_lm(self.settings, self.analyst._api_key)
         self._sandbox = Sandbox(self.settings, self.dir / "work", self.dir / "figures")
-        self._sandbox.start()
+        # the worker's warm-up (importing pandas, sklearn, plotly...) overlaps with ours (dspy, litellm)
+        starter = threading.Thread(target=self._sandbox.start, daemon=True)
+        starter.start()
+        from auto_analyst.memory.tokens import count_tokens
+
+        count_tokens("warm up")
+        starter.join()
         self._push_tables()
         self._pipeline = Pipeline(self.settings, self._lm, self._sandbox)
         return self._pipeline
-
-    def _api_key_missing(self) -> bool:
-        return not self.analyst._api_key
 
     def _push_tables(self) -> None:
         if not self.tables:

@@ -68,7 +68,8 @@ def excel_sheets(path: Path) -> list[str]:
     try:
         wb = load_workbook(path, read_only=True, data_only=True)
     except Exception:  # noqa: BLE001 - openpyxl raises zipfile/KeyError/InvalidFileException alike
-        raise DataLoadError(f"{path.name} is not a readable .xlsx workbook; open it in Excel and save it again.") from None
+        raise DataLoadError(f"{path.name} is not a readable .xlsx workbook; "
+                            "open it in Excel and save it again.") from None
     try:
         return list(wb.sheetnames)
     finally:

@@ -95,7 +95,8 @@ def drop_footer(table: pa.Table) -> tuple[pa.Table, list[str]]:
         elif _TOTAL_START.match(cells[0]) or any(_TOTAL_CELL.match(c) for c in cells[1:3]):
             dropped.append(" | ".join(cells))
         elif (table.num_columns >= 3 and re.search(r"[^\W\d_]", cells[0])
-              and ((len(cells) <= 2 and _NOTE_START.match(cells[0])) or (len(cells) == 1 and len(cells[0].split()) >= 3))):
+              and ((len(cells) <= 2 and _NOTE_START.match(cells[0]))
+                   or (len(cells) == 1 and len(cells[0].split()) >= 3))):
             dropped.append(", ".join(cells))
         else:
             break

@@ -13,7 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["index_counts", "PLACEHOLDERS", "TEXT_PLACEHOLDERS", "NumericResult", "column_decimal", "parse_numbers", "file_decimal"]
+__all__ = ["PLACEHOLDERS", "TEXT_PLACEHOLDERS", "NumericResult", "column_decimal", "file_decimal", "index_counts",
+           "parse_numbers"]
 
 # Cells meaning "no value" in a column that is otherwise numbers, dates or booleans. Collected
 # from the spreadsheet error codes (Excel/LibreOffice) and the placeholders of the cases.
@@ -122,7 +123,7 @@ def parse_numbers(arr: pa.ChunkedArray, *, decimal: str = ".", thousands: str | 
             weights = pa.array(index_counts(encoded.indices, len(encoded.dictionary)), pa.int64())
             res = _parse(pa.chunked_array([encoded.dictionary]), decimal, thousands, force, weights)
             if res is not None:
-                res.values = pa.chunked_array([pc.take(res.values, encoded.indices)])
+                res.values = pc.take(res.values, encoded.indices)
             return res
     return _parse(arr, decimal, thousands, force, None)
 

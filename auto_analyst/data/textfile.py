@@ -70,7 +70,8 @@ def read_text_table(path: Path, *, encoding: str | None = None, delimiter: str |
     try:
         text = codecs.getincrementaldecoder(enc)().decode(head, final=complete)
     except LookupError:
-        raise DataLoadError(f"Unknown encoding {enc!r}; pass a Python codec name such as 'utf-8' or 'cp1252'.") from None
+        raise DataLoadError(f"Unknown encoding {enc!r}; pass a Python codec name such as 'utf-8' "
+                            "or 'cp1252'.") from None
     except UnicodeDecodeError:
         raise DataLoadError(f"{name} is not valid {enc} text; leave encoding unset to detect it, "
                             "or pass the right one.") from None
@@ -165,7 +166,9 @@ def _read_python(body: bytes, header: list[str], delimiter: str, name: str) -> t
     width = len(header)
     if rows:
         common, n_common = Counter(_width(r) for r in rows).most_common(1)[0]
-        if common > width and n_common >= 0.9 * len(rows):  # every row has an unnamed leading/trailing column: widen the header
+        # Nearly every row has an unnamed extra column (an exported index, a trailing field):
+        # widen the header rather than call the whole file ragged.
+        if common > width and n_common >= 0.9 * len(rows):
             header = header + [""] * (common - width)
             width = common
     bad, n_padded, kept = [], 0, []

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from auto_analyst.execution import capture
+from auto_analyst.execution import capture, report
 from auto_analyst.results import ErrorInfo, FigureOut, RunResult, TableOut
 
 __all__ = ["run_in_process"]
@@ -34,16 +34,16 @@ def run_in_process(code: str, tables: dict[str, pd.DataFrame], active: str, max_
     capture.install_display_patches()
     collector = capture.Collector(max_table_rows)
     capture.set_collector(collector)
-    writer = capture.CappedWriter(None, max_output_bytes)
+    writer = report.CappedWriter(None, max_output_bytes)
     saved = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = writer
-    capture.register_source(code)
+    report.register_source(code)
     error = None
     try:
-        exec(compile(code, capture.SCRIPT_NAME, "exec"), ns)
+        exec(compile(code, report.SCRIPT_NAME, "exec"), ns)
         collector.show_open_mpl_figures()
     except BaseException as e:  # noqa: BLE001 - the reference reports like the sandbox
-        error = capture.format_error(e)
+        error = report.format_error(e)
     finally:
         sys.stdout, sys.stderr = saved
         capture.set_collector(None)
@@ -56,11 +56,11 @@ def run_in_process(code: str, tables: dict[str, pd.DataFrame], active: str, max_
         figures.append(FigureOut(kind=f["kind"], path=str(path), title=f["title"]))
     return RunResult(
         ok=error is None,
-        stdout=capture.finish_output(bytes(writer._mem), max_output_bytes, writer.cut),
+        stdout=report.finish_output(bytes(writer._mem), max_output_bytes, writer.cut),
         error=ErrorInfo(kind=error[0], message=error[1]) if error else None,
         traceback=error[2] if error else "",
         tables=[TableOut(**t) for t in collector.tables],
         figures=figures,
-        names=capture.user_names(ns),
+        names=report.user_names(ns),
         seconds=round(time.monotonic() - t0, 4),
     )

@@ -173,9 +173,9 @@ class Sandbox:
             self._sock, self._state_pid = sock, pid
             self._ever_started = True
             try:
-                self._request({"op": "init", "cwd": str(self.workdir.resolve()), "limits": self.limits.to_dict()})
+                self._request({"op": "init", "cwd": str(self.workdir.resolve()), "limits": self.limits.to_dict()}, retry=False)
                 if self._tables:
-                    self._request({"op": "load", "tables": self._tables, "active": self._active})
+                    self._request({"op": "load", "tables": self._tables, "active": self._active}, retry=False)
             except SandboxError:
                 self._drop()
                 raise
@@ -205,15 +205,22 @@ class Sandbox:
 
     # -- requests -----------------------------------------------------------------------------
 
-    def _request(self, msg: dict[str, Any], timeout: float = _OP_TIMEOUT) -> dict[str, Any]:
-        """Send one non-run request and wait for its reply; a dead state process raises SandboxError."""
+    def _request(self, msg: dict[str, Any], timeout: float = _OP_TIMEOUT, retry: bool = True) -> dict[str, Any]:
+        """Send one non-run request and wait for its reply.
+
+        A state process found dead is restarted (tables reloaded) and the request sent once more;
+        if that fails too, SandboxError.
+        """
         assert self._sock is not None
         try:
             send(self._sock, msg)
             reply, _ = recv(self._sock, timeout=timeout)
         except (ChannelClosed, FrameTooLarge) as e:
             self._kill_state()
-            raise SandboxError(f"The session's worker stopped answering ({e}).") from None
+            if not retry or msg.get("op") == "init":
+                raise SandboxError(f"The session's worker stopped answering ({e}).") from None
+            self.start()
+            return self._request(msg, timeout, retry=False)
         if not reply.get("ok"):
             err = reply.get("error") or {}
             if err.get("kind") == "KeyError":
@@ -244,7 +251,8 @@ class Sandbox:
 
         Raises:
             BadInputError: ``active`` is not among ``tables``, or a file does not exist.
-            SandboxError: the worker could not read a file.
+            SandboxError: the worker could not read a file (also when the session's memory,
+                ``run_memory_mb`` beyond the libraries, cannot hold it).
         """
         if active not in tables:
             raise BadInputError(f"The active table {active!r} is not among the tables ({', '.join(tables)}).")
@@ -310,14 +318,23 @@ class Sandbox:
                 result.stdout = note + result.stdout
             return result
 
-    def _run_once(self, code: str, cancel: threading.Event | None, t0: float) -> RunResult:
+    def _run_once(self, code: str, cancel: threading.Event | None, t0: float, retry: bool = True) -> RunResult:
         assert self._sock is not None
         sock = self._sock
         try:
             send(sock, {"op": "run", "code": code, "timeout": self.limits.timeout})
         except ChannelClosed:
+            # It died while idle (e.g. the OOM killer): start afresh and run there.
             self._kill_state()
-            return self._fail("killed", "the session's worker had stopped; run again to restart it", t0)
+            if not retry:
+                return self._fail("sandbox", "the session's worker died right after starting", t0)
+            try:
+                self.start()
+            except SandboxError as e:
+                return self._fail("sandbox", str(e), t0)
+            result = self._run_once(code, cancel, t0, retry=False)
+            result.stdout = _RESTART_NOTE + result.stdout
+            return result
         backstop = t0 + self.limits.timeout + _BACKSTOP
         run_pid = 0
         cancel_sent = False

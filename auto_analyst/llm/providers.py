@@ -29,7 +29,7 @@ def check_model(settings: Settings) -> None:
     missing = env.get("missing_keys") or []
     if missing:
         raise ModelError(f"Model {settings.model!r} needs {', '.join(missing)} in the environment "
-                         f"(or --api-key); set it, or drop --model to use the embedded offline model.")
+                         f"(or AUTO_ANALYST_API_KEY); set it, or drop --model to use the embedded offline model.")
 
 
 def build_lm(settings: Settings, api_key: str | None = None):

@@ -1,7 +1,10 @@
 """Token counting for prompt budgets.
 
-Counts use ``litellm.token_counter``, which ships its tokenizers and works offline (``tiktoken`` on
-its own would download its encoding files on first use). Every budget in the memory layer is
+Counts are ``litellm.token_counter``'s. For the default tokenizer model the same count is taken
+straight from tiktoken with the encoding files LiteLLM ships (its ``litellm_core_utils/tokenizers``
+folder, so nothing is downloaded): importing LiteLLM costs 6-8 s here, which every first question
+would pay. ``tests/memory/test_tokens.py`` checks both give the same numbers. Other models go
+through ``litellm.token_counter`` itself. Every budget in the memory layer is
 measured with :func:`count_tokens`, so sizes reported in a trace and the budgets that were enforced
 are the same numbers.
 """
@@ -50,9 +53,37 @@ def _count_cached(text: str, model: str) -> int:
 
 def _count(text: str, model: str) -> int:
     try:
+        if model == DEFAULT_TOKEN_MODEL and _bundled_encoding() is not None:
+            return len(_bundled_encoding().encode(text, disallowed_special=()))
         return int(_litellm().token_counter(model=model, text=text))
     except Exception:  # noqa: BLE001 - any tokenizer failure falls back to an estimate
         return -(-len(text) // 3)
+
+
+DEFAULT_ENCODING = "o200k_base"
+"""The encoding litellm.token_counter uses for gpt-4o-mini (litellm_core_utils/token_counter.py)."""
+
+
+@lru_cache(maxsize=1)
+def _bundled_encoding():
+    """tiktoken's o200k_base read from LiteLLM's bundled files, without importing LiteLLM; None if absent."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = os.path.join(list(spec.submodule_search_locations)[0], "litellm_core_utils", "tokenizers")
+    if not os.path.isdir(folder):
+        return None
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", folder)
+    if os.environ["TIKTOKEN_CACHE_DIR"] != folder:
+        return None  # the user points tiktoken elsewhere: let LiteLLM decide
+    try:
+        import tiktoken
+
+        return tiktoken.get_encoding(DEFAULT_ENCODING)
+    except Exception:  # noqa: BLE001 - missing file or no tiktoken: LiteLLM's own path
+        return None
 
 
 @lru_cache(maxsize=1)

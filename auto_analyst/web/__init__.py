@@ -1,0 +1,71 @@
+"""The web page: a Flask app factory, blueprints by area, templates and static files served by the app.
+
+Example:
+    >>> from auto_analyst.web import create_app
+    >>> app = create_app({"TESTING": True})        # doctest: +SKIP
+    >>> app.test_client().get("/").status_code     # doctest: +SKIP
+    200
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Any, Mapping
+
+from flask import Flask, send_file
+
+__all__ = ["create_app"]
+
+# Multipart framing adds a few hundred bytes per field; 1 MiB of slack keeps a file of exactly
+# max_file_mb from being refused by werkzeug before the loader's own check can explain the limit.
+_UPLOAD_SLACK = 1024 * 1024
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the app: settings, signed cookie, CSRF check, error shape, blueprints, the Analyst service.
+
+    Args:
+        test_config: Flask config overrides. Recognised keys besides Flask's own:
+            ``SETTINGS`` (a :class:`~auto_analyst.config.Settings`; default ``Settings.load()``),
+            ``CONVERSATION_INDEX`` (a :class:`~auto_analyst.web.conversations.ConversationIndex`),
+            ``MAX_LIVE_WORKERS`` (int) and ``JOB_TIMEOUT`` (seconds).
+
+    Returns:
+        The app; its :class:`~auto_analyst.web.service.WebService` is ``app.extensions["auto_analyst"]``.
+        Call ``app.extensions["auto_analyst"].close()`` when done to stop the workers.
+    """
+    from auto_analyst.config import Settings
+    from auto_analyst.web import chat, errors, exports, security, uploads
+    from auto_analyst.web.service import WebService
+
+    app = Flask(__name__)
+    app.config.from_mapping(
+        SESSION_COOKIE_NAME="aa_session", SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
+        PERMANENT_SESSION_LIFETIME=_dt.timedelta(days=365), MAX_LIVE_WORKERS=12, JOB_TIMEOUT=900.0,
+        JSON_SORT_KEYS=False)
+    if test_config:
+        app.config.from_mapping(dict(test_config))
+    settings = app.config.get("SETTINGS") or Settings.load()
+    app.config["SETTINGS"] = settings
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_file_mb * 1024 * 1024 + _UPLOAD_SLACK
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = security.load_secret_key(settings.home / "web" / "secret_key")
+
+    app.extensions["auto_analyst"] = WebService(settings, index=app.config.get("CONVERSATION_INDEX"),
+                                                max_live_workers=int(app.config["MAX_LIVE_WORKERS"]),
+                                                job_timeout=float(app.config["JOB_TIMEOUT"]))
+    errors.init_app(app)
+    security.init_app(app)
+    for bp in (chat.bp, uploads.bp, exports.bp):
+        app.register_blueprint(bp)
+
+    @app.get("/vendor/plotly.min.js")
+    def plotly_js():
+        """plotly.js from the installed plotly package: the page loads nothing from a CDN."""
+        import plotly
+
+        return send_file(Path(plotly.__file__).parent / "package_data" / "plotly.min.js",
+                         mimetype="text/javascript", max_age=86400)
+
+    return app

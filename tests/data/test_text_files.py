@@ -122,7 +122,8 @@ def test_ragged_rows_repaired_or_refused(tmp_path):
 
 
 @pytest.mark.parametrize("content, match", [
-    (b"", "empty"), (b"  \r\n\r\n", "empty"), (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4, "binary"),
+    (b"", "empty"), (b"  \r\n\r\n", "empty"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4, "binary"),
 ])
 def test_bad_files_fail_with_one_sentence(tmp_path, content, match):
     p = tmp_path / "bad.csv"

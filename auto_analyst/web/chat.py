@@ -1,0 +1,206 @@
+"""The chat blueprint: the page, conversations, asking, streaming progress, cancelling, re-running code.
+
+Every ``/api/sessions/<sid>`` view looks the conversation up through
+:meth:`WebService.get`, which answers 404 unless the session belongs to the browser's cookie user.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
+
+from auto_analyst.web import render
+from auto_analyst.web.conversations import Conversation
+from auto_analyst.web.errors import ApiError
+from auto_analyst.web.security import csrf_token, current_user
+
+__all__ = ["bp"]
+
+bp = Blueprint("chat", __name__)
+
+MAX_QUESTION_CHARS = 4000
+MAX_CODE_CHARS = 200_000
+
+
+def service():
+    """The app's :class:`~auto_analyst.web.service.WebService`."""
+    return current_app.extensions["auto_analyst"]
+
+
+def body() -> dict[str, Any]:
+    """The JSON body of the request.
+
+    Raises:
+        ApiError: 400 when the body is not a JSON object.
+    """
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise ApiError(400, "bad_request", "Send a JSON object body with Content-Type: application/json.")
+    return data
+
+
+def conversation(sid: str) -> Conversation:
+    """The cookie user's conversation ``sid`` (raises ApiError 404 otherwise)."""
+    return service().get(current_user(), sid)
+
+
+def conversation_json(conv: Conversation) -> dict[str, Any]:
+    """Everything the page shows for one conversation."""
+    session = conv.session
+    tables = [{"name": t.name, "file": (u.original_name if (u := conv.source_of(t.name)) else ""),
+               "n_rows": int(len(t.frame)), "n_columns": int(t.frame.shape[1])} for t in session.tables.values()]
+    job = conv.job if conv.busy else None
+    return conv.summary() | {
+        "tables": tables, "active": session.active,
+        "results": [render.result_json(r, conv.id, i) for i, r in enumerate(list(session.results))],
+        "job": {"id": job.id, "kind": job.kind} if job else None,
+    }
+
+
+@bp.get("/")
+def page():
+    """The single page; its data comes from the JSON endpoints below."""
+    current_user()
+    return render_template("index.html", csrf_token=csrf_token(), max_file_mb=service().settings.max_file_mb)
+
+
+@bp.get("/api/state")
+def state():
+    """The browser's model and its conversations, newest first."""
+    user = current_user()
+    return jsonify({"ok": True, "model": service().model_of(user), "csrf_token": csrf_token(),
+                    "max_file_mb": service().settings.max_file_mb,
+                    "sessions": [c.summary() for c in service().index.list(user)]})
+
+
+@bp.post("/api/model")
+def set_model():
+    """Pick the model (and API key, held in memory for this browser only) for new conversations."""
+    data = body()
+    model = service().set_model(current_user(), str(data.get("model") or ""), str(data.get("api_key") or "") or None)
+    return jsonify({"ok": True, "model": model})
+
+
+@bp.get("/api/sessions")
+def list_sessions():
+    return jsonify({"ok": True, "sessions": [c.summary() for c in service().index.list(current_user())]})
+
+
+@bp.post("/api/sessions")
+def new_session():
+    """Start a new conversation."""
+    conv = service().new_conversation(current_user())
+    return jsonify({"ok": True, "session": conversation_json(conv)}), 201
+
+
+@bp.get("/api/sessions/<sid>")
+def get_session(sid: str):
+    return jsonify({"ok": True, "session": conversation_json(conversation(sid))})
+
+
+@bp.delete("/api/sessions/<sid>")
+def delete_session(sid: str):
+    """Delete a conversation with its uploads, tables, figures and worker."""
+    service().delete(current_user(), sid)
+    return jsonify({"ok": True})
+
+
+def _job_json(conv: Conversation, job) -> dict[str, Any]:
+    base = f"/api/sessions/{conv.id}/jobs/{job.id}"
+    return {"ok": True, "job": {"id": job.id, "kind": job.kind, "events": f"{base}/events", "cancel": f"{base}/cancel"}}
+
+
+def _index_of(conv: Conversation, result) -> int:
+    return next(i for i, r in enumerate(conv.session.results) if r is result)
+
+
+@bp.post("/api/sessions/<sid>/ask")
+def ask(sid: str):
+    """Start answering a question; progress and the result come from the job's event stream."""
+    conv = conversation(sid)
+    question = str(body().get("question") or "").strip()
+    if not question:
+        raise ApiError(400, "bad_input", "The question is empty; type what you want to know about the data.")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise ApiError(400, "bad_input", f"The question is over {MAX_QUESTION_CHARS} characters; shorten it.")
+    if not conv.session.tables:
+        raise ApiError(400, "bad_input", "No table is loaded; upload a CSV, Excel, Parquet or JSON file first.")
+
+    def work(on_progress, cancel):
+        result = conv.session.ask(question, on_progress=on_progress, cancel=cancel)
+        service().index.touch(conv, result)
+        return render.result_json(result, conv.id, _index_of(conv, result))
+
+    job = service().start_job(conv, "ask", work, title=question)
+    return jsonify(_job_json(conv, job)), 202
+
+
+@bp.post("/api/sessions/<sid>/run")
+def run_code(sid: str):
+    """Run an edited script in the conversation's worker (``Session.run_code``) as a job."""
+    conv = conversation(sid)
+    data = body()
+    code = str(data.get("code") or "")
+    if not code.strip():
+        raise ApiError(400, "bad_input", "The script is empty.")
+    if len(code) > MAX_CODE_CHARS:
+        raise ApiError(400, "bad_input", f"The script is over {MAX_CODE_CHARS} characters.")
+    if not conv.session.tables:
+        raise ApiError(400, "bad_input", "No table is loaded; upload a file first.")
+    question = str(data.get("question") or "") or None
+
+    def work(on_progress, cancel):
+        from auto_analyst.results import ProgressEvent
+
+        on_progress(ProgressEvent(stage="running", message="Running the edited script"))
+        # Session.run_code has no cancel parameter yet; pass the event as soon as it does.
+        extra = {"cancel": cancel} if "cancel" in inspect.signature(conv.session.run_code).parameters else {}
+        result = conv.session.run_code(code, question=question and f"{question} (edited)", **extra)
+        service().index.touch(conv, result)
+        return render.result_json(result, conv.id, _index_of(conv, result))
+
+    job = service().start_job(conv, "run", work)
+    return jsonify(_job_json(conv, job)), 202
+
+
+def _job(conv: Conversation, jid: str):
+    job = conv.jobs.get(jid)
+    if job is None:
+        raise ApiError(404, "not_found", "No such job in this conversation.")
+    return job
+
+
+@bp.get("/api/sessions/<sid>/jobs/<jid>/events")
+def events(sid: str, jid: str):
+    """Server-sent events: ``progress`` events, then one ``result`` or ``error``.
+
+    ``Last-Event-ID`` (sent by EventSource on reconnect) resumes after the events already seen.
+    """
+    job = _job(conversation(sid), jid)
+    try:
+        start = max(int(request.headers.get("Last-Event-ID", "0")), 0)
+    except ValueError:
+        start = 0
+    # The generator touches only the job (no request or app context), so it needs no
+    # stream_with_context; when the client leaves, werkzeug closes it and the job runs on.
+    return Response(job.stream(start), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@bp.get("/api/sessions/<sid>/jobs/<jid>")
+def job_status(sid: str, jid: str):
+    """A job's state, and its final event once finished (for clients without EventSource)."""
+    job = _job(conversation(sid), jid)
+    final = job.final()
+    return jsonify({"ok": True, "job": {"id": job.id, "kind": job.kind, "finished": job.finished,
+                                        "final": {"event": final[0], "data": final[1]} if final else None}})
+
+
+@bp.post("/api/sessions/<sid>/jobs/<jid>/cancel")
+def cancel(sid: str, jid: str):
+    """Ask the run to stop (the API's cancel event); the stream then ends with the cancelled result."""
+    job = _job(conversation(sid), jid)
+    job.cancel.set()
+    return jsonify({"ok": True, "finished": job.finished})

@@ -1,0 +1,122 @@
+"""Background jobs: a question or a script runs in its own thread; progress is streamed as SSE.
+
+The request that starts a job returns at once; the page then opens ``/events``. The job does not
+depend on that stream: a client that goes away mid-stream only ends its generator, the run goes
+on, and its result lands in the session (a reconnect replays every event from the start).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import threading
+import time
+from typing import Any, Callable, Iterator
+
+from auto_analyst.errors import AutoAnalystError
+
+__all__ = ["Job", "sse"]
+
+log = logging.getLogger(__name__)
+
+# Browsers and proxies drop an idle event stream after ~30-60 s; a comment line every 15 s keeps
+# it open during a long model call and lets the server notice a vanished client.
+HEARTBEAT_SECONDS = 15.0
+
+
+def sse(event: str, data: Any, event_id: int | None = None) -> str:
+    """One server-sent event frame (``data`` as one JSON line, so no newline can split the frame)."""
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+
+
+class Job:
+    """One run of ``work(on_progress, cancel) -> payload`` in a daemon thread.
+
+    Events are ``(name, data)``: ``progress`` (a ProgressEvent dict), then exactly one of ``result``
+    (the payload) or ``error`` ({kind, message}). ``timeout`` seconds after the start the cancel
+    event is set, so a stuck run ends as cancelled instead of holding the session forever.
+
+    Args:
+        kind: ``ask`` or ``run``.
+        work: the function to run; it gets a progress callback and a ``threading.Event``.
+        timeout: seconds before the job cancels itself.
+        on_done: called (in the job thread) after the last event, e.g. to note activity.
+    """
+
+    def __init__(self, kind: str, work: Callable[..., Any], timeout: float = 900.0,
+                 on_done: Callable[["Job"], None] | None = None):
+        self.id = secrets.token_urlsafe(9)
+        self.kind = kind
+        self.cancel = threading.Event()
+        self.events: list[tuple[str, Any]] = []
+        self.finished = False
+        self.started = time.time()
+        self._work, self._timeout, self._on_done = work, timeout, on_done
+        self._cond = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name=f"aa-job-{self.id}", daemon=True)
+
+    def start(self) -> "Job":
+        self._thread.start()
+        return self
+
+    def _push(self, name: str, data: Any) -> None:
+        with self._cond:
+            self.events.append((name, data))
+            self._cond.notify_all()
+
+    def progress(self, event: Any) -> None:
+        """The ``on_progress`` callback given to the API."""
+        data = event.model_dump() if hasattr(event, "model_dump") else dict(event)
+        self._push("progress", data)
+
+    def _run(self) -> None:
+        timer = threading.Timer(self._timeout, self.cancel.set)
+        timer.daemon = True
+        timer.start()
+        try:
+            self._push("result", self._work(self.progress, self.cancel))
+        except AutoAnalystError as exc:
+            self._push("error", {"kind": exc.kind, "message": str(exc)})
+        except Exception:  # noqa: BLE001 - a failed run must never take the server down
+            log.exception("job %s failed", self.id)
+            self._push("error", {"kind": "internal", "message": "The run failed on the server; the error was logged."})
+        finally:
+            timer.cancel()
+            with self._cond:
+                self.finished = True
+                self._cond.notify_all()
+            if self._on_done is not None:
+                try:
+                    self._on_done(self)
+                except Exception:  # noqa: BLE001
+                    log.exception("job %s: on_done failed", self.id)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job has finished (True) or ``timeout`` passed (False)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self.finished, timeout)
+
+    def final(self) -> tuple[str, Any] | None:
+        """The last event (``result`` or ``error``) once finished, else None."""
+        with self._cond:
+            return self.events[-1] if self.finished and self.events else None
+
+    def stream(self, start: int = 0) -> Iterator[str]:
+        """SSE frames of every event from index ``start``, ending after the final event."""
+        i = start
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: i < len(self.events) or self.finished, HEARTBEAT_SECONDS)
+                event = self.events[i] if i < len(self.events) else None
+                done = self.finished
+            if event is None:
+                if done:
+                    return
+                yield ": keepalive\n\n"
+                continue
+            i += 1
+            yield sse(event[0], event[1], i)
+            if event[0] in ("result", "error"):
+                return

@@ -1,0 +1,82 @@
+"""Who the browser is, and proof that a state-changing request came from our page.
+
+There is no login: each browser gets a random user id in Flask's signed session cookie (HttpOnly,
+SameSite=Lax). The same cookie holds a CSRF token; the page reads it from a ``<meta>`` tag and
+sends it back in the ``X-CSRF-Token`` header (or a ``csrf_token`` form field). A page on another
+origin can make the browser send the cookie, but cannot read the token, so it cannot forge a request.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from pathlib import Path
+
+from flask import Flask, request, session
+
+from auto_analyst.web.errors import ApiError
+
+__all__ = ["CSRF_HEADER", "csrf_token", "current_user", "init_app", "load_secret_key"]
+
+CSRF_HEADER = "X-CSRF-Token"
+_SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+
+def load_secret_key(path: Path) -> str:
+    """The app's signing key, created once with mode 0600 so user ids survive a restart."""
+    if path.exists():
+        key = path.read_text().strip()
+        if key:
+            return key
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    fd = path.open("w")
+    try:
+        path.chmod(0o600)
+        fd.write(key)
+    finally:
+        fd.close()
+    return key
+
+
+def current_user() -> str:
+    """The browser's user id (created on first use; 22 random url-safe characters)."""
+    uid = session.get("uid")
+    if not uid:
+        uid = session["uid"] = secrets.token_urlsafe(16)
+        session.permanent = True
+    return uid
+
+
+def csrf_token() -> str:
+    """The CSRF token bound to this browser's cookie (created on first use)."""
+    token = session.get("csrf")
+    if not token:
+        token = session["csrf"] = secrets.token_urlsafe(24)
+    return token
+
+
+def _check_csrf() -> None:
+    if request.method in _SAFE_METHODS:
+        return
+    expected = session.get("csrf")
+    sent = request.headers.get(CSRF_HEADER) or request.form.get("csrf_token", "")
+    if not expected or not sent or not hmac.compare_digest(str(expected), str(sent)):
+        raise ApiError(403, "csrf", "Missing or wrong CSRF token; reload the page and try again.")
+
+
+def init_app(app: Flask) -> None:
+    """Check the CSRF token before every state-changing request, and set safe response headers."""
+    app.before_request(_check_csrf)
+
+    @app.after_request
+    def _headers(resp):
+        # A strict CSP is the second line of defence behind textContent: no inline script and no
+        # foreign origin can run even if some markup slipped through. Plotly needs inline styles.
+        resp.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+            "img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("Referrer-Policy", "same-origin")
+        return resp

@@ -1,0 +1,207 @@
+"""The web app's service object (``app.extensions["auto_analyst"]``): analysts, conversations, jobs.
+
+Per-user state is keyed by the cookie user id and lives here, never in a module global. The
+default :class:`~auto_analyst.api.Analyst` (settings' model, usually offline) serves every
+browser; a browser that picks a model gets its own Analyst holding its key in memory only.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+import shutil
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from auto_analyst.api import Analyst
+from auto_analyst.config import Settings
+from auto_analyst.data.formats import FORMATS
+from auto_analyst.data.load import table_name
+from auto_analyst.errors import AutoAnalystError, DataLoadError, ModelError
+from auto_analyst.web.conversations import Conversation, ConversationIndex, MemoryIndex, Upload
+from auto_analyst.web.errors import ApiError
+from auto_analyst.web.jobs import Job
+
+__all__ = ["WebService"]
+
+log = logging.getLogger(__name__)
+_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+
+
+class WebService:
+    """Everything the blueprints share.
+
+    Args:
+        settings: the frozen settings (home, max_file_mb, model, ...).
+        index: where conversations are kept (default: in memory).
+        max_live_workers: sessions allowed a running worker process at once; past it the least
+            recently used idle conversation's worker is stopped (its tables and memory stay).
+        job_timeout: seconds before a running question cancels itself.
+    """
+
+    def __init__(self, settings: Settings, index: ConversationIndex | None = None, max_live_workers: int = 12,
+                 job_timeout: float = 900.0):
+        self.settings = settings
+        self.analyst = Analyst(settings=settings)
+        self.index = index or MemoryIndex()
+        self.max_live_workers = max_live_workers
+        self.job_timeout = job_timeout
+        self._analysts: dict[str, Analyst] = {}
+        self._live: dict[str, Conversation] = {}  # conv id -> conversation whose worker may be running
+        self._lock = threading.Lock()
+
+    # ----------------------------------------------------------------- models
+    def model_of(self, user: str) -> str:
+        """The model new conversations of ``user`` use."""
+        return (self._analysts.get(user) or self.analyst).settings.model
+
+    def set_model(self, user: str, model: str, api_key: str | None) -> str:
+        """Use ``model`` (with ``api_key``, kept in memory only) for ``user``'s new conversations.
+
+        Raises:
+            ApiError: 400 when the model string is unknown or needs a key that was not given.
+        """
+        model = (model or "").strip()
+        if not model or model in ("offline", "local/offline"):
+            with self._lock:
+                self._analysts.pop(user, None)
+            return self.analyst.settings.model
+        try:
+            analyst = Analyst(model=model, settings=self.settings, api_key=api_key or None, user=user)
+            if not api_key:
+                from auto_analyst.llm.providers import check_model
+
+                check_model(analyst.settings)
+        except (ModelError, AutoAnalystError) as exc:
+            raise ApiError(400, "model", str(exc)) from None
+        with self._lock:
+            self._analysts[user] = analyst
+        return model
+
+    # ---------------------------------------------------------- conversations
+    def new_conversation(self, user: str) -> Conversation:
+        """A fresh conversation (and API session) for ``user`` with the user's current model."""
+        analyst = self._analysts.get(user) or self.analyst
+        session = analyst.session(user=user)
+        conv = Conversation(id=session.id, user=user, session=session, model=analyst.settings.model)
+        self.index.add(conv)
+        return conv
+
+    def get(self, user: str, conv_id: str) -> Conversation:
+        """The user's conversation.
+
+        Raises:
+            ApiError: 404 when it does not exist or belongs to another browser (the same answer
+                for both, so ids of other users cannot be probed).
+        """
+        conv = self.index.get(user, conv_id) if _ID.match(conv_id or "") else None
+        if conv is None:
+            raise ApiError(404, "not_found", "No such conversation; it may have been deleted. Start a new one.")
+        return conv
+
+    def delete(self, user: str, conv_id: str) -> None:
+        """Delete a conversation and its data: uploads, tables, figures, worker."""
+        conv = self.get(user, conv_id)
+        self.index.remove(user, conv_id)
+        if conv.job is not None:
+            conv.job.cancel.set()
+            conv.job.wait(30)
+        with self._lock:
+            self._live.pop(conv.id, None)
+        conv.session.close()
+        for path in (conv.session.dir, self.upload_dir(conv)):
+            shutil.rmtree(path, ignore_errors=True)
+
+    # ---------------------------------------------------------------- uploads
+    def upload_dir(self, conv: Conversation) -> Path:
+        return self.settings.home / "uploads" / conv.user / conv.id
+
+    def upload(self, conv: Conversation, original_name: str, save: Callable[[Path], None]) -> list[Any]:
+        """Store an upload under a generated name and load it into the conversation.
+
+        Args:
+            conv: the conversation.
+            original_name: the browser's file name (metadata: table name, export, display).
+            save: writes the uploaded bytes to the path it is given.
+
+        Raises:
+            ApiError: 400 for a missing name or unsupported type, 409 while a run is going on.
+            DataLoadError: the file is not a loadable table (the message says why).
+        """
+        name = Path((original_name or "").replace("\\", "/")).name
+        suffix = Path(name).suffix.lower()
+        if not name:
+            raise ApiError(400, "bad_upload", "The upload has no file name; choose a file to upload.")
+        if suffix not in FORMATS:
+            raise ApiError(400, "bad_upload", f"Unsupported file type {suffix or '(none)'!r}; upload one of "
+                                              f"{', '.join(sorted(FORMATS))}.")
+        folder = self.upload_dir(conv)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{secrets.token_hex(8)}{suffix}"
+        save(path)
+        with conv.lock:
+            if conv.busy:
+                path.unlink(missing_ok=True)
+                raise ApiError(409, "busy", "A question is running; wait for it or cancel it, then upload.")
+            try:
+                loaded = conv.session.load(path, name=table_name(name))
+            except DataLoadError as exc:
+                path.unlink(missing_ok=True)
+                raise DataLoadError(str(exc).replace(str(path), name).replace(path.name, name)) from None
+            conv.uploads.append(Upload(path=str(path), original_name=name, tables=[t.name for t in loaded]))
+            if conv.title == "New conversation":
+                conv.title = name
+        self.index.touch(conv)
+        return loaded
+
+    # ------------------------------------------------------------------- jobs
+    def start_job(self, conv: Conversation, kind: str, work: Callable[..., Any], title: str = "") -> Job:
+        """Run ``work`` for ``conv`` in the background (one job per conversation at a time).
+
+        Raises:
+            ApiError: 409 when the conversation is already running something.
+        """
+        with conv.lock:
+            if conv.busy:
+                raise ApiError(409, "busy", "This conversation is already working; wait or cancel first.")
+            if title and (conv.title == "New conversation" or not conv.session.results):
+                conv.title = title[:80]
+            job = Job(kind, work, timeout=self.job_timeout, on_done=lambda j: self._job_done(conv))
+            conv.job = job
+            conv.jobs = {k: v for k, v in list(conv.jobs.items())[-4:]} | {job.id: job}
+        with self._lock:
+            self._live[conv.id] = conv
+        job.start()
+        return job
+
+    def _job_done(self, conv: Conversation) -> None:
+        self.index.touch(conv)
+        self._reap()
+
+    def _reap(self) -> None:
+        """Stop the workers of the least recently used idle conversations beyond ``max_live_workers``."""
+        with self._lock:
+            live = sorted(self._live.values(), key=lambda c: c.updated)
+            extra = len(live) - self.max_live_workers
+            victims = [c for c in live if not c.busy][:max(extra, 0)]
+            for c in victims:
+                self._live.pop(c.id, None)
+        for c in victims:
+            with c.lock:
+                if not c.busy:
+                    c.session.close()
+
+    def close(self) -> None:
+        """Cancel running jobs and stop every worker (server shutdown)."""
+        convs = self.index.all() if hasattr(self.index, "all") else list(self._live.values())
+        for c in convs:
+            if c.job is not None:
+                c.job.cancel.set()
+        for c in convs:
+            if c.job is not None:
+                c.job.wait(10)
+        self.analyst.close()
+        for a in list(self._analysts.values()):
+            a.close()

@@ -1,0 +1,73 @@
+"""The auto-analyst command: answers, JSON lines, exit codes, piped conversations."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from auto_analyst.cli import cli
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()
+
+
+def test_ask_prints_the_answer_the_script_and_exits_0(runner, datasets_dir):
+    r = runner.invoke(cli, ["ask", str(datasets_dir / "iris.csv"), "What is the average petal length by species?"])
+    assert r.exit_code == 0, r.output
+    assert "setosa: 1.462" in r.output and "virginica: 5.552" in r.output
+    assert "groupby(['species'])['petal_length'].mean()" in r.output  # the script that produced it
+
+
+def test_ask_json_is_one_result_object(runner, datasets_dir):
+    r = runner.invoke(cli, ["ask", str(datasets_dir / "grunfeld.csv"), "total invest by firm", "--json"])
+    assert r.exit_code == 0, r.output
+    result = json.loads(r.output.strip().splitlines()[-1])
+    g = pd.read_csv(datasets_dir / "grunfeld.csv").groupby("firm")["invest"].sum()
+    rows = dict(map(tuple, result["tables"][0]["rows"]))
+    assert rows == pytest.approx(g.to_dict())
+    assert set(result) >= {"question", "status", "answer", "error", "code", "stdout", "tables", "figures", "attempts",
+                           "plan", "usage", "timings", "trace"}
+    assert set(result["trace"]) >= {"intent", "memory_hits", "context", "source"}
+    assert result["usage"]["lm_calls"] == 3 and result["trace"]["source"] == "ran_code"
+
+
+def test_declined_question_exits_3(runner, datasets_dir):
+    r = runner.invoke(cli, ["ask", str(datasets_dir / "iris.csv"), "Who will win the next election?"])
+    assert r.exit_code == 3, r.output
+    assert "election" in r.output
+
+
+def test_missing_file_exits_2_with_one_sentence(runner, tmp_path):
+    r = runner.invoke(cli, ["ask", str(tmp_path / "nope.csv"), "mean of x"])
+    assert r.exit_code == 2
+    assert "Traceback" not in r.output and "nope.csv" in r.output
+
+
+def test_model_without_key_exits_1_with_one_sentence(runner, datasets_dir, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    r = runner.invoke(cli, ["ask", str(datasets_dir / "iris.csv"), "mean of sepal_length", "--model", "openai/gpt-4o-mini"])
+    assert r.exit_code == 1
+    assert "OPENAI_API_KEY" in r.output and "Traceback" not in r.output
+
+
+def test_chat_reads_one_question_a_line_and_follow_ups_work(runner, datasets_dir):
+    questions = "total invest by firm\nnow only for 1950\nwhich firm has the highest total invest?\n"
+    r = runner.invoke(cli, ["chat", str(datasets_dir / "grunfeld.csv"), "--json"], input=questions)
+    assert r.exit_code == 0, r.output
+    results = [json.loads(line) for line in r.output.splitlines() if line.startswith("{")]
+    assert [x["status"] for x in results] == ["ok", "ok", "ok"]
+    g = pd.read_csv(datasets_dir / "grunfeld.csv")
+    rows1950 = dict(map(tuple, results[1]["tables"][0]["rows"]))
+    assert rows1950 == pytest.approx(g[g["year"] == 1950].groupby("firm")["invest"].sum().to_dict())
+    assert "General Motors" in results[2]["answer"]
+
+
+def test_trace_flag_prints_the_trace(runner, datasets_dir):
+    r = runner.invoke(cli, ["ask", str(datasets_dir / "iris.csv"), "mean sepal_length", "--trace", "--no-code"])
+    assert r.exit_code == 0
+    assert "intent: analysis" in r.output and "LM calls: 3" in r.output and "dataset_description=" in r.output
