@@ -51,8 +51,15 @@ class Analyst:
         self.user = user or self.settings.user or _login_name()
         self._api_key = api_key
         self._lm = lm
+        from auto_analyst.memory.services import MemoryServices
+
+        self.memory = MemoryServices(self.settings)
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
+
+    def resume(self, session_id: str | None = None, user: str | None = None) -> "Session":
+        """Continue a saved session (the user's last one when ``session_id`` is None); see :meth:`Session.resume`."""
+        return Session.resume(self, user or self.user, session_id)
 
     def session(self, session_id: str | None = None, user: str | None = None) -> "Session":
         """A new session (or the open one with ``session_id``) for ``user`` (default the Analyst's user)."""
@@ -72,6 +79,7 @@ class Analyst:
             sessions, self._sessions = list(self._sessions.values()), {}
         for s in sessions:
             s.close()
+        self.memory.close()
 
     def __enter__(self):
         return self
@@ -222,18 +230,21 @@ class Session:
 
             pipeline = self._ensure_runtime()
             self.turn += 1
-            memory = json.dumps(self.memory.messages(self.settings.memory_budget_tokens), ensure_ascii=False)
             desc = self.description.to_prompt()
-            ctx = TurnContext(question=question, dataset_description=desc, short_term_memory=memory,
-                              variables=json.dumps(self._sandbox.variables()))
+            services = self.analyst.memory
+            prepared = services.prepare(self, question, desc)
+            ctx = TurnContext(question=question, dataset_description=desc, short_term_memory=prepared.short_term_memory,
+                              user_context=prepared.user_context, style=prepared.style,
+                              variables=json.dumps(self._sandbox.variables()), known_fixes=prepared.known_fixes,
+                              memory=_SessionMemory(self))
             result = pipeline.ask(ctx, on_progress=on_progress, cancel=cancel)
             result.session_id, result.turn = self.id, self.turn
-            from auto_analyst.memory.tokens import count_tokens
-
-            result.trace.context = [ContextPart(part="dataset_description", tokens=count_tokens(desc)),
-                                    ContextPart(part="short_term_memory", tokens=count_tokens(memory))]
+            result.trace.context = prepared.sizes
+            result.trace.memory_hits = prepared.hits + [h for h in result.trace.memory_hits if h not in prepared.hits]
             self._remember(question, result)
             self.results.append(result)
+            services.record(self, question, result)
+            self.save_state()
             return result
 
     def run_code(self, code: str, question: str | None = None) -> Result:
@@ -254,8 +265,62 @@ class Session:
                             attempts=[Attempt(code=code, error=run.error)], session_id=self.id, turn=self.turn)
             result.trace.source = "ran_code"
             result.answer = "The script ran." if run.ok else f"The script failed: {run.error.message}"
+            failed = next((r for r in reversed(self.results) if r.attempts), None)
+            if run.ok and failed is not None and failed.status == "error" and failed.attempts[-1].error is not None:
+                self._store_human_fix(failed, code)
             self.results.append(result)
+            self.analyst.memory.record(self, result.question, result)
             return result
+
+    def _store_human_fix(self, failed: Result, code: str) -> None:
+        """A correction the user made by hand to a failed script: remembered like a fix, marked human."""
+        err = failed.attempts[-1].error
+        summary = f"{err.kind}: {err.message}"
+        correction = "Corrected by hand: " + "; ".join(
+            ln.strip() for ln in code.splitlines() if ln.strip() and ln not in failed.code.splitlines())[:600]
+        try:
+            self.analyst.memory.remember_fix(self, failed.code, summary, code, "human", summary, correction, human=True)
+        except Exception:  # noqa: BLE001 - the user's run stands even if the memory cannot be written
+            pass
+
+    def save_state(self) -> None:
+        """Keep what ``chat --resume`` needs: table sources, short-term memory, turn counter."""
+        state = {"tables": {n: t.report.path for n, t in self.tables.items()}, "active": self.active,
+                 "memory": self.memory.to_json(), "turn": self.turn}
+        self.analyst.memory.history.save_session_state(self.user, self.id, state)
+
+    @classmethod
+    def resume(cls, analyst: "Analyst", user: str, session_id: str | None = None) -> "Session":
+        """Reopen a saved session (the user's last one by default): its tables, short-term memory and turns.
+
+        Raises:
+            BadInputError: the user has no such (or no) saved session.
+        """
+        history = analyst.memory.history
+        if session_id is None:
+            last = history.last_session(user)
+            if last is None:
+                raise BadInputError("There is no earlier session to resume; start one with `auto-analyst chat FILE`.")
+            session_id = last.session_id
+        state = history.load_session_state(user, session_id)
+        if not state:
+            raise BadInputError(f"No saved session {session_id!r} for user {user!r}; see `auto-analyst history sessions`.")
+        if isinstance(state, str):
+            state = json.loads(state)
+        s = cls(analyst, user, session_id)
+        for name, path in state.get("tables", {}).items():
+            if Path(path).exists():
+                s.load(path, name=name)
+        if state.get("active") in s.tables:
+            s.active = state["active"]
+        from auto_analyst.memory.short_term import ShortTermMemory
+
+        if state.get("memory"):
+            s.memory = ShortTermMemory.from_json(state["memory"])
+        s.turn = int(state.get("turn", 0))
+        with analyst._lock:
+            analyst._sessions[s.id] = s
+        return s
 
     def _remember(self, question: str, result: Result) -> None:
         from auto_analyst.memory.short_term import MemoryItem
@@ -278,6 +343,31 @@ class Session:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class _SessionMemory:
+    """The pipeline's view of memory for one session (see ``pipeline.MemoryPort``)."""
+
+    def __init__(self, session: Session):
+        self.session, self.services = session, session.analyst.memory
+
+    def fixes_for_error(self, error_text: str):
+        return self.services.fixes_for_error(self.session.user, error_text)
+
+    def history_for(self, question: str):
+        return self.services.history_for(self.session.user, question)
+
+    def apply_profile(self, instruction: str) -> str:
+        from auto_analyst.memory.profile import render
+
+        profile, changed = self.services.profiles.apply_instruction(self.session.user, instruction)
+        if not changed:
+            return ("I did not find a change of style in that; try 'answer more briefly', 'be more detailed' or "
+                    "'explain like I'm new to statistics'.")
+        return "Noted. From now on: " + render(profile)
+
+    def remember_fix(self, bad_code, error, good_code, agent, summary, correction):
+        return self.services.remember_fix(self.session, bad_code, error, good_code, agent, summary, correction)
 
 
 def _safe(name: str) -> str:

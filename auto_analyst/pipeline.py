@@ -11,19 +11,30 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 import dspy
 
-from auto_analyst.agents import AnalystAgent, AnswerWriter, CodeFixer, Combiner, Planner
+from auto_analyst.agents import AnalystAgent, AnswerWriter, CodeFixer, Combiner, ErrorSummarizer, MemoryAnswerer, Planner
+from auto_analyst.agents.modules import AGENT_VERSION
 from auto_analyst.config import Settings
 from auto_analyst.errors import AutoAnalystError, CancelledError, ModelError
 from auto_analyst.numbers_check import unsupported_numbers
-from auto_analyst.results import Attempt, ErrorInfo, PlanStep, ProgressEvent, Result, RunResult, Trace
+from auto_analyst.results import Attempt, ErrorInfo, MemoryHit, PlanStep, ProgressEvent, Result, RunResult, Trace
 
 __all__ = ["Pipeline", "TurnContext", "LMBudget"]
 
 STDOUT_FOR_PROMPT = 6000
+
+
+class MemoryPort(Protocol):
+    """What the pipeline asks of memory (implemented over the stores by the session)."""
+
+    def fixes_for_error(self, error_text: str) -> tuple[str, list[str]]: ...
+    def history_for(self, question: str) -> tuple[str, list[MemoryHit]]: ...
+    def apply_profile(self, instruction: str) -> str: ...
+    def remember_fix(self, bad_code: str, error: str, good_code: str, agent: str, summary: str,
+                     correction: str) -> list[str]: ...
 
 
 @dataclass
@@ -32,12 +43,12 @@ class TurnContext:
 
     question: str
     dataset_description: str
-    short_term_memory: str = "[]"
+    short_term_memory: str = "{}"
     user_context: str = ""
     style: str = ""
     variables: str = ""
-    known_fixes: Callable[[str], tuple[str, list[str]]] | None = None  # error text → (fixes text, entry ids)
-    on_fix: Callable[[str, str, str, str], None] | None = None  # (bad code, error, good code, agent) after a fix
+    known_fixes: str = ""
+    memory: MemoryPort | None = None
 
 
 class LMBudget:
@@ -73,6 +84,8 @@ class Pipeline:
     combiner: Combiner = field(default_factory=Combiner)
     fixer: CodeFixer = field(default_factory=CodeFixer)
     writer: AnswerWriter = field(default_factory=AnswerWriter)
+    memory_answerer: MemoryAnswerer = field(default_factory=MemoryAnswerer)
+    error_summarizer: ErrorSummarizer = field(default_factory=ErrorSummarizer)
 
     def call(self, budget: LMBudget, module: dspy.Module, trace: Trace, **kwargs):
         """One module call inside this session's LM context, counted; model failures become ModelError."""
@@ -125,8 +138,7 @@ class Pipeline:
         trace.standalone_question = plan.standalone_question or ctx.question
         trace.assumptions = list(plan.assumptions or [])
         if trace.intent != "analysis" and not steps:
-            result.status = "declined"
-            result.answer = plan.decline_reason or "This message does not ask for an analysis of the data."
+            self._other_intent(ctx, plan, result, budget)
             return
         if not steps:
             result.status, result.answer = "declined", plan.decline_reason or "I can't answer that from the data."
@@ -158,6 +170,24 @@ class Pipeline:
             result.answer, [run.stdout, tables_json, ctx.question, json.dumps(trace.assumptions),
                             plan.decline_reason or "", " ".join(f.title for f in run.figures)])
 
+    def _other_intent(self, ctx: TurnContext, plan, result: Result, budget: LMBudget) -> None:
+        """Questions that need no code: about earlier turns, about how to answer, or not about the data."""
+        trace = result.trace
+        if trace.intent == "memory_query" and ctx.memory is not None:
+            history, hits = ctx.memory.history_for(ctx.question)
+            trace.memory_hits += hits
+            out = self.call(budget, self.memory_answerer, trace, question=ctx.question, history=history)
+            result.status, result.answer, trace.source = "ok", out.answer, "memory"
+            return
+        if trace.intent == "config_change" and ctx.memory is not None:
+            result.status, result.answer = "ok", ctx.memory.apply_profile(ctx.question)
+            return
+        result.status = "declined"
+        result.answer = plan.decline_reason or {
+            "new_data": "Load a file with `/load FILE` in chat, the upload button on the page, or session.load().",
+            "qa": "I answer questions about the loaded data; ask for a statistic, a table or a chart of its columns.",
+        }.get(trace.intent, "This message does not ask for an analysis of the data.")
+
     def _write_code(self, ctx, goal, steps, budget, trace, timings, emit) -> str:
         t = time.perf_counter()
         n = len(steps)
@@ -168,7 +198,7 @@ class Pipeline:
             out = self.call(budget, AnalystAgent(step.agent), trace, goal=goal,
                             dataset_description=ctx.dataset_description, step=step,
                             short_term_memory=ctx.short_term_memory, available_variables=ctx.variables,
-                            known_fixes="")
+                            known_fixes=ctx.known_fixes)
             return {"agent": step.agent, "code": out.code}
 
         # agents write code independently (the plan fixes who creates what), so they run in parallel
@@ -194,6 +224,7 @@ class Pipeline:
         last_error = None
         run: RunResult | None = None
         memory_ids: list[str] = []
+        fix_notes: list[str] = []
         for attempt in range(self.settings.max_fix_attempts + 1):
             if script.strip() in tried:
                 break  # never re-run unchanged code
@@ -206,10 +237,8 @@ class Pipeline:
             timings["running"] = round(timings.get("running", 0) + time.perf_counter() - t, 4)
             result.attempts.append(Attempt(code=script, error=run.error, memory_hits=memory_ids))
             if run.ok:
-                if attempt > 0 and ctx.on_fix is not None:
-                    first = result.attempts[0]
-                    ctx.on_fix(first.code, f"{first.error.kind}: {first.error.message}", script,
-                               getattr(self, "_agent_of_script", "statistics"))
+                if attempt > 0 and ctx.memory is not None:
+                    self._remember_fix(ctx, result, budget, script, fix_notes)
                 return run
             if run.error and run.error.kind in ("cancelled",):
                 raise CancelledError("Cancelled.")
@@ -223,15 +252,29 @@ class Pipeline:
             emit(ProgressEvent(stage="fixing", message=f"Fixing attempt {attempt + 1} of {self.settings.max_fix_attempts}",
                                step=attempt + 1, total=self.settings.max_fix_attempts))
             fixes_text, memory_ids = ("", [])
-            if ctx.known_fixes is not None:
-                fixes_text, memory_ids = ctx.known_fixes(error_text)
-                from auto_analyst.results import MemoryHit
-
+            if ctx.memory is not None:
+                fixes_text, memory_ids = ctx.memory.fixes_for_error(error_text)
                 result.trace.memory_hits += [MemoryHit(kind="error_fix", id=i) for i in memory_ids
                                              if i not in {h.id for h in result.trace.memory_hits}]
             out = self.call(budget, self.fixer, result.trace, script=script, error=error_text,
                             dataset_description=ctx.dataset_description, remembered_fixes=fixes_text)
             timings["fixing"] = round(timings.get("fixing", 0) + time.perf_counter() - t, 4)
+            fix_notes.append(out.explanation or "")
             script = out.fixed_script or script
         assert run is not None
         return run
+
+    def _remember_fix(self, ctx: TurnContext, result: Result, budget: LMBudget, good: str, notes: list[str]) -> None:
+        """After a successful fix: the error summarizer writes the entry, the memory stores it."""
+        first = result.attempts[0]
+        error = f"{first.error.kind}: {first.error.message}" if first.error else ""
+        agent = result.plan[-1].agent if result.plan else "statistics"
+        meta = json.dumps({"error_type": first.error.kind if first.error else "", "error": first.error.message if first.error else "",
+                           "agent": agent, "agent_version": AGENT_VERSION, "timestamp": time.time(),
+                           "user_query": ctx.question, "repair": "; ".join(n for n in notes if n)})
+        try:
+            out = self.call(budget, self.error_summarizer, result.trace, incorrect_code=first.code,
+                            error_metadata=meta, correction=good)
+            ctx.memory.remember_fix(first.code, error, good, agent, out.error_summary, out.correction_summary)
+        except AutoAnalystError:
+            return  # the answer stands even when the memory could not be written

@@ -70,4 +70,4 @@ def test_chat_reads_one_question_a_line_and_follow_ups_work(runner, datasets_dir
 def test_trace_flag_prints_the_trace(runner, datasets_dir):
     r = runner.invoke(cli, ["ask", str(datasets_dir / "iris.csv"), "mean sepal_length", "--trace", "--no-code"])
     assert r.exit_code == 0
-    assert "intent: analysis" in r.output and "LM calls: 3" in r.output and "dataset_description=" in r.output
+    assert "intent: analysis" in r.output and "LM calls: 3" in r.output and "dataset=" in r.output and "question=" in r.output

@@ -84,11 +84,14 @@ def _as_frame(obj: Any) -> pd.DataFrame | None:
     return frame
 
 
+_SCALARS = (str, bytes, bool, int, float, complex, decimal.Decimal, np.generic, pd.Timedelta, _dt.date, _dt.time)
+
+
 def table_record(obj: Any, name: str, max_rows: int) -> dict[str, Any] | None:
     """A TableOut-shaped dict for a DataFrame/Series/Index/array, or a scalar as one ``value`` row; None otherwise."""
     frame = _as_frame(obj)
     if frame is None:
-        if isinstance(obj, (str, bytes, bool, int, float, complex, decimal.Decimal, np.generic, pd.Timestamp, pd.Timedelta, _dt.date, _dt.datetime)) or obj is None:
+        if obj is None or isinstance(obj, _SCALARS):
             return {"name": name, "columns": ["value"], "rows": [[json_safe(obj)]], "n_rows": 1}
         return None
     head = frame.head(max(0, max_rows))

@@ -14,7 +14,7 @@ import struct
 import time
 from typing import Any
 
-__all__ = ["ChannelClosed", "FrameTooLarge", "encode", "decode", "send", "recv", "recv_raw", "send_raw"]
+__all__ = ["ChannelClosed", "FrameTooLarge", "encode", "decode", "send", "recv", "recv_raw", "send_raw", "readable"]
 
 # A run's result carries at most a few tables of max_table_rows rows plus figures; anything near
 # this size is a script flooding us, and refusing it keeps the caller's memory bounded.
@@ -55,6 +55,19 @@ def decode(payload: bytes) -> tuple[Any, list[bytes]]:
     return obj, blobs
 
 
+def readable(socks: list[socket.socket], timeout: float) -> list[socket.socket]:
+    """The sockets among ``socks`` with data (or EOF) to read within ``timeout`` seconds.
+
+    poll(), not select(): a busy server's descriptors can exceed select()'s limit of 1024.
+    """
+    poller = select.poll()
+    by_fd = {}
+    for s in socks:
+        poller.register(s.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+        by_fd[s.fileno()] = s
+    return [by_fd[fd] for fd, _ in poller.poll(max(0.0, timeout) * 1000)]
+
+
 def send_raw(sock: socket.socket, frame: bytes) -> None:
     """Send an already encoded frame. Raises ChannelClosed when the peer is gone."""
     try:
@@ -73,7 +86,7 @@ def _read_exact(sock: socket.socket, n: int, deadline: float | None) -> bytes:
     while len(buf) < n:
         if deadline is not None:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([sock], [], [], left)[0]:
+            if left <= 0 or not readable([sock], left):
                 raise ChannelClosed("timed out waiting for the peer")
         try:
             chunk = sock.recv(min(n - len(buf), 1 << 20))

@@ -10,15 +10,15 @@ relaying the result); any other outcome kills it and the old state serves on, un
 from __future__ import annotations
 
 import os
-import select
 import signal
 import socket
 import sys
 import time
 from typing import Any
 
-from auto_analyst.execution import capture, guard, limits as lim, report
-from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, decode, encode, recv, recv_raw, send, send_raw
+from auto_analyst.execution import capture, guard, report
+from auto_analyst.execution import limits as lim
+from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, decode, encode, readable, recv, recv_raw, send, send_raw
 
 # The session state lives in module globals so that it survives fork unchanged.
 NS: dict[str, Any] = {}
@@ -126,6 +126,14 @@ def run(sock: socket.socket, msg: dict[str, Any]) -> None:
 
 
 def _supervise(sock: socket.socket, pid: int, chan: socket.socket, out_fd: int, timeout: float) -> None:
+    try:
+        _supervise_run(sock, pid, chan, out_fd, timeout)
+    except ChannelClosed:  # the caller is gone: nobody wants this run, nor this session
+        kill_group(pid)
+        os._exit(0)
+
+
+def _supervise_run(sock: socket.socket, pid: int, chan: socket.socket, out_fd: int, timeout: float) -> None:
     L: lim.Limits = CFG["limits"]
     send(sock, {"event": "started", "pid": pid, "state_pid": os.getpid()})
     deadline = time.monotonic() + timeout
@@ -136,8 +144,8 @@ def _supervise(sock: socket.socket, pid: int, chan: socket.socket, out_fd: int, 
         if left <= 0:
             reason = "timeout"
             break
-        readable = select.select([chan, sock], [], [], min(left, 0.5))[0]
-        if sock in readable:
+        ready = readable([chan, sock], min(left, 0.5))
+        if sock in ready:
             try:
                 cmsg, _ = recv(sock, timeout=10)
             except (ChannelClosed, FrameTooLarge):
@@ -148,7 +156,7 @@ def _supervise(sock: socket.socket, pid: int, chan: socket.socket, out_fd: int, 
             elif cmsg.get("op") == "close":
                 kill_group(pid)
                 os._exit(0)
-        if chan in readable and reason is None:
+        if chan in ready and reason is None:
             try:
                 frame = recv_raw(chan, timeout=max(1.0, deadline - time.monotonic()))
             except (ChannelClosed, FrameTooLarge):

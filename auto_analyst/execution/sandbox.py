@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import select
 import shutil
 import signal
 import socket
@@ -25,7 +24,7 @@ from typing import Any
 from auto_analyst.errors import BadInputError, SandboxError
 from auto_analyst.execution.inprocess import run_in_process
 from auto_analyst.execution.limits import Limits, clean_env, make_private_dir, set_dumpable
-from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, recv, send
+from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, readable, recv, send
 from auto_analyst.results import ErrorInfo, FigureOut, RunResult, TableOut
 
 __all__ = ["Sandbox", "Zygote", "run_in_process"]
@@ -64,8 +63,8 @@ class Zygote:
         try:
             self.info, _ = recv(self.ctrl, timeout=_ZYGOTE_START_TIMEOUT)
         except (ChannelClosed, FrameTooLarge):
+            tail = (self.home / "zygote.log").read_text(errors="replace")[-2000:]
             self.close()
-            tail = (self.home / "zygote.log").read_text(errors="replace")[-2000:] if (self.home / "zygote.log").exists() else ""
             raise SandboxError(f"The sandbox worker did not start. Its log ends with:\n{tail}") from None
 
     @classmethod
@@ -100,10 +99,11 @@ class Zygote:
                 raise SandboxError(f"The sandbox worker did not start a session: {e}") from None
         if not fds:
             raise SandboxError("The sandbox worker sent no session connection.")
+        os.set_inheritable(fds[0], False)  # received descriptors are inheritable; no exec of ours needs it
         return socket.socket(fileno=fds[0]), int(reply["pid"])
 
     def close(self) -> None:
-        """Stop the zygote (its sessions end when their sockets close)."""
+        """Stop the zygote. Sessions it already started keep running until their Sandbox closes them."""
         try:
             self.ctrl.close()
             self.proc.wait(timeout=5)
@@ -169,7 +169,10 @@ class Sandbox:
             set_dumpable(False)
             self.workdir.mkdir(parents=True, exist_ok=True)
             self.figures_dir.mkdir(parents=True, exist_ok=True)
-            sock, pid = Zygote.get().spawn()
+            try:
+                sock, pid = Zygote.get().spawn()
+            except SandboxError:
+                sock, pid = Zygote.get().spawn()  # get() restarts a zygote that died meanwhile
             self._sock, self._state_pid = sock, pid
             self._ever_started = True
             try:
@@ -181,7 +184,10 @@ class Sandbox:
                 raise
 
     def close(self) -> None:
-        """End the session's worker processes. Idempotent; the sandbox cannot be started again."""
+        """End the session's worker processes. Idempotent; the sandbox cannot be started again.
+
+        A run in progress in another thread is waited for (set its ``cancel`` event to end it first).
+        """
         with self._lock:
             if self._sock is not None:
                 try:
@@ -348,7 +354,7 @@ class Sandbox:
             if time.monotonic() > backstop:
                 self._kill_state(run_pid)
                 return self._fail("timeout", f"TimeoutError: the worker did not stop the script after {self.limits.timeout:g} s; it was killed", t0)
-            if not select.select([sock], [], [], 0.05)[0]:
+            if not readable([sock], 0.05):
                 continue
             try:
                 msg, blobs = recv(sock, timeout=_OP_TIMEOUT)
@@ -361,9 +367,16 @@ class Sandbox:
             if msg.get("event") == "started":
                 run_pid = int(msg.get("pid") or 0)
                 continue
-            if msg.get("ok") and msg.get("state_pid"):
-                self._state_pid = int(msg["state_pid"])
-            return self._to_result(msg, blobs, t0)
+            try:
+                if msg.get("ok") and msg.get("state_pid"):
+                    self._state_pid = int(msg["state_pid"])
+                return self._to_result(msg, blobs, t0)
+            except (ValueError, TypeError, AttributeError) as e:  # pydantic's ValidationError is a ValueError
+                # Only a script writing to the worker's connection itself could produce this.
+                self._kill_state(run_pid)
+                return self._fail("sandbox", f"the worker sent a malformed result ({type(e).__name__})", t0)
+            except OSError as e:
+                return self._fail("sandbox", f"a figure could not be saved in {self.figures_dir}: {e}", t0)
 
     def _fail(self, kind: str, message: str, t0: float) -> RunResult:
         return RunResult(ok=False, error=ErrorInfo(kind=kind, message=message), seconds=round(time.monotonic() - t0, 4))

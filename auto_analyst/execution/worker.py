@@ -20,15 +20,15 @@ from __future__ import annotations
 import gc
 import keyword
 import os
-import select
 import signal
 import socket
 import sys
 import time
 from typing import Any
 
-from auto_analyst.execution import capture, guard, limits as lim, report
-from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, recv, send
+from auto_analyst.execution import capture, guard, report
+from auto_analyst.execution import limits as lim
+from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, readable, recv, send
 from auto_analyst.execution.run import CFG, NS, drop_standby, fork, kill_group, kill_strays, prefork, run
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -75,9 +75,9 @@ def zygote_main(ctrl_fd: int) -> None:
     gc.freeze()  # forked children then never touch (and copy) the preloaded objects' pages in a gc pass
     send(ctrl, {"op": "ready", "pid": os.getpid(), "preload_seconds": round(time.monotonic() - t0, 3), **info})
     while True:
-        readable = select.select([ctrl], [], [], 1.0)[0]
+        ready = readable([ctrl], 1.0)
         _reap()
-        if not readable:
+        if not ready:
             continue
         try:
             msg, _ = recv(ctrl)
@@ -126,7 +126,7 @@ def _state_main(sock: socket.socket) -> None:
     while True:
         # Housekeeping (gc of the last run's leftovers, forking the next run's child) waits for a
         # quiet moment, so a request that is already queued is served first.
-        if idle_work and not select.select([sock], [], [], _IDLE_SECONDS)[0]:
+        if idle_work and not readable([sock], _IDLE_SECONDS):
             idle_work = False
             gc.collect()
             gc.freeze()

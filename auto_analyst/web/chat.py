@@ -128,12 +128,18 @@ def ask(sid: str):
     if not conv.session.tables:
         raise ApiError(400, "bad_input", "No table is loaded; upload a CSV, Excel, Parquet or JSON file first.")
 
+    svc = service()  # the job thread has no app context
+
     def work(on_progress, cancel):
+        from auto_analyst.results import ProgressEvent
+
+        # The first question of a session starts its worker (seconds); say so before the API's events.
+        on_progress(ProgressEvent(stage="starting", message="Preparing the session"))
         result = conv.session.ask(question, on_progress=on_progress, cancel=cancel)
-        service().index.touch(conv, result)
+        svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 
-    job = service().start_job(conv, "ask", work, title=question)
+    job = svc.start_job(conv, "ask", work, title=question)
     return jsonify(_job_json(conv, job)), 202
 
 
@@ -150,6 +156,7 @@ def run_code(sid: str):
     if not conv.session.tables:
         raise ApiError(400, "bad_input", "No table is loaded; upload a file first.")
     question = str(data.get("question") or "") or None
+    svc = service()  # the job thread has no app context
 
     def work(on_progress, cancel):
         from auto_analyst.results import ProgressEvent
@@ -158,10 +165,10 @@ def run_code(sid: str):
         # Session.run_code has no cancel parameter yet; pass the event as soon as it does.
         extra = {"cancel": cancel} if "cancel" in inspect.signature(conv.session.run_code).parameters else {}
         result = conv.session.run_code(code, question=question and f"{question} (edited)", **extra)
-        service().index.touch(conv, result)
+        svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 
-    job = service().start_job(conv, "run", work)
+    job = svc.start_job(conv, "run", work)
     return jsonify(_job_json(conv, job)), 202
 
 

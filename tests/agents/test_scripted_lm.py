@@ -65,19 +65,25 @@ def test_code_that_raises_is_fixed_and_every_run_is_kept(tmp_path):
     bad = "total = df['revenue'].sum() / 0 + undefined_name\nshow(total, name='total revenue')"
     analyst, s, _ = session_with([plan(), {"code": bad, "summary": "sums"},
                                   {"fixed_script": GOOD, "explanation": "removed the undefined name"},
+                                  {"error_summary": "NameError: a name used before it was defined.",
+                                   "correction_summary": "Removed the undefined name."},
                                   {"answer": "65"}], tmp_path)
     with analyst:
         r = s.ask("What is the total revenue?")
+        entries = analyst.memory.errors.list(user=s.user)
     assert r.status == "ok"
     assert [a.error.kind if a.error else None for a in r.attempts] == ["NameError", None]
     assert r.code == GOOD and value(r, "total revenue") == 65.0
-    assert r.usage.lm_calls == 4
+    assert r.usage.lm_calls == 5  # planner, agent, fixer, error summarizer, answer writer
+    assert any("a name used before it was defined" in e.document for e in entries)
 
 
 def test_wrong_column_name_is_fixed(tmp_path):
     bad = GOOD.replace("'revenue'", "'Revenue '")
     analyst, s, _ = session_with([plan(), {"code": bad, "summary": "sums"},
-                                  {"fixed_script": GOOD, "explanation": "column is revenue"}, {"answer": "65"}],
+                                  {"fixed_script": GOOD, "explanation": "column is revenue"},
+                                  {"error_summary": "KeyError on a column name with a stray space.",
+                                   "correction_summary": "Used the exact column name."}, {"answer": "65"}],
                                  tmp_path)
     with analyst:
         r = s.ask("What is the total revenue?")

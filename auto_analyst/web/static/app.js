@@ -64,7 +64,9 @@
     }
     busy(!!(c && c.job));
     if (c && c.job) follow(c.job.id, `/api/sessions/${c.id}/jobs/${c.job.id}/events`);
-    thread.scrollTop = thread.scrollHeight;
+    // Show the latest question at the top, its answer below it (not the bottom of a long answer).
+    const last = thread.querySelectorAll(".msg.user");
+    thread.scrollTop = last.length ? last[last.length - 1].offsetTop - thread.offsetTop - 8 : 0;
   }
 
   function renderTables() {
@@ -93,6 +95,7 @@
     try {
       closeStream();
       const data = await api("GET", `/api/sessions/${id}`);
+      if (!state.conv || state.conv.id !== data.session.id) state.showPreview = data.session.results.length === 0;
       state.conv = data.session;
       renderConversation();
       renderSidebar();
@@ -182,6 +185,7 @@
     try {
       const data = await api("POST", `/api/sessions/${conv.id}/ask`, { question });
       $("empty") && $("empty").remove();
+      if (state.showPreview) { state.showPreview = false; loadPreview(conv.active); }
       $("thread").append(AA.questionNode(question));
       busy(true);
       follow(data.job.id, data.job.events);

@@ -55,6 +55,13 @@ AA.fmtNumber = function fmtNumber(v) {
   return Math.abs(v) >= 1000 ? v.toLocaleString("en-US", { maximumFractionDigits: 2 }) : String(+v.toPrecision(6));
 };
 
+// Table cells: no digit grouping (a year must read 1950, an id 10042), at most 6 significant digits.
+AA.fmtCell = function fmtCell(v) {
+  if (v === null || v === undefined) return "";
+  if (typeof v !== "number" || Number.isInteger(v)) return String(v);
+  return Math.abs(v) >= 1e6 ? v.toFixed(0) : String(+v.toPrecision(6));
+};
+
 AA.fmtTime = function fmtTime(epochSeconds) {
   const d = new Date(epochSeconds * 1000), now = new Date();
   return d.toDateString() === now.toDateString()

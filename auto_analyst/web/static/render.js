@@ -3,14 +3,14 @@
 (function () {
   const { el } = AA;
 
-  AA.dataTable = function dataTable(columns, rows, dtypes) {
+  AA.dataTable = function dataTable(columns, rows, dtypes, compact) {
     const numeric = columns.map((_, i) => rows.some((r) => typeof r[i] === "number"));
     const head = el("tr", {}, columns.map((c, i) => el("th", { class: numeric[i] ? "num" : "", title: dtypes ? dtypes[i] : null },
       el("span", { text: c }), dtypes ? el("small", { class: "dtype", text: dtypes[i] }) : null)));
     const body = rows.map((r) => el("tr", {}, r.map((v, i) => el("td", {
-      class: (numeric[i] ? "num" : "") + (v === null ? " na" : ""), text: v === null ? "—" : AA.fmtNumber(v),
+      class: (numeric[i] ? "num" : "") + (v === null ? " na" : ""), text: v === null ? "—" : AA.fmtCell(v),
     }))));
-    return el("div", { class: "table-scroll" }, el("table", { class: "data" }, el("thead", {}, head), el("tbody", {}, body)));
+    return el("div", { class: "table-scroll" }, el("table", { class: compact ? "data compact" : "data" }, el("thead", {}, head), el("tbody", {}, body)));
   };
 
   AA.renderPreview = function renderPreview(box, t) {
@@ -80,7 +80,7 @@
     return el("div", { class: "result-table" },
       el("div", { class: "result-table-head" }, el("strong", { text: t.name }), el("span", { class: "muted small", text: more }),
         el("a", { class: "btn ghost small", href: t.csv_url, download: "", text: "CSV" })),
-      AA.dataTable(t.columns, t.rows));
+      AA.dataTable(t.columns, t.rows, null, true));
   }
 
   function kv(rows) {
@@ -122,8 +122,10 @@
         r.timings && r.timings.total ? el("span", { class: "muted small", text: `${(+r.timings.total).toFixed(2)} s` }) : null),
       r.error ? el("div", { class: "error-box" }, el("strong", { text: r.error.kind }), " ", el("span", { text: r.error.message })) : null,
       answer,
-      (r.figures || []).map(figureNode),
-      (r.tables || []).length ? el("div", { class: "result-tables" }, r.tables.map(resultTable)) : null,
+      // Charts and tables side by side when both exist: the chart is read first, the numbers beside it.
+      el("div", { class: (r.figures || []).length && (r.tables || []).length ? "outputs split" : "outputs" },
+        (r.figures || []).length ? el("div", { class: "figures" }, r.figures.map(figureNode)) : null,
+        (r.tables || []).length ? el("div", { class: "result-tables" }, r.tables.map(resultTable)) : null),
       r.stdout ? details("Printed output", "stdout", el("pre", { class: "code out", text: r.stdout })) : null,
       r.code ? codeBlock(r.code, r, ctx) : null,
       attemptsPanel(r), tracePanel(r));
