@@ -325,9 +325,9 @@ class Session:
     def _remember(self, question: str, result: Result) -> None:
         from auto_analyst.memory.short_term import MemoryItem
 
-        if result.status != "ok":
-            return
-        summary = f"Answered with {', '.join(s.agent for s in result.plan)}; " + " ".join(result.answer.split())[:200]
+        if result.status != "ok" or result.trace.source != "ran_code":
+            return  # only analyses are built upon by follow-ups; other turns stay in the history
+        summary = result.trace.summary or " ".join(result.answer.split())[:300]
         self.memory.add(MemoryItem(turn=self.turn, question=question,
                                    standalone_question=result.trace.standalone_question, summary=summary,
                                    answer=result.answer[:600], result_names=[t.name for t in result.tables][:8]))

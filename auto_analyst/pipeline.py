@@ -15,7 +15,8 @@ from typing import Any, Callable, Protocol
 
 import dspy
 
-from auto_analyst.agents import AnalystAgent, AnswerWriter, CodeFixer, Combiner, ErrorSummarizer, MemoryAnswerer, Planner
+from auto_analyst.agents import (AnalystAgent, AnswerWriter, CodeFixer, Combiner, ErrorSummarizer,
+                                 InteractionSummarizer, MemoryAnswerer, Planner)
 from auto_analyst.agents.modules import AGENT_VERSION
 from auto_analyst.config import Settings
 from auto_analyst.errors import AutoAnalystError, CancelledError, ModelError
@@ -86,6 +87,7 @@ class Pipeline:
     writer: AnswerWriter = field(default_factory=AnswerWriter)
     memory_answerer: MemoryAnswerer = field(default_factory=MemoryAnswerer)
     error_summarizer: ErrorSummarizer = field(default_factory=ErrorSummarizer)
+    summarizer: InteractionSummarizer = field(default_factory=InteractionSummarizer)
 
     def call(self, budget: LMBudget, module: dspy.Module, trace: Trace, **kwargs):
         """One module call inside this session's LM context, counted; model failures become ModelError."""
@@ -169,6 +171,11 @@ class Pipeline:
         trace.unsupported_numbers = unsupported_numbers(
             result.answer, [run.stdout, tables_json, ctx.question, json.dumps(trace.assumptions),
                             plan.decline_reason or "", " ".join(f.title for f in run.figures)])
+        response = json.dumps({"plan": [s.model_dump() for s in steps], "code": result.code, "answer": result.answer})
+        try:
+            trace.summary = self.call(budget, self.summarizer, trace, user_goal=goal, agent_response=response).summary
+        except AutoAnalystError:
+            trace.summary = ""  # the answer stands; short-term memory falls back to the answer itself
 
     def _other_intent(self, ctx: TurnContext, plan, result: Result, budget: LMBudget) -> None:
         """Questions that need no code: about earlier turns, about how to answer, or not about the data."""

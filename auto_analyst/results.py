@@ -101,6 +101,7 @@ class Trace(BaseModel):
     context: list[ContextPart] = Field(default_factory=list)
     source: Literal["ran_code", "memory", "general_knowledge", "none"] = "none"
     standalone_question: str = ""
+    summary: str = Field(default="", description="The interaction summarizer's summary, kept in short-term memory.")
     assumptions: list[str] = Field(default_factory=list)
     unsupported_numbers: list[str] = Field(default_factory=list, description="Numbers in the answer text that the run's output does not contain.")
     raw_lm_output: list[str] = Field(default_factory=list, description="Raw model text that could not be parsed.")

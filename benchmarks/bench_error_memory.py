@@ -35,7 +35,7 @@ ERRORS = [
     ("TypeError", "Object of type Timestamp is not JSON serializable for {c}", "convert timestamps with .dt.strftime before to_json"),
     ("ValueError", "shapes (100,3) and (4,) not aligned in statsmodels OLS on {c}", "add_constant to the exog matrix before fitting OLS"),
 ]
-WORDS = "revenue region sales churn tenure price margin customer product store month week score rate age plan".split()
+WORDS = ["revenue", "region", "sales", "churn", "tenure", "price", "margin", "customer", "product", "store", "month", "week", "score", "rate", "age", "plan"]
 
 
 def make_entry(rng: random.Random, i: int) -> tuple[str, str, str]:
@@ -47,7 +47,7 @@ def make_entry(rng: random.Random, i: int) -> tuple[str, str, str]:
 
 def percentile(values: list[float], q: float) -> float:
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
 def main() -> None:

@@ -11,13 +11,18 @@ from auto_analyst.cli.output import exit_code, print_result
 __all__ = ["ask", "chat"]
 
 
-def _open_session(ctx: click.Context, files: tuple[str, ...], model: str | None, user: str | None):
+def _open_session(ctx: click.Context, files: tuple[str, ...], model: str | None, user: str | None,
+                  resume: str | None = None):
     from auto_analyst.api import Analyst
 
     obj = ctx.obj or {}
     settings = obj.get("settings")
     analyst = Analyst(model=model, settings=settings, user=user or obj.get("user"))
-    session = analyst.session()
+    if resume is not None:
+        session = analyst.resume(None if resume == "last" else resume)
+        click.secho(f"Resumed session {session.id}: {len(session.tables)} table(s), {session.turn} turn(s).", err=True)
+    else:
+        session = analyst.session()
     for f in files:
         session.load(f)
     return analyst, session
@@ -74,15 +79,17 @@ def ask(ctx, file, question, model, user, as_json, trace, no_code):
 
 @click.command("chat")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--resume", is_flag=False, flag_value="last", default=None, metavar="[SESSION]",
+              help="Continue your last session (or SESSION): its tables, memory and turns.")
 @_common
 @click.pass_context
-def chat(ctx, files, model, user, as_json, trace, no_code):
+def chat(ctx, files, resume, model, user, as_json, trace, no_code):
     """A conversation over FILES: follow-ups work. Reads one question per line when input is piped.
 
     Commands inside: /load FILE, /tables, /use NAME, /quit.
     """
     try:
-        analyst, session = _open_session(ctx, files, model, user)
+        analyst, session = _open_session(ctx, files, model, user, resume)
     except Exception as exc:  # noqa: BLE001
         _fail(exc)
     interactive = sys.stdin.isatty()

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import getpass
 import json
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 import click
 

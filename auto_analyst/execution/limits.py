@@ -128,6 +128,10 @@ def clean_env(home: Path) -> dict[str, str]:
         "NUMEXPR_NUM_THREADS": "1",
         "VECLIB_MAXIMUM_THREADS": "1",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        # Only the forking thread survives a fork: Arrow's jemalloc must not start its background
+        # thread in the zygote, and Arrow's allocations use the same malloc as everything else.
+        "JE_ARROW_MALLOC_CONF": "background_thread:false",
+        "ARROW_DEFAULT_MEMORY_POOL": "system",
     }
     for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "NVPL_BLAS_DEBUG_CPU_TYPE"):
         if os.environ.get(name):

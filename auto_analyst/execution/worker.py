@@ -191,7 +191,8 @@ def _load(tables: dict[str, str], active: str) -> dict[str, Any]:
         key = (path, st.st_size, st.st_mtime_ns)
         if CFG["loaded"].get(name) == key and name in current:
             continue  # keep the session's object: a script may have cleaned it in place
-        frame = pd.read_parquet(path)
+        # Fewer Arrow threads in the state process, which forks every run.
+        frame = pd.read_parquet(path, use_threads=False, pre_buffer=False)
         current[name] = frame
         CFG["loaded"][name] = key
         if name.isidentifier() and not keyword.iskeyword(name) and name not in _RESERVED:

@@ -9,7 +9,7 @@ so dedupes into one entry).
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 __all__ = ["anonymize"]
 
@@ -24,11 +24,7 @@ _KWARG_BEFORE = re.compile(r"(?<![=!<>])=\s*$")
 # Option strings of pandas / numpy / sklearn APIs that may be passed positionally; kept because they explain
 # the error and are nobody's data.
 _API_WORDS = frozenset(
-    """mean sum count min max median std var first last size nunique mode prod cumsum any all
-    float float32 float64 int int32 int64 str string object category bool boolean datetime64 datetime64[ns]
-    number coerce ignore raise left right inner outer cross index columns records split list dict
-    me ms qe qs ye ys d w h min s ns utf-8 latin-1 cp1252 auto linear nearest pearson spearman kendall
-    ascending descending rows cols""".split()
+    ["mean", "sum", "count", "min", "max", "median", "std", "var", "first", "last", "size", "nunique", "mode", "prod", "cumsum", "any", "all", "float", "float32", "float64", "int", "int32", "int64", "str", "string", "object", "category", "bool", "boolean", "datetime64", "datetime64[ns]", "number", "coerce", "ignore", "raise", "left", "right", "inner", "outer", "cross", "index", "columns", "records", "split", "list", "dict", "me", "ms", "qe", "qs", "ye", "ys", "d", "w", "h", "min", "s", "ns", "utf-8", "latin-1", "cp1252", "auto", "linear", "nearest", "pearson", "spearman", "kendall", "ascending", "descending", "rows", "cols"]
 )
 
 

@@ -13,10 +13,11 @@ This module imports chromadb at import time; :mod:`auto_analyst.memory.error_mem
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 import re
 import zlib
 from functools import lru_cache
-from typing import Any, Dict, List
+from typing import Any
 
 import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
@@ -24,7 +25,7 @@ from chromadb.utils.embedding_functions import register_embedding_function
 
 from auto_analyst.errors import BadInputError
 
-__all__ = ["HashingEmbeddingFunction", "make_embedding_function", "embedding_key"]
+__all__ = ["HashingEmbeddingFunction", "embedding_key", "make_embedding_function"]
 
 # Placeholders written by anonymize() carry no meaning for similarity; drop them before tokenising.
 _PLACEHOLDER = re.compile(r"<(?:col|value)\d+>")
@@ -32,8 +33,7 @@ _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+(?:\.[0-9]+)?")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Function words that occur in nearly every summary; without IDF weights they would dominate similarity.
 _STOP = frozenset(
-    "a an and are as at be by for from has have in into is it its of on or that the this to was were when "
-    "with which while use used using error summary correction".split()
+    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "in", "into", "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "when", "with", "which", "while", "use", "used", "using", "error", "summary", "correction"]
 )
 
 
@@ -107,7 +107,7 @@ class HashingEmbedder:
         """One L2-normalised float32 vector of length ``dim`` (all zeros for a text without words)."""
         words = _words(text)
         uni = _accumulate(["w:" + w for w in words], self.dim)
-        bi = _accumulate([f"b:{a} {b}" for a, b in zip(words, words[1:])], self.dim)
+        bi = _accumulate([f"b:{a} {b}" for a, b in pairwise(words)], self.dim)
         char = np.zeros(self.dim, dtype=np.float64)
         for w in set(words):
             idx, sign = _token_features(w, self.dim, *self.char_ngrams)
@@ -140,22 +140,22 @@ class HashingEmbeddingFunction(EmbeddingFunction[Documents]):
     def default_space(self) -> Space:
         return "cosine"
 
-    def supported_spaces(self) -> List[Space]:
+    def supported_spaces(self) -> list[Space]:
         return ["cosine", "ip", "l2"]
 
-    def get_config(self) -> Dict[str, Any]:
+    def get_config(self) -> dict[str, Any]:
         e = self._embedder
         return {"dim": e.dim, "char_ngrams": list(e.char_ngrams), "weights": list(e.weights)}
 
     @staticmethod
-    def build_from_config(config: Dict[str, Any]) -> "HashingEmbeddingFunction":
+    def build_from_config(config: dict[str, Any]) -> HashingEmbeddingFunction:
         return HashingEmbeddingFunction(
             dim=int(config.get("dim", 1024)),
             char_ngrams=tuple(config.get("char_ngrams", (3, 5))),
             weights=tuple(config.get("weights", (1.0, 0.6, 0.8))),
         )
 
-    def validate_config_update(self, old_config: Dict[str, Any], new_config: Dict[str, Any]) -> None:
+    def validate_config_update(self, old_config: dict[str, Any], new_config: dict[str, Any]) -> None:
         if old_config != new_config:
             raise ValueError("The hashing embedding of a collection cannot change; reindex into a new collection.")
 
@@ -200,7 +200,7 @@ def embedding_key(ef: EmbeddingFunction) -> str:
     """A collection-name-safe key of an embedding function and its config (a new key means a new index)."""
     try:
         config = ef.get_config()
-    except Exception:  # noqa: BLE001 - third-party functions may not implement get_config
+    except Exception:  # third-party functions may not implement get_config
         config = {}
     config = {k: v for k, v in (config or {}).items() if "key" not in k.lower()}
     digest = format(zlib.crc32(repr(sorted(config.items())).encode()), "08x")

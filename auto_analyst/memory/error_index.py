@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import logging
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from auto_analyst.errors import AutoAnalystError
 from auto_analyst.memory.error_store import ErrorStore
 
-__all__ = ["ChromaIndex", "COLLECTION_PREFIX", "HNSW"]
+__all__ = ["COLLECTION_PREFIX", "HNSW", "ChromaIndex"]
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,7 @@ class ChromaIndex:
                     # Loads the HNSW files now, while the lock keeps writers out, and proves they are readable.
                     self.col.query(query_embeddings=self.embed(["probe"]), n_results=1, include=[])
                 return attempt == 1
-            except Exception as exc:  # noqa: BLE001 - any failure to open means the derived index is unusable
+            except Exception as exc:  # any failure to open means the derived index is unusable
                 self.close()
                 _drop_cached_system(str(self.path))
                 if attempt == 2 or not repair:
@@ -131,7 +132,7 @@ class ChromaIndex:
             op(self.col)
             store.mark_clean()
             self.gen = store.generation()
-        except Exception as exc:  # noqa: BLE001 - SQLite already holds the change; the rebuild will catch up
+        except Exception as exc:  # SQLite already holds the change; the rebuild will catch up
             log.warning("error memory index write failed (%s); it will be rebuilt from SQLite", exc)
             self.gen = -1
 
@@ -139,7 +140,7 @@ class ChromaIndex:
         if self._client is not None:
             try:
                 self._client.close()
-            except Exception:  # noqa: BLE001 - closing a broken client must not hide the real problem
+            except Exception:  # closing a broken client must not hide the real problem
                 log.debug("closing the Chroma client failed", exc_info=True)
         self._client = None
         self.col = None
@@ -166,5 +167,5 @@ def _drop_cached_system(path: str) -> None:
         SharedSystemClient._identifier_to_refcount.pop(path, None)
         if system is not None:
             system.stop()
-    except Exception:  # noqa: BLE001 - best effort: a half-started system may fail to stop
+    except Exception:  # best effort: a half-started system may fail to stop
         log.debug("dropping the cached Chroma system failed", exc_info=True)

@@ -21,10 +21,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Self
 
 from pydantic import BaseModel
 
@@ -34,7 +35,7 @@ from auto_analyst.memory.anonymize import anonymize
 from auto_analyst.memory.error_index import ChromaIndex, metadata
 from auto_analyst.memory.error_store import GLOBAL, ErrorStore, document_hash, entry_id
 
-__all__ = ["ErrorFixEntry", "ErrorMemory", "anonymize", "GLOBAL", "MIN_SCORE"]
+__all__ = ["GLOBAL", "MIN_SCORE", "ErrorFixEntry", "ErrorMemory", "anonymize"]
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ class ErrorFixEntry(BaseModel):
     score: float | None = None
 
     @classmethod
-    def from_row(cls, row: dict[str, Any], score: float | None = None) -> "ErrorFixEntry":
+    def from_row(cls, row: dict[str, Any], score: float | None = None) -> ErrorFixEntry:
         return cls(
             id=row["id"], document=row["document"], error_type=row["error_type"], agent=row["agent"],
             agent_version=row["agent_version"], dataset_fingerprint=row["dataset_fingerprint"], user=row["scope"],
@@ -83,7 +84,7 @@ class ErrorFixEntry(BaseModel):
 
 
 def _utc(ts: float) -> datetime:
-    return datetime.fromtimestamp(float(ts), tz=timezone.utc)
+    return datetime.fromtimestamp(float(ts), tz=UTC)
 
 
 class ErrorMemory:
@@ -212,7 +213,7 @@ class ErrorMemory:
             try:
                 res = self._index.col.query(query_embeddings=embedding, n_results=n, where=where, include=["distances"])
                 return [(i, 1.0 - float(d)) for i, d in zip(res["ids"][0], res["distances"][0])]
-            except Exception as exc:  # noqa: BLE001 - any index failure: reopen (and maybe rebuild) once
+            except Exception as exc:  # any index failure: reopen (and maybe rebuild) once
                 if attempt == 2:
                     raise AutoAnalystError(f"The error-fix memory index failed: {exc}. Run `auto-analyst memory reindex`.") from exc
                 log.warning("error memory query failed (%s); reopening the index", exc)
@@ -302,10 +303,10 @@ class ErrorMemory:
                 self._store.close()
                 self._store = None
 
-    def __enter__(self) -> "ErrorMemory":
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- internals ----------------------------------------------------------------------------------------

@@ -12,10 +12,11 @@ import hashlib
 import re
 import sqlite3
 import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
-__all__ = ["ErrorStore", "GLOBAL", "normalise_document", "document_hash", "entry_id"]
+__all__ = ["GLOBAL", "ErrorStore", "document_hash", "entry_id", "normalise_document"]
 
 GLOBAL = "global"
 
@@ -58,7 +59,7 @@ def document_hash(document: str) -> str:
 
 def entry_id(scope: str, doc_hash: str) -> str:
     """Deterministic 16-hex-digit id of (scope, document hash), so a rebuilt index gets the same ids."""
-    return hashlib.sha256(f"{scope}\0{doc_hash}".encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(f"{scope}\0{doc_hash}".encode()).hexdigest()[:16]
 
 
 class ErrorStore:
@@ -213,7 +214,7 @@ class ErrorStore:
         )
         self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('index_dirty', '1')")
 
-    def _tx(self) -> "_Transaction":
+    def _tx(self) -> _Transaction:
         return _Transaction(self._db)
 
 
@@ -225,7 +226,7 @@ class _Transaction:
         # IMMEDIATE takes the write lock up front, so two writers never deadlock upgrading a read lock.
         self.db.execute("BEGIN IMMEDIATE")
 
-    def __exit__(self, exc_type: Any, *_: Any) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
         self.db.execute("ROLLBACK" if exc_type else "COMMIT")
 
 

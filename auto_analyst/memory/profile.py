@@ -43,7 +43,7 @@ class Profile(BaseModel):
     """How answers should sound for one user."""
 
     tone: str = "neutral"
-    style: str = "concise"
+    style: str = "balanced"
     persona: str = "data analyst"
     expertise: str = "intermediate"
     notes: list[str] = Field(default_factory=list)
@@ -198,6 +198,7 @@ def parse_instruction(text: str) -> dict[str, str]:
 
 
 _STYLE_TEXT = {
+    "balanced": "Answer with the key numbers first, then a sentence of context where it helps.",
     "concise": "Keep answers short: lead with the result, a few sentences at most.",
     "detailed": "Give detailed answers: explain the method, the numbers and their caveats.",
     "bullet points": "Answer in bullet points.",

@@ -33,14 +33,15 @@ GOOD = "total = df['revenue'].sum()\nshow(total, name='total revenue')"
 
 def test_code_fences_are_removed(tmp_path):
     analyst, s, _ = session_with([plan(), {"code": f"```python\n{GOOD}\n```", "summary": "sums"},
-                                  {"answer": "The total revenue is 65."}], tmp_path)
+                                  {"answer": "The total revenue is 65."}, {"summary": "Summed revenue: 65."}], tmp_path)
     with analyst:
         r = s.ask("What is the total revenue?")
     assert r.status == "ok", r
     assert value(r, "total revenue") == 65.0
     assert "```" not in r.code
-    assert r.usage.lm_calls == 3
+    assert r.usage.lm_calls == 4
     assert r.trace.unsupported_numbers == []
+    assert r.trace.summary == "Summed revenue: 65." and s.memory.items[-1].summary == "Summed revenue: 65."
 
 
 def test_answer_with_a_number_not_in_the_output_is_flagged(tmp_path):
@@ -74,7 +75,7 @@ def test_code_that_raises_is_fixed_and_every_run_is_kept(tmp_path):
     assert r.status == "ok"
     assert [a.error.kind if a.error else None for a in r.attempts] == ["NameError", None]
     assert r.code == GOOD and value(r, "total revenue") == 65.0
-    assert r.usage.lm_calls == 5  # planner, agent, fixer, error summarizer, answer writer
+    assert r.usage.lm_calls == 6  # planner, agent, fixer, error summarizer, answer writer, summarizer
     assert any("a name used before it was defined" in e.document for e in entries)
 
 

@@ -141,7 +141,7 @@ def test_mark_used_and_prune_by_retention_and_cap(settings):
     for o in OTHERS[1:4]:
         now[0] += 1  # distinct last-used times make the LRU order certain
         entries.append(_add(mem, *o))
-    e1, e2, e3 = entries
+    e1, _e2, e3 = entries
     now[0] += 9 * 86400  # old is now 10 days + 3 s unused; the others about 9 days
     mem.mark_used([e1.id])
     assert mem.get(e1.id).use_count == 2

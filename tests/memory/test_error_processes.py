@@ -46,7 +46,8 @@ READER = OPEN + textwrap.dedent(
 
 def _run(code: str, *args: str) -> subprocess.CompletedProcess:
     # The conftest's AUTO_ANALYST_HOME is in os.environ, so children use this test's store.
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+                          env=os.environ.copy(), check=False)
 
 
 def _read(query: str) -> dict:

@@ -73,13 +73,15 @@ def test_bad_questions_are_400(browser, grunfeld):
     assert r.status_code == 400 and "upload" in r.json["error"]["message"]
 
 
-def _blocking_ask(started: threading.Event):
+def _blocking_ask(session, started: threading.Event):
     """A stand-in for Session.ask that runs until cancelled (the offline model is too quick to cancel)."""
     def ask(question, on_progress=None, cancel=None):
         on_progress(ProgressEvent(stage="planning", message="Planning"))
         started.set()
         assert cancel.wait(20)
-        return Result(question=question, status="error", error=ErrorInfo(kind="cancelled", message="Cancelled."))
+        result = Result(question=question, status="error", error=ErrorInfo(kind="cancelled", message="Cancelled."))
+        session.results.append(result)
+        return result
     return ask
 
 
@@ -90,7 +92,8 @@ def _conv(app, sid):
 
 def test_cancel_stops_the_run_and_a_second_question_waits_its_turn(app, browser, grunfeld, monkeypatch):
     started = threading.Event()
-    monkeypatch.setattr(_conv(app, grunfeld).session, "ask", _blocking_ask(started))
+    session = _conv(app, grunfeld).session
+    monkeypatch.setattr(session, "ask", _blocking_ask(session, started))
     job = browser.post(f"/api/sessions/{grunfeld}/ask", json={"question": "slow"}).json["job"]
     assert started.wait(10)
     busy = browser.post(f"/api/sessions/{grunfeld}/ask", json={"question": "another"})
@@ -116,7 +119,8 @@ def test_a_crashing_run_becomes_an_error_event_and_the_server_carries_on(app, br
 
 def test_a_job_that_overruns_its_timeout_is_cancelled(app, browser, grunfeld, monkeypatch):
     app.extensions["auto_analyst"].job_timeout = 0.3
-    monkeypatch.setattr(_conv(app, grunfeld).session, "ask", _blocking_ask(threading.Event()))
+    session = _conv(app, grunfeld).session
+    monkeypatch.setattr(session, "ask", _blocking_ask(session, threading.Event()))
     _, final = browser.run_job(grunfeld, "ask", {"question": "slow"})
     assert final["error"]["kind"] == "cancelled"
 
@@ -132,7 +136,8 @@ def test_a_client_that_leaves_mid_stream_does_not_stop_the_job_or_the_server(app
     with open(datasets_dir / "grunfeld.csv", "rb") as f:
         assert s.post(f"{live_server}/api/sessions/{sid}/uploads", headers=h, files={"file": ("g.csv", f)}).ok
     started = threading.Event()
-    monkeypatch.setattr(_conv(app, sid).session, "ask", _blocking_ask(started))
+    session = _conv(app, sid).session
+    monkeypatch.setattr(session, "ask", _blocking_ask(session, started))
     job = s.post(f"{live_server}/api/sessions/{sid}/ask", headers=h, json={"question": "slow"}).json()["job"]
     host, port = live_server.removeprefix("http://").split(":")
     conn = http.client.HTTPConnection(host, int(port), timeout=10)

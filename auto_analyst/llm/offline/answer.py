@@ -52,12 +52,29 @@ def _table_text(t: dict, digits: int | None) -> str:
             f"{', '.join(cols[:8])}{', ...' if len(cols) > 8 else ''}; see the table below.")
 
 
+EXPLAIN = {
+    "pearson correlation": "A correlation runs from -1 to 1: near 0 means no straight-line relationship, near ±1 a "
+                           "strong one.",
+    "standard deviation": "The standard deviation measures how far values typically are from the mean.",
+    "median": "The median is the middle value: half the rows are below it, half above.",
+    "summary statistics": "25%, 50% and 75% are the quartiles: the values below which a quarter, half and three "
+                          "quarters of the rows fall.",
+}
+
+
 def write_answer(tables: list[dict], figures: list[dict], assumptions: list[str], unanswered: str,
-                 stdout: str = "", digits: int | None = None, brief: bool = False) -> str:
-    """Compose the answer: one line per shown value or table, charts, assumptions, unanswered parts."""
+                 stdout: str = "", digits: int | None = None, brief: bool = False, beginner: bool = False) -> str:
+    """Compose the answer: one line per shown value or table, charts, assumptions, unanswered parts.
+
+    ``brief`` keeps the headline values only (a single value per part, no supporting tables when a
+    value was shown); ``beginner`` adds a plain-words sentence for the statistics used.
+    """
+    if brief and any(t.get("columns") == ["value"] for t in tables):
+        tables = [t for t in tables if t.get("columns") == ["value"]]
     lines = [_table_text(t, digits) for t in tables]
-    if brief:
-        lines = [ln.split("\n")[0] if "\n" in ln and len(ln) > 400 else ln for ln in lines]
+    if beginner:
+        names = " ".join(t.get("name", "").lower() for t in tables)
+        lines += [text for key, text in EXPLAIN.items() if key in names]
     for f in figures:
         lines.append(f"Chart: *{f.get('title') or 'figure'}*.")
     for note in stdout.splitlines():

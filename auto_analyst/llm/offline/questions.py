@@ -96,7 +96,13 @@ def _merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  #
         new.measures = [m.model_copy(update={"func": plain[0]}) for m in new.measures]
     if p.numeric and new.measures and not p.chart:
         new.measures = [m.model_copy(update={"column": p.numeric[0]}) for m in new.measures]
-    if p.task_word == "correlation":
+    superlative = next((f for _, f, w in p.funcs if f in ("min", "max") and w not in ("minimum", "maximum", "min", "max")), None)
+    if superlative and not p.chart and new.group_by and new.measures:
+        # "which of those is the highest?": rank the previous result's groups
+        new.task, new.chart, new.ascending = "rank", None, superlative == "min"
+        new.group_by = new.group_by[:1]
+        new.time_grain = None if new.group_by else new.time_grain
+    elif p.task_word == "correlation":
         if prev.x and prev.y:
             new.task, new.chart = "correlation", None
         else:

@@ -128,7 +128,7 @@ def answer(p: Prompt) -> dict[str, Any]:
     assumptions = p.json_input("assumptions", []) or []
     style = p.inputs.get("style", "").lower()
     text = write_answer(tables, figures, assumptions, p.inputs.get("unanswered", ""), p.inputs.get("stdout", ""),
-                        brief="brief" in style or "concise" in style and "very" in style)
+                        brief="keep answers short" in style, beginner="new to statistics" in style)
     return {"answer": text}
 
 
