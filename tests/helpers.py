@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
 from auto_analyst.results import Result
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def sales_table(seed: int = 0, n: int = 400) -> pd.DataFrame:

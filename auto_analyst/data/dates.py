@@ -58,13 +58,19 @@ def parse_dates(arr: pa.ChunkedArray, placeholders: pa.Array, *, dayfirst: bool 
     Returns:
         Timestamps (datetime64) with unparsed cells as NaT, or None.
     """
-    lower = pc.utf8_lower(arr)
-    is_ph = pc.or_(pc.is_null(lower), pc.fill_null(pc.is_in(lower, value_set=placeholders), False))
-    cand = pc.filter(arr, pc.invert(is_ph))
-    n_cand = len(cand)
+    # Every check below runs on the distinct cells (a million timestamps rarely have more than a
+    # few thousand days); row counts come from how often each distinct cell occurs. The
+    # dictionary keeps first-appearance order, so its first cells are the column's first dates.
+    encoded = pc.dictionary_encode(arr.combine_chunks())
+    uniq_arr = encoded.dictionary
+    counts = index_counts(encoded.indices, len(uniq_arr))
+    uniq_ph_arr = pc.fill_null(pc.is_in(pc.utf8_lower(uniq_arr), value_set=placeholders), False)
+    uniq_ph_np = uniq_ph_arr.to_numpy(zero_copy_only=False)
+    cand = pc.filter(uniq_arr, pc.invert(uniq_ph_arr))
+    n_cand = int(counts[~uniq_ph_np].sum())
     if n_cand == 0:
         return None
-    sample = pc.unique(cand).slice(0, SAMPLE)
+    sample = cand.slice(0, SAMPLE)
 
     def share(pattern: str, values=sample) -> float:
         return _count(pc.match_substring_regex(values, pattern)) / max(1, len(values))
@@ -92,10 +98,8 @@ def parse_dates(arr: pa.ChunkedArray, placeholders: pa.Array, *, dayfirst: bool 
         kind = "date text with month names" if share(_NAMED) >= MIN_PARSED_SHARE else "date text"
     else:
         return None
-    # Parse each distinct cell once (a million timestamps rarely have more than a few thousand days).
-    encoded = pc.dictionary_encode(arr.combine_chunks())
-    uniq = pd.Series(encoded.dictionary.to_pandas(), copy=False)
-    uniq_ph = pd.Series(pc.is_in(pc.utf8_lower(encoded.dictionary), value_set=placeholders).to_pandas(), copy=False)
+    uniq = pd.Series(uniq_arr.to_pandas(), copy=False)
+    uniq_ph = pd.Series(uniq_ph_np, copy=False)
     kwargs = {"dayfirst": bool(dayfirst)} if fmt == "mixed" else {}
     try:
         parsed_u = pd.to_datetime(uniq.where(~uniq_ph), format=fmt, errors="coerce", **kwargs)
@@ -104,7 +108,6 @@ def parse_dates(arr: pa.ChunkedArray, placeholders: pa.Array, *, dayfirst: bool 
     if getattr(parsed_u.dt, "tz", None) is not None:
         parsed_u = parsed_u.dt.tz_convert("UTC").dt.tz_localize(None)
         note = (note + "; " if note else "") + "time zones converted to UTC"
-    counts = index_counts(encoded.indices, len(uniq))
     bad_u = (parsed_u.isna() & ~uniq_ph).to_numpy()
     n_bad = int(counts[bad_u].sum())
     if not force and n_bad > (1 - MIN_PARSED_SHARE) * n_cand:

@@ -13,10 +13,10 @@ This module imports chromadb at import time; :mod:`auto_analyst.memory.error_mem
 from __future__ import annotations
 
 import math
-from itertools import pairwise
 import re
 import zlib
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -200,7 +200,7 @@ def embedding_key(ef: EmbeddingFunction) -> str:
     """A collection-name-safe key of an embedding function and its config (a new key means a new index)."""
     try:
         config = ef.get_config()
-    except Exception:  # third-party functions may not implement get_config
+    except Exception:  # noqa: BLE001 - third-party functions may not implement get_config
         config = {}
     config = {k: v for k, v in (config or {}).items() if "key" not in k.lower()}
     digest = format(zlib.crc32(repr(sorted(config.items())).encode()), "08x")

@@ -132,7 +132,7 @@ class ChromaIndex:
             op(self.col)
             store.mark_clean()
             self.gen = store.generation()
-        except Exception as exc:  # SQLite already holds the change; the rebuild will catch up
+        except Exception as exc:  # noqa: BLE001 - SQLite already holds the change; the rebuild will catch up
             log.warning("error memory index write failed (%s); it will be rebuilt from SQLite", exc)
             self.gen = -1
 

@@ -118,9 +118,12 @@ class MemoryServices:
         user_context = "\n".join(x for x in [render(profile), f"This user often works with: {focus}." if focus else ""] if x)
         hits = [h for h in built.memory_hits if h.kind != "error_fix"]
         hits += [MemoryHit(kind="error_fix", id=e.id, detail=e.error_type) for e in fixes]
+        # the prompt gets the memory as JSON: report the size of what is really sent
+        sizes = [s if s.part != "short_term" else s.model_copy(update={"tokens": count_tokens(memory)})
+                 for s in built.sizes]
         return Prepared(short_term_memory=memory, user_context=user_context, style=render(profile),
                         known_fixes="\n\n".join(e.document for e in fixes), history_json="[]",
-                        sizes=built.sizes, hits=hits)
+                        sizes=sizes, hits=hits)
 
     def _known_fixes(self, user: str, question: str) -> list:
         try:

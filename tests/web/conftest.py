@@ -12,6 +12,10 @@ import pytest
 from auto_analyst.web import create_app
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "browser: drives a real headless Chromium (tests/web/install_browser.sh)")
+
+
 class Browser:
     """A Flask test client that behaves like one browser: it loads the page, then sends the CSRF header.
 

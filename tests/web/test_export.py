@@ -81,8 +81,9 @@ def test_notebook_is_valid_and_its_cells_run_in_order(session, tmp_path, dataset
 
 
 def test_file_names_are_python_literals_even_when_odd(session):
-    sources = [s._replace(file="it's \"odd\".csv") if hasattr(s, "_replace") else type(s)(s.name, "it's \"odd\".csv", None)
-               for s in table_sources(session)]
+    import dataclasses
+
+    sources = [dataclasses.replace(s, file="it's \"odd\"\n.csv") for s in table_sources(session)]
     text = export_script(session, sources)
     compile(text, "x.py", "exec")
 

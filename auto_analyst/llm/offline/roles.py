@@ -16,6 +16,7 @@ from auto_analyst.llm.offline.router import route
 
 __all__ = ["respond"]
 
+QUOTED = re.compile(r"[\"“«']([^\"”»']{12,})[\"”»']")
 CANNOT = ("The embedded offline model can't answer this kind of question. Rephrase it with column names and a "
           "statistic or chart (for example 'mean of price by category'), or use a language model: "
           "--model openai/gpt-4o-mini (key in OPENAI_API_KEY) or any model LiteLLM supports.")
@@ -28,10 +29,13 @@ def _desc(p: Prompt) -> DatasetDescription | None:
         return None
 
 
-def _previous(p: Prompt) -> str | None:
+def _turns(p: Prompt) -> list:
     memory = p.json_input("short_term_memory", []) or []
-    if isinstance(memory, dict):
-        memory = memory.get("turns", [])
+    return memory.get("turns", []) if isinstance(memory, dict) else memory
+
+
+def _previous(p: Prompt) -> str | None:
+    memory = _turns(p)
     for item in reversed(memory):
         if isinstance(item, dict) and (item.get("standalone_question") or item.get("question")):
             return item.get("standalone_question") or item.get("question")
@@ -48,6 +52,8 @@ def planner(p: Prompt) -> dict[str, Any]:
     if desc is None or not desc.tables:
         out["decline_reason"] = "No table is loaded; load a CSV, Excel or Parquet file first."
         return out
+    if any(isinstance(t, dict) and t.get("quoted") for t in _turns(p)):
+        goal = QUOTED.sub(" ", goal)  # the quote points at an earlier turn (now the previous one); it is not a question
     specs = understand(goal, desc, _previous(p))
     good = [s for s in specs if s.answerable and _restates(s, desc)]
     bad = [s for s in specs if s not in good]

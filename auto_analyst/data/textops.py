@@ -1,0 +1,159 @@
+"""Byte-level helpers on pyarrow string columns, for steps where a kernel pass per cell is the cost.
+
+pyarrow's regex kernels run RE2 on every cell (about a quarter of a second per million cells
+for a replace); trimming and blank checks allocate a new column each. These helpers work on the
+offsets and data buffers with numpy instead: a table lookup over the bytes answers "does any cell
+contain X" or "delete these ASCII characters" in a few milliseconds. Each one handles only what
+it can answer exactly and says so (returns None) otherwise, so callers fall back to the kernels.
+
+ASCII bytes never occur inside a multi-byte UTF-8 sequence, so deleting or mapping ASCII bytes
+keeps every other character intact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["any_bytes", "byte_table", "contains_text", "delete_ascii", "map_ascii", "normalize", "value_bytes"]
+
+_NULL = pa.scalar(None, pa.string())
+# Bytes that may begin or end a whitespace character for utf8_trim_whitespace: ASCII controls,
+# space, DEL and every non-ASCII byte (Unicode spaces such as U+00A0 or U+3000). A cell starting
+# or ending with one of them takes the exact kernel path.
+_MAYBE_SPACE = np.zeros(256, bool)
+_MAYBE_SPACE[:0x21] = True
+_MAYBE_SPACE[0x7F:] = True
+
+
+def _parts(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
+    """(offsets relative to the first value, the values' bytes) of a plain string chunk, or None."""
+    if chunk.type != pa.string():
+        return None
+    bufs = chunk.buffers()
+    offsets = np.frombuffer(bufs[1], np.int32, len(chunk) + 1, chunk.offset * 4) if len(chunk) else np.zeros(1, np.int32)
+    start, end = int(offsets[0]), int(offsets[-1])
+    data = np.frombuffer(bufs[2], np.uint8, end - start, start) if bufs[2] is not None and end > start \
+        else np.zeros(0, np.uint8)
+    return offsets - start, data
+
+
+def _null_slots_empty(chunk: pa.Array, offsets: np.ndarray) -> bool:
+    """True when null cells hold no bytes (so a scan of the data buffer sees only real values)."""
+    if not chunk.null_count:
+        return True
+    nulls = chunk.is_null().to_numpy(zero_copy_only=False)
+    return not np.diff(offsets)[nulls].any()
+
+
+def value_bytes(arr: pa.ChunkedArray) -> list[np.ndarray] | None:
+    """The bytes of the non-null cells, one array per chunk; None for other types or odd layouts."""
+    out = []
+    for chunk in arr.chunks:
+        parts = _parts(chunk)
+        if parts is None or not _null_slots_empty(chunk, parts[0]):
+            return None
+        out.append(parts[1])
+    return out
+
+
+def any_bytes(arr: pa.ChunkedArray, table: np.ndarray) -> bool | None:
+    """Whether any non-null cell holds a byte marked in ``table`` (256 booleans); None if unknown."""
+    chunks = value_bytes(arr)
+    if chunks is None:
+        return None
+    return any(bool(table[data].any()) for data in chunks if len(data))
+
+
+def contains_text(arr: pa.ChunkedArray, text: str) -> bool | None:
+    """Whether any non-null cell contains ``text``; None if unknown (the caller runs the kernel)."""
+    chunks = value_bytes(arr)
+    if chunks is None:
+        return None
+    needle = text.encode("utf-8")
+    # A UTF-8 sequence cannot start inside another character, so a byte search finds whole characters.
+    return any(needle in data.tobytes() for data in chunks if len(data))
+
+
+def byte_table(chars: bytes) -> np.ndarray:
+    """A 256-entry lookup table marking the given bytes."""
+    table = np.zeros(256, bool)
+    table[np.frombuffer(chars, np.uint8)] = True
+    return table
+
+
+def delete_ascii(arr: pa.ChunkedArray, chars: bytes) -> pa.ChunkedArray | None:
+    """``arr`` with every byte in ``chars`` (ASCII only) removed from every cell; None if not a string column."""
+    drop = byte_table(chars)
+    out = []
+    for chunk in arr.chunks:
+        parts = _parts(chunk)
+        if parts is None:
+            return None
+        offsets, data = parts
+        keep = ~drop[data]
+        if keep.all():
+            out.append(chunk)
+            continue
+        kept = np.empty(len(data) + 1, np.int32)
+        kept[0] = 0
+        np.cumsum(keep, dtype=np.int32, out=kept[1:])
+        out.append(_rebuild(chunk, kept[offsets], data[keep]))
+    return pa.chunked_array(out, pa.string())
+
+
+def map_ascii(arr: pa.ChunkedArray, old: bytes, new: bytes) -> pa.ChunkedArray | None:
+    """``arr`` with ASCII bytes ``old[i]`` replaced by ``new[i]``; None if not a string column."""
+    table = np.arange(256, dtype=np.uint8)
+    table[np.frombuffer(old, np.uint8)] = np.frombuffer(new, np.uint8)
+    out = []
+    for chunk in arr.chunks:
+        parts = _parts(chunk)
+        if parts is None:
+            return None
+        offsets, data = parts
+        out.append(_rebuild(chunk, offsets, table[data]))
+    return pa.chunked_array(out, pa.string())
+
+
+def _rebuild(chunk: pa.Array, offsets: np.ndarray, data: np.ndarray) -> pa.Array:
+    """A string array with new offsets and bytes and the validity of ``chunk``."""
+    validity = chunk.buffers()[0]
+    if validity is not None and chunk.offset:
+        # The bitmap is shifted by the slice offset: pad the offsets so slot i still lines up.
+        offsets = np.concatenate([np.zeros(chunk.offset, np.int32), offsets])
+    return pa.StringArray.from_buffers(len(chunk), pa.py_buffer(offsets), pa.py_buffer(data),
+                                       validity if validity is not None else None, chunk.null_count,
+                                       chunk.offset if validity is not None else 0)
+
+
+def normalize(raw: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Cells trimmed of surrounding whitespace, blank cells as null.
+
+    Most columns need neither (the CSV reader already nulls empty cells): a check of each cell's
+    first and last byte proves it and the column is returned as is, without a copy.
+    """
+    if not _needs_trim(raw):
+        return raw
+    arr = pc.utf8_trim_whitespace(raw)
+    return pc.if_else(pc.equal(arr, ""), _NULL, arr)
+
+
+def _needs_trim(arr: pa.ChunkedArray) -> bool:
+    for chunk in arr.chunks:
+        parts = _parts(chunk)
+        if parts is None or not _null_slots_empty(chunk, parts[0]):
+            return True
+        offsets, data = parts
+        lengths = np.diff(offsets)
+        if chunk.null_count:
+            valid = chunk.is_valid().to_numpy(zero_copy_only=False)
+            if (lengths[valid] == 0).any():
+                return True  # an empty string that is not null
+        elif (lengths == 0).any():
+            return True
+        filled = lengths > 0
+        if _MAYBE_SPACE[data[offsets[:-1][filled]]].any() or _MAYBE_SPACE[data[offsets[1:][filled] - 1]].any():
+            return True
+    return False
