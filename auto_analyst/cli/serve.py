@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 import click
 
 __all__ = ["serve"]
@@ -27,6 +29,8 @@ def serve(ctx: click.Context, host: str | None, port: int | None, debug: bool) -
     host, port = host or settings.host, port or settings.port
     server = make_server(host, port, app, threaded=True)
     click.echo(f"Auto-Analyst is serving on http://{host}:{server.server_port}/  (model: {settings.model}; Ctrl+C stops)")
+    # SIGTERM (systemd, docker stop) ends the loop like Ctrl+C, so the workers are stopped cleanly.
+    signal.signal(signal.SIGTERM, _stop)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -34,3 +38,7 @@ def serve(ctx: click.Context, host: str | None, port: int | None, debug: bool) -
     finally:
         server.server_close()
         app.extensions["auto_analyst"].close()
+
+
+def _stop(signum, frame):
+    raise KeyboardInterrupt

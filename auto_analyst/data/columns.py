@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 from auto_analyst.data.dates import parse_dates
 from auto_analyst.data.numbers import PLACEHOLDERS, TEXT_PLACEHOLDERS, parse_numbers
 from auto_analyst.data.report import ColumnReport
+from auto_analyst.data.textops import count_true, min_length, normalize
 from auto_analyst.errors import DataLoadError
 
 __all__ = ["InferOptions", "infer_column", "DTYPE_ALIASES"]
@@ -37,7 +38,23 @@ DTYPE_ALIASES = {
     "date": "datetime", "datetime": "datetime", "datetime64": "datetime", "datetime64[ns]": "datetime",
 }
 _PH = pa.array(sorted(PLACEHOLDERS) + [None], pa.string())  # null (blank) is a placeholder too
-_TEXT_PH = pa.array(sorted(TEXT_PLACEHOLDERS))
+_NULL = pa.scalar(None, pa.string())
+
+
+def _spellings(word: str) -> set[str]:
+    """Every text whose utf8_lower is ``word``: each letter in either case, plus the two non-ASCII
+    capitals whose lower case is ASCII (U+0130 → i, U+212A → k)."""
+    forms = [""]
+    for ch in word:
+        options = {ch, ch.upper()} | ({"\u0130"} if ch == "i" else set()) | ({"\u212a"} if ch == "k" else set())
+        forms = [f + o for f in forms for o in options]
+    return set(forms)
+
+
+# A text cell is a placeholder when its lower case is one of TEXT_PLACEHOLDERS; matching every
+# spelling directly saves lower-casing a million cells.
+_TEXT_PH_FORMS = pa.array(sorted({f for p in TEXT_PLACEHOLDERS for f in _spellings(p)}), pa.string())
+_TEXT_PH_MAX_BYTES = max(len(f.encode("utf-8")) for f in _TEXT_PH_FORMS.to_pylist())
 _PH_ANY_CASE = pa.array(sorted({v for p in PLACEHOLDERS for v in (p, p.upper(), p.title())}) + [None], pa.string())
 # Rows on which a large column's type is decided before the whole column is converted; 20,000
 # rows take a few ms per column and the whole-column conversion re-checks what matters.
@@ -56,7 +73,7 @@ class InferOptions:
 
 
 def infer_column(name: str, raw: pa.ChunkedArray, opts: InferOptions,
-                 dtype: str | None = None) -> tuple[pd.Series, ColumnReport]:
+                 dtype: str | None = None, *, normalized: bool = False) -> tuple[pd.Series, ColumnReport]:
     """Convert one text column to its best type.
 
     Args:
@@ -64,6 +81,7 @@ def infer_column(name: str, raw: pa.ChunkedArray, opts: InferOptions,
         raw: the cells as text (null for empty cells), untrimmed.
         opts: file-level decimal mark, thousands separator and day-first choice.
         dtype: the user's type for this column (see ``DTYPE_ALIASES``); skips inference.
+        normalized: ``raw`` is already trimmed with blanks as null (``textops.normalize``).
 
     Returns:
         (the pandas column, its report; ``original`` is left for the caller to fill).
@@ -71,8 +89,7 @@ def infer_column(name: str, raw: pa.ChunkedArray, opts: InferOptions,
     Raises:
         DataLoadError: ``dtype`` is not a known type name.
     """
-    arr = pc.utf8_trim_whitespace(raw)
-    arr = pc.if_else(pc.equal(arr, ""), pa.scalar(None, pa.string()), arr)
+    arr = raw if normalized else normalize(raw)
     rep = ColumnReport(name=name)
     if dtype is not None:
         return _forced(name, arr, opts, dtype, rep)
@@ -90,7 +107,7 @@ def _infer(name: str, arr: pa.ChunkedArray, opts: InferOptions, rep: ColumnRepor
     values = pc.filter(arr, pc.invert(pc.is_in(lower, value_set=_PH)))
     if len(values) and _is_identifier(name, values):
         return _text(name, arr, rep, identifier=True)
-    boolean = _booleans(lower)
+    boolean = _booleans(arr)
     if boolean is not None:
         rep.inferred_type, rep.conversion = "boolean", "yes/no text → boolean"
         rep.n_placeholders = int(boolean.isna().sum())
@@ -129,7 +146,7 @@ def _infer_large(name: str, arr: pa.ChunkedArray, opts: InferOptions,
         if num is not None and not (num.inferred_type == "integer" and _is_identifier(name, _nonnull(arr))):
             return _numeric(name, num, rep)
     elif kind == "boolean":
-        boolean = _booleans(pc.utf8_lower(arr))
+        boolean = _booleans(arr)
         if boolean is not None:
             rep.inferred_type, rep.conversion = "boolean", "yes/no text → boolean"
             rep.n_placeholders = int(boolean.isna().sum())
@@ -143,18 +160,22 @@ def _infer_large(name: str, arr: pa.ChunkedArray, opts: InferOptions,
 
 def _plain_numbers(arr: pa.ChunkedArray, kind: str, rep: ColumnReport) -> pa.ChunkedArray | None:
     """Cast plain number text; None when any cell needs the full parser (or has a leading zero)."""
-    is_ph = pc.is_in(arr, value_set=_PH_ANY_CASE)
-    cells = pc.if_else(is_ph, pa.scalar(None, pa.string()), arr)
-    leading_zero = pc.and_(pc.starts_with(cells, "0"), pc.greater(pc.utf8_length(cells), 1))
-    if kind == "integer" and _count(pc.and_(leading_zero, pc.invert(pc.match_substring(cells, ".")))):
-        return None
-    try:
-        values = pc.cast(cells, pa.int64() if kind == "integer" else pa.float64())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        try:
-            values, kind = pc.cast(cells, pa.float64()), "float"
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+    # First a direct cast: it succeeds when no cell is a placeholder (blanks are null already), so
+    # the placeholder lookup is needed only when it fails. 'nan' casts to NaN but is a placeholder.
+    values = _cast(arr, pa.int64() if kind == "integer" else pa.float64())
+    if values is not None and kind == "float" and _count(pc.is_nan(values)):
+        values = None
+    cells = arr if values is not None else pc.if_else(pc.is_in(arr, value_set=_PH_ANY_CASE), _NULL, arr)
+    if kind == "integer" and _count(pc.starts_with(cells, "0")):
+        leading_zero = pc.and_(pc.starts_with(cells, "0"), pc.greater(pc.utf8_length(cells), 1))
+        if _count(pc.and_(leading_zero, pc.invert(pc.match_substring(cells, ".")))):
             return None
+    if values is None:
+        values = _cast(cells, pa.int64() if kind == "integer" else pa.float64())
+        if values is None:
+            values, kind = _cast(cells, pa.float64()), "float"
+            if values is None:
+                return None
     if kind == "float":
         is_inf = pc.fill_null(pc.is_inf(values), False)
         rep.n_inf = _count(is_inf)
@@ -164,6 +185,13 @@ def _plain_numbers(arr: pa.ChunkedArray, kind: str, rep: ColumnReport) -> pa.Chu
     if kind == "integer" and values.null_count:
         values = pc.cast(values, pa.float64())
     return values
+
+
+def _cast(arr: pa.ChunkedArray, to: pa.DataType) -> pa.ChunkedArray | None:
+    try:
+        return pc.cast(arr, to)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
 
 
 def _nonnull(arr: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -185,16 +213,20 @@ def _is_identifier(name: str, values: pa.ChunkedArray) -> bool:
     return bool(_ID_NAME.search(name)) and longest == shortest and longest >= 3
 
 
-def _booleans(lower: pa.ChunkedArray) -> pd.Series | None:
-    present = set(pc.unique(lower).to_pylist()) - {None}
+def _booleans(arr: pa.ChunkedArray) -> pd.Series | None:
+    """Yes/no text as booleans (null for placeholders), or None; decided and mapped on the distinct cells."""
+    encoded = pc.dictionary_encode(arr.combine_chunks())
+    words = pc.utf8_lower(encoded.dictionary)
+    present = set(words.to_pylist()) - {None}
     present -= PLACEHOLDERS - set(FALSE_WORDS)
     if not present or not present <= set(TRUE_WORDS + FALSE_WORDS):
         return None
     if not present & set(TRUE_WORDS) or not present & set(FALSE_WORDS):
         return None  # one answer only: nothing proves this is yes/no rather than a code
-    mapped = pc.if_else(pc.is_in(lower, value_set=pa.array(TRUE_WORDS)), True,
-                        pc.if_else(pc.is_in(lower, value_set=pa.array(FALSE_WORDS)), False,
-                                   pa.scalar(None, pa.bool_())))
+    meaning = pc.if_else(pc.is_in(words, value_set=pa.array(TRUE_WORDS)), True,
+                         pc.if_else(pc.is_in(words, value_set=pa.array(FALSE_WORDS)), False,
+                                    pa.scalar(None, pa.bool_())))
+    mapped = pc.take(meaning, encoded.indices)  # blank cells have a null index: null
     out = pd.Series(mapped.to_pandas(types_mapper={pa.bool_(): pd.BooleanDtype()}.get))
     return out.astype(bool) if not out.isna().any() else out
 
@@ -208,8 +240,10 @@ def _numeric(name: str, num, rep: ColumnReport) -> tuple[pd.Series, ColumnReport
 
 
 def _text(name: str, arr: pa.ChunkedArray, rep: ColumnReport, identifier: bool = False):
-    is_ph = pc.fill_null(pc.is_in(pc.utf8_lower(arr), value_set=_TEXT_PH), False)
-    n_ph = _count(is_ph)
+    # A cell longer than every placeholder spelling cannot be one (a byte-length check, no pass).
+    short = min_length(arr)
+    is_ph = pc.is_in(arr, value_set=_TEXT_PH_FORMS) if short is None or short <= _TEXT_PH_MAX_BYTES else None
+    n_ph = _count(is_ph) if is_ph is not None else 0
     if n_ph:
         arr = pc.if_else(is_ph, pa.scalar(None, pa.string()), arr)
     rep.inferred_type = "identifier" if identifier else "string"
@@ -261,4 +295,4 @@ def _finish(s: pd.Series, rep: ColumnReport) -> tuple[pd.Series, ColumnReport]:
 
 
 def _count(mask) -> int:
-    return int(pc.sum(pc.cast(pc.fill_null(mask, False), pa.int64())).as_py() or 0)
+    return count_true(mask)

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auto_analyst.data.numbers import index_counts
+from auto_analyst.data.textops import count_true
 
 __all__ = ["DateResult", "parse_dates"]
 
@@ -123,7 +124,7 @@ def parse_dates(arr: pa.ChunkedArray, placeholders: pa.Array, *, dayfirst: bool 
 
 
 def _count(mask) -> int:
-    return int(pc.sum(pc.cast(pc.fill_null(mask, False), pa.int64())).as_py() or 0)
+    return count_true(mask)
 
 
 def _parts(values) -> tuple[pa.ChunkedArray, pa.ChunkedArray, pa.ChunkedArray]:

@@ -12,6 +12,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auto_analyst.data.textops import count_true, normalize
+
 __all__ = ["clean_headers", "drop_empty", "drop_footer", "clash_note"]
 
 # Bottom rows checked for totals and notes; exports put at most a few lines there.
@@ -47,10 +49,6 @@ def clean_headers(cells: list) -> tuple[list[str], list[str]]:
     return names, originals
 
 
-def _blank(col: pa.ChunkedArray) -> pa.ChunkedArray:
-    return pc.fill_null(pc.equal(pc.utf8_trim_whitespace(col), ""), True)
-
-
 def drop_empty(table: pa.Table, originals: list[str]) -> tuple[pa.Table, list[str], int]:
     """Drop rows with no value at all, and columns with neither a header nor any value.
 
@@ -59,17 +57,22 @@ def drop_empty(table: pa.Table, originals: list[str]) -> tuple[pa.Table, list[st
     """
     keep_cols, dropped = [], []
     for name, orig in zip(table.column_names, originals):
-        col = table.column(name)
-        if not orig.strip() and _count(_blank(col)) == len(col):
+        if not orig.strip() and normalize(table.column(name)).null_count == len(table.column(name)):
             dropped.append(name)
         else:
             keep_cols.append(name)
     table = table.select(keep_cols)
     if table.num_columns == 0 or table.num_rows == 0:
         return table, dropped, 0
-    all_blank = _blank(table.column(0))
-    for name in table.column_names[1:]:
-        all_blank = pc.and_(all_blank, _blank(table.column(name)))
+    blanks = []
+    for name in table.column_names:
+        col = normalize(table.column(name))
+        if col.null_count == 0:
+            return table, dropped, 0  # a column with a value in every row: no row is all blank
+        blanks.append(col)
+    all_blank = pc.is_null(blanks[0])
+    for col in blanks[1:]:
+        all_blank = pc.and_(all_blank, pc.is_null(col))
     n_blank = _count(all_blank)
     if n_blank:
         table = table.filter(pc.invert(all_blank))
@@ -113,4 +116,4 @@ def clash_note(name: str) -> str:
 
 
 def _count(mask) -> int:
-    return int(pc.sum(pc.cast(pc.fill_null(mask, False), pa.int64())).as_py() or 0)
+    return count_true(mask)

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auto_analyst.data.textops import any_bytes, byte_table, contains_text, delete_ascii, map_ascii
+from auto_analyst.data.textops import any_bytes, byte_table, contains_text, count_true, delete_ascii, map_ascii
 
 __all__ = ["PLACEHOLDERS", "TEXT_PLACEHOLDERS", "NumericResult", "column_decimal", "file_decimal", "index_counts",
            "parse_numbers"]
@@ -73,7 +73,7 @@ class NumericResult:
 
 
 def _count(mask) -> int:
-    return int(pc.sum(pc.cast(mask, pa.int64())).as_py() or 0)
+    return count_true(mask)
 
 
 def column_decimal(clean: pa.ChunkedArray) -> str | None:

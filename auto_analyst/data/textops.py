@@ -16,7 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["any_bytes", "byte_table", "contains_text", "delete_ascii", "map_ascii", "normalize", "value_bytes"]
+__all__ = ["any_bytes", "byte_table", "contains_text", "count_true", "delete_ascii", "map_ascii", "min_length", "normalize",
+           "value_bytes"]
 
 _NULL = pa.scalar(None, pa.string())
 # Bytes that may begin or end a whitespace character for utf8_trim_whitespace: ASCII controls,
@@ -25,6 +26,11 @@ _NULL = pa.scalar(None, pa.string())
 _MAYBE_SPACE = np.zeros(256, bool)
 _MAYBE_SPACE[:0x21] = True
 _MAYBE_SPACE[0x7F:] = True
+
+
+def count_true(mask) -> int:
+    """Number of true cells of a boolean mask (nulls count as false); sums the bits, no int64 copy."""
+    return int(pc.sum(mask).as_py() or 0)
 
 
 def _parts(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
@@ -126,6 +132,22 @@ def _rebuild(chunk: pa.Array, offsets: np.ndarray, data: np.ndarray) -> pa.Array
     return pa.StringArray.from_buffers(len(chunk), pa.py_buffer(offsets), pa.py_buffer(data),
                                        validity if validity is not None else None, chunk.null_count,
                                        chunk.offset if validity is not None else 0)
+
+
+def min_length(arr: pa.ChunkedArray) -> int | None:
+    """The byte length of the shortest non-null cell; None when unknown or there is none."""
+    best = None
+    for chunk in arr.chunks:
+        parts = _parts(chunk)
+        if parts is None:
+            return None
+        lengths = np.diff(parts[0])
+        if chunk.null_count:
+            lengths = lengths[chunk.is_valid().to_numpy(zero_copy_only=False)]
+        if len(lengths):
+            low = int(lengths.min())
+            best = low if best is None else min(best, low)
+    return best
 
 
 def normalize(raw: pa.ChunkedArray) -> pa.ChunkedArray:

@@ -111,6 +111,9 @@ class WebService:
         with self._lock:
             self._live.pop(conv.id, None)
         conv.session.close()
+        # The Analyst keeps its Session objects (no API to drop one yet); free the data they hold.
+        conv.session.tables.clear()
+        conv.session.results.clear()
         for path in (conv.session.dir, self.upload_dir(conv)):
             shutil.rmtree(path, ignore_errors=True)
 

@@ -42,7 +42,8 @@ def test_parse_instruction(text: str, expected: dict[str, str]) -> None:
 
 def test_apply_instruction_saves_and_reports_change(store: ProfileStore) -> None:
     p, changed = store.apply_instruction("alice", "answer more briefly")
-    assert (p.style, changed) == ("concise", False)  # concise is already the default
+    assert (p.style, changed) == ("concise", True)  # the default is "balanced"
+    assert store.apply_instruction("alice", "answer more briefly") == (p, False)  # already concise
     p, changed = store.apply_instruction("alice", "be more detailed and formal")
     assert (p.style, p.tone, changed) == ("detailed", "formal", True)
     p, changed = store.apply_instruction("alice", "I'm a statistician")
@@ -81,7 +82,7 @@ def test_render() -> None:
     assert render(Profile()) == (
         "Persona: data analyst.\n"
         "Tone: neutral.\n"
-        "Keep answers short: lead with the result, a few sentences at most.\n"
+        "Answer with the key numbers first, then a sentence of context where it helps.\n"
         "The user knows common statistics; name methods without long explanations."
     )
     custom = Profile(tone="formal", style="haiku", persona="tutor", expertise="beginner", notes=["a", "b"])

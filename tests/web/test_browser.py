@@ -97,10 +97,11 @@ def test_hostile_column_names_are_shown_as_text(page, hostile_csv):
     headers = pg.locator("#preview table.data th > span").all_inner_texts()
     assert HOSTILE in headers and "<script>alert(2)</script>" in headers
     assert pg.locator("#preview img, #preview svg, #preview script").count() == 0
+    pg.screenshot(path=str(ARTIFACTS / "06-hostile-preview.png"))
     pg.fill("#question", "total amount")
     pg.keyboard.press("Enter")
     pg.locator('article[data-index="0"]').wait_for(timeout=60_000)
     _wait_idle(pg)
     assert pg.locator(".answer-text img, .answer-text script, .answer-text svg").count() == 0
-    pg.screenshot(path=str(ARTIFACTS / "06-hostile.png"))
+    pg.screenshot(path=str(ARTIFACTS / "07-hostile-answer.png"))
     assert pg.problems == []

@@ -32,10 +32,10 @@ def repair_missing_column(script: str, error: str, desc: DatasetDescription) -> 
     lower = {c.lower().strip(): c for c in cols}
     target = lower.get(wrong.lower().strip())
     if target is None:
-        close = difflib.get_close_matches(wrong, cols, n=2, cutoff=0.8)
+        close = difflib.get_close_matches(wrong.lower().strip(), list(lower), n=2, cutoff=0.8)
         if len(close) != 1:
             return None
-        target = close[0]
+        target = lower[close[0]]
     fixed = re.sub(r"(['\"])" + re.escape(wrong) + r"\1", lambda q: q.group(1) + target + q.group(1), script)
     return fixed if fixed != script else None
 
