@@ -73,6 +73,13 @@ class Analyst:
             self._sessions[s.id] = s
             return s
 
+    def forget(self, session_id: str) -> None:
+        """Close session ``session_id`` and drop it from this Analyst (its history stays in the database)."""
+        with self._lock:
+            s = self._sessions.pop(session_id, None)
+        if s is not None:
+            s.close()
+
     def close(self) -> None:
         """Close every session (stops their workers)."""
         with self._lock:
@@ -247,7 +254,7 @@ class Session:
             self.save_state()
             return result
 
-    def run_code(self, code: str, question: str | None = None) -> Result:
+    def run_code(self, code: str, question: str | None = None, cancel: threading.Event | None = None) -> Result:
         """Run a script the user wrote or edited (e.g. a corrected failing script) in the session's worker.
 
         The result has no answer text; ``stdout``, ``tables`` and ``figures`` hold what the script showed.
@@ -256,7 +263,7 @@ class Session:
             raise BadInputError("The script is empty.")
         with self._lock:
             self._ensure_runtime()
-            run = self._sandbox.run(code)
+            run = self._sandbox.run(code, cancel=cancel)
             self.turn += 1
             from auto_analyst.results import Attempt
 

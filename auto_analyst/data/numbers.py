@@ -40,6 +40,7 @@ _STRIP_WIDE = ("€", "£", "¥", "₹", "₽", "₩", "₺", "\u00a0", "\u202f"
 _LETTERS = byte_table(bytes(range(65, 91)) + bytes(range(97, 123)))
 _NON_ASCII = byte_table(bytes(range(128, 256)))
 _NULL = pa.scalar(None, pa.string())
+_POINT = byte_table(b".eE")
 _VALID = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
 # Evidence for the decimal mark of a column, on text already stripped of currency and spaces.
 _COMMA_DEC = r"^[+-]?(\d{1,3}(\.\d{3})+,\d*|\d+,\d{1,2}|\d+,\d{4,}|0,\d+|\d{1,3}(\.\d{3}){2,})$"
@@ -231,9 +232,15 @@ def _parse(arr: pa.ChunkedArray, decimal: str, thousands: str | None, force: boo
     if n_pct:
         values = pc.if_else(pct, pc.divide(values, 100.0), values)
     # Only whether some valid cell has a point or exponent matters (integer or float).
-    point = _mask(norm, b".eE", lambda: pc.or_(pc.match_substring(norm, "."),
-                                                pc.match_substring(norm, "e", ignore_case=True)))
-    has_point = count(pc.and_(valid, point)) if point is not None else 0
+    # Only whether some valid cell has a point or exponent matters (integer or float). When every
+    # candidate parsed, the cells of norm are exactly the valid ones: a byte scan answers.
+    found = any_bytes(norm, _POINT) if valid is candidate else None
+    if found is not None:
+        has_point = int(found)
+    else:
+        point = _mask(norm, b".eE", lambda: pc.or_(pc.match_substring(norm, "."),
+                                                    pc.match_substring(norm, "e", ignore_case=True)))
+        has_point = count(pc.and_(valid, point)) if point is not None else 0
     integral = not has_point and not n_pct
     inferred = "integer" if integral else "float"
     if integral and n_valid == total:

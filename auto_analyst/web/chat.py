@@ -6,7 +6,6 @@ Every ``/api/sessions/<sid>`` view looks the conversation up through
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
@@ -162,9 +161,7 @@ def run_code(sid: str):
         from auto_analyst.results import ProgressEvent
 
         on_progress(ProgressEvent(stage="running", message="Running the edited script"))
-        # Session.run_code has no cancel parameter yet; pass the event as soon as it does.
-        extra = {"cancel": cancel} if "cancel" in inspect.signature(conv.session.run_code).parameters else {}
-        result = conv.session.run_code(code, question=question and f"{question} (edited)", **extra)
+        result = conv.session.run_code(code, question=question and f"{question} (edited)", cancel=cancel)
         svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 

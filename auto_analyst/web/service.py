@@ -110,10 +110,9 @@ class WebService:
             conv.job.wait(30)
         with self._lock:
             self._live.pop(conv.id, None)
-        conv.session.close()
-        # The Analyst keeps its Session objects (no API to drop one yet); free the data they hold.
-        conv.session.tables.clear()
-        conv.session.results.clear()
+        conv.session.analyst.forget(conv.session.id)
+        # delete also forgets the conversation's turns in the history database (the user asked to delete its data)
+        conv.session.analyst.memory.history.forget_session(conv.user, conv.session.id)
         for path in (conv.session.dir, self.upload_dir(conv)):
             shutil.rmtree(path, ignore_errors=True)
 

@@ -23,7 +23,8 @@
           c.n_unparsed ? `${c.n_unparsed} unparsed (e.g. ${(c.unparsed_examples || []).join(", ")})` : ""].filter(Boolean).join("; ")));
     const warnings = (rep.warnings || []).map((w) => el("li", { class: "warn", text: w }));
     const skipped = (rep.skipped_rows || []).length;
-    box.replaceChildren(
+    // replaceChildren would print a null as the text "null": drop absent parts first.
+    box.replaceChildren(...[
       el("div", { class: "preview-head" },
         el("strong", { text: t.name }), el("span", { class: "muted", text: t.file ? ` from ${t.file}` : "" }),
         el("span", { class: "pill", text: `${AA.fmtNumber(t.n_rows)} rows × ${t.n_columns} columns` }),
@@ -31,7 +32,7 @@
         skipped ? el("span", { class: "muted small", text: ` · ${skipped} rows skipped` }) : null),
       AA.dataTable(t.columns, t.rows, t.dtypes),
       notes.length || warnings.length ? el("details", { class: "report" }, el("summary", { text: `Load report (${notes.length + warnings.length} notes)` }),
-        el("ul", {}, warnings, notes)) : null);
+        el("ul", {}, warnings, notes)) : null].filter(Boolean));
   };
 
   function details(title, cls, ...content) {
