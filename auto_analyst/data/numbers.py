@@ -231,7 +231,6 @@ def _parse(arr: pa.ChunkedArray, decimal: str, thousands: str | None, force: boo
     n_pct = count(pc.and_(valid, pct)) if pct is not None else 0
     if n_pct:
         values = pc.if_else(pct, pc.divide(values, 100.0), values)
-    # Only whether some valid cell has a point or exponent matters (integer or float).
     # Only whether some valid cell has a point or exponent matters (integer or float). When every
     # candidate parsed, the cells of norm are exactly the valid ones: a byte scan answers.
     found = any_bytes(norm, _POINT) if valid is candidate else None

@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["any_bytes", "byte_table", "contains_text", "count_true", "delete_ascii", "map_ascii", "min_length", "normalize",
-           "value_bytes"]
+__all__ = ["any_bytes", "byte_table", "contains_text", "count_true", "delete_ascii", "map_ascii", "min_length",
+           "normalize", "value_bytes"]
 
 _NULL = pa.scalar(None, pa.string())
 # Bytes that may begin or end a whitespace character for utf8_trim_whitespace: ASCII controls,
@@ -38,7 +38,9 @@ def _parts(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
     if chunk.type != pa.string():
         return None
     bufs = chunk.buffers()
-    offsets = np.frombuffer(bufs[1], np.int32, len(chunk) + 1, chunk.offset * 4) if len(chunk) else np.zeros(1, np.int32)
+    if not len(chunk):
+        return np.zeros(1, np.int32), np.zeros(0, np.uint8)
+    offsets = np.frombuffer(bufs[1], np.int32, len(chunk) + 1, chunk.offset * 4)
     start, end = int(offsets[0]), int(offsets[-1])
     data = np.frombuffer(bufs[2], np.uint8, end - start, start) if bufs[2] is not None and end > start \
         else np.zeros(0, np.uint8)
@@ -182,7 +184,9 @@ def _needs_trim(arr: pa.ChunkedArray) -> bool:
             continue  # no space, control or non-ASCII byte anywhere: nothing to trim
         # Check each non-empty cell's first and last byte (null cells are empty: skip them).
         filled = offsets[:-1] < offsets[1:]
-        starts, ends = (offsets[:-1], offsets[1:] - 1) if filled.all() else (offsets[:-1][filled], offsets[1:][filled] - 1)
+        starts, ends = offsets[:-1], offsets[1:] - 1
+        if not filled.all():
+            starts, ends = starts[filled], ends[filled]
         if _MAYBE_SPACE[data[starts]].any() or _MAYBE_SPACE[data[ends]].any():
             return True
     return False

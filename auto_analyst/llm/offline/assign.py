@@ -6,7 +6,7 @@ import re
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.llm.offline import lexicon as lx
-from auto_analyst.llm.offline.spec import Measure, QuerySpec
+from auto_analyst.llm.offline.spec import FUNC_WORDS, Measure, QuerySpec
 
 __all__ = ["assign", "default_func"]
 
@@ -94,9 +94,11 @@ def _aggregate(spec: QuerySpec, funcs: list[tuple[int, str, str]], group_cols, n
                     spec.task, spec.columns = "value_counts", [col]
                     spec.measures = []
                     return
-                if f in ("mean", "median", "sum", "std", "var") and col not in numeric:
-                    spec.problems.append(f"'{col}' is not numeric, so its {f} is not defined.")
+                if f in ("mean", "median", "sum", "std", "var", "min", "max") and col not in numeric:
+                    spec.problems.append(f"'{col}' is not numeric, so its {FUNC_WORDS[f]} is not defined here.")
                     return
+                if f == "mean" and any(h in col.lower() for h in ("rate", "ratio", "pct", "percent", "share")):
+                    spec.assumptions.append(f"used the simple (unweighted) mean of '{col}': each row counts once")
                 spec.measures.append(Measure(func=f, column=col))
     else:
         for f, col in zip(fs, cols_in_order):

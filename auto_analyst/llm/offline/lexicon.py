@@ -39,7 +39,7 @@ MONTHS = {m: i + 1 for i, m in enumerate(["january", "february", "march", "april
 MONTHS.update({m[:3]: i for m, i in list(MONTHS.items())})
 
 # Nouns that name the rows being counted ("how many orders"), taken as "rows".
-ROW_NOUNS = {"rows", "row", "records", "record", "entries", "entry", "observations", "orders", "order", "items",
+ROW_NOUNS = {"rows", "row", "records", "record", "entries", "entry", "observations", "orders", "items",
              "transactions", "customers", "people", "passengers", "products", "reports", "cases", "samples",
              "deliveries", "sales", "payments", "visits", "users", "employees", "flowers", "firms", "companies",
              "lines", "times", "instances", "events", "trips", "patients", "students", "games", "players", "days"}
@@ -58,5 +58,5 @@ want need like know see using use based so such just only now same instead again
 some any more less most least very really kind sort type types group groups grouped grouping aggregate aggregated
 s 's whats what's which's give me brought bring came come got get had has have having went go goes did done
 paid pays pay used uses sold sells made making takes took per cent ok okay then well hey hi hello thanks thank
-where whose having when descending ascending order ordered sorted sort rank ranked ranking respectively each one ones
+through via where whose having when rank ranked ranking respectively each one ones
 """.split())

@@ -17,6 +17,9 @@ from auto_analyst.data.description import TableDescription
 __all__ = ["normalize", "column_phrases", "ColumnMatcher", "Mention"]
 
 CLOSE_MATCH = 0.8
+# words too generic to stand for a column on their own ('code' could be store_code or zip code)
+GENERIC_WORDS = {"codes", "number", "numbers", "names", "value", "values", "count", "total", "level", "group",
+                 "date", "dates", "time", "times", "price", "amount", "rates"}
 
 
 def normalize(text: str) -> str:
@@ -46,6 +49,10 @@ def column_phrases(name: str) -> set[str]:
     units = {"hours", "hrs", "h", "kg", "km", "eur", "usd", "pct", "mins", "minutes", "days", "cm", "mm", "kwh", "m"}
     if len(words) > 1 and words[-1] in units:
         phrases.add(" ".join(words[:-1]))
+    # plurals: 'campaigns' for 'campaign', 'categories' for 'category'
+    for p in list(phrases):
+        if p and p[-1].isalpha():
+            phrases.add(p[:-1] + "ies" if p.endswith("y") else p + ("es" if p.endswith(("s", "x", "ch")) else "s"))
     return {p for p in phrases if p}
 
 
@@ -108,6 +115,11 @@ class ColumnMatcher:
             r = difflib.SequenceMatcher(None, words, p).ratio()
             if r >= CLOSE_MATCH:
                 scored[col] = max(r, scored.get(col, 0))
+        if not scored and " " not in words and len(words) >= 5 and words not in GENERIC_WORDS:
+            # one word of exactly one column's name: 'store' for 'store_code', 'version' for 'app_version'
+            owners = {col for p, col in self.phrases if words in p.split() and " " in p}
+            if len(owners) == 1:
+                scored[owners.pop()] = 0.8
         if not scored and " " not in words:
             # an abbreviated column name: 'infl' for 'inflation' (at least 4 letters, one column only)
             for p, col in self.phrases:

@@ -18,7 +18,9 @@ from auto_analyst.llm.offline.spec import Filter, QuerySpec
 
 __all__ = ["parse_part", "read_pieces", "Pieces", "ParseState"]
 
-GROUP_BEFORE = re.compile(r"(?:\bby|\bper|\bfor each|\bfor every|\bin each|\beach|\bacross|\bgrouped by|\bbroken down by|\bfor all)\s*$")
+# "across campaigns" is left out on purpose: "the average rate across campaigns" is one number over all of them
+GROUP_BEFORE = re.compile(r"(?:\bby|\bper|\bfor each|\bfor every|\bin each|\beach|\bgrouped by|\bbroken down by|\bfor all)\s*$")
+OVER_ALL_BEFORE = re.compile(r"(?:\bacross(?: all)?(?: the)?|\bover all(?: the)?|\bamong(?: all)?(?: the)?)\s*$")
 CMP_AFTER = re.compile(
     r"^\s*(?P<op>>=|<=|!=|==|=|>|<|is greater than or equal to|greater than or equal to|is greater than|greater than|"
     r"more than|higher than|larger than|above|over|exceeding|exceeds|at least|is less than|less than|lower than|"
@@ -48,7 +50,9 @@ CHART_WORDS = [
 TASK_WORDS = [
     (re.compile(r"\bcorrelation matrix\b|\bcorrelations between all\b|\ball correlations\b"), "corr_matrix"),
     (re.compile(r"\b(?:summary statistics|descriptive statistics|describe|summary stats|summari[sz]e|summary|statistics|overview)\b"), "describe"),
-    (re.compile(r"\b(?:missing|null|nulls|nan|nans|empty values|blanks|na values)\b"), "missing"),
+    (re.compile(r"\b(?:missing|null|nulls|nan|nans|empty values|blanks|na values|invalid|no valid|"
+                r"(?:don't|do not|doesn't|does not) have (?:an? )?(?:valid )?|without (?:an? )?(?:valid )?|"
+                r"with no (?:valid )?)"), "missing"),
     (re.compile(r"\b(?:correlation|correlated|correlate|relationship|related|association|pearson)\b"), "correlation"),
     (re.compile(r"\b(?:value counts|frequency|frequencies|distribution|breakdown)\b"), "value_counts"),
     (re.compile(r"\b(?:how many rows|number of rows|how many records|how big|shape|dimensions)\b"), "shape"),
@@ -125,6 +129,7 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
     mentions = [m for m in matcher.find(text) if st.free(m.start, m.end)]
     for m in mentions:
         st.take(m.start, m.end)
+    all_mentions = list(mentions)
     _read_format(st, spec)
     originals = {fold(normalize(q)): q for q in re.findall(r"'([^']+)'", question)}
     in_filters = _read_filters(st, spec, mentions, table, originals)
@@ -134,11 +139,13 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
                n=_read_topn(st))
     other = []
     for m in mentions:
+        if OVER_ALL_BEFORE.search(text[:m.start]):
+            continue  # "the average rate across campaigns": the population, not a grouping
         if GROUP_BEFORE.search(text[:m.start]):
             p.group_cols.append(m.column)
         else:
             other.append(m.column)
-    unknown = _modifiers(st, mentions)
+    unknown = _modifiers(st, all_mentions)
     if unknown:
         fuzzy = _fuzzy_columns(unknown, matcher, spec)
         if fuzzy is None:
@@ -166,15 +173,25 @@ def parse_part(question: str, table: TableDescription) -> QuerySpec:
     return p.spec
 
 
+# adjectives that change the question ("newest version", "valid price") are never skipped as qualifiers
+NOT_QUALIFIER = re.compile(r"(?:est|ier|iest)$|^(?:new|old|recent|current|previous|next|last|first|valid|invalid|"
+                           r"unique|other|different|same|top|bottom|high|low|big|small|long|short|early|late)$")
+GENERIC_AFTER = {"code", "codes", "id", "ids", "number", "numbers", "name", "names", "column", "field", "value",
+                 "values", "variable", "level", "levels", "category", "categories", "group"}
+
+
 def _modifiers(st: ParseState, mentions: list[Mention]) -> list[str]:
-    """Unexplained words, less one-word qualifiers right before a column ('fish size' for 'size')."""
+    """Unexplained words, less one-word qualifiers right before a column ('fish size' for 'size') and
+    generic nouns right after one ('ZIP code' for 'zip')."""
     words = st.leftover_words()
     if not words:
         return []
     kept = []
     for w in words:
-        qualifier = any(re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start]) for m in mentions)
-        if qualifier:
+        qualifier = not NOT_QUALIFIER.search(w) and any(
+            re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start]) for m in mentions)
+        generic = w in GENERIC_AFTER and any(re.match(r"\s+" + re.escape(w) + r"\b", st.text[m.end:]) for m in mentions)
+        if qualifier or generic:
             continue
         kept.append(w)
     return kept
