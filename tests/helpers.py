@@ -31,7 +31,7 @@ def sales_table(seed: int = 0, n: int = 400) -> pd.DataFrame:
 def value(result: Result, name: str):
     """The single value the script showed under ``name`` (case-insensitive)."""
     for t in result.tables:
-        if t.name.lower() == name.lower():
+        if _same(t.name, name):
             assert t.columns == ["value"], t
             return t.rows[0][0]
     raise AssertionError(f"no value {name!r}; shown: {[t.name for t in result.tables]}\n{result.answer}\n{result.code}")
@@ -39,6 +39,12 @@ def value(result: Result, name: str):
 
 def table(result: Result, name: str) -> pd.DataFrame:
     for t in result.tables:
-        if t.name.lower() == name.lower():
+        if _same(t.name, name):
             return pd.DataFrame(t.rows, columns=t.columns)
     raise AssertionError(f"no table {name!r}; shown: {[t.name for t in result.tables]}\n{result.answer}\n{result.code}")
+
+
+def _same(shown: str, wanted: str) -> bool:
+    """Names match, ignoring case and the filters said after them: 'total revenue (region = North)'."""
+    shown, wanted = shown.lower(), wanted.lower()
+    return shown == wanted or shown.split(" (")[0] == wanted

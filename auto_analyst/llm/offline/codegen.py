@@ -37,6 +37,21 @@ def _c(name: str) -> str:
     return repr(name)
 
 
+def _where(spec: QuerySpec) -> str:
+    """' (city = Montréal, order_date in 2023)': the filters, said in the names of results and charts."""
+    if not spec.filters:
+        return ""
+    said = []
+    for f in spec.filters:
+        if f.op in ("year", "month"):
+            said.append(f"{f.column} in {f.op} {f.value}")
+        elif f.op == "between":
+            said.append(f"{f.column} between {f.value} and {f.value2}")
+        else:
+            said.append(f"{f.column} {'=' if f.op == '==' else f.op} {f.value}")
+    return " (" + ", ".join(said) + ")"
+
+
 def _round(expr: str, spec: QuerySpec) -> str:
     return f"round({expr}, {spec.rounding})" if spec.rounding is not None else expr
 
@@ -91,10 +106,10 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
             for k, m in enumerate(spec.measures):
                 out += [f"value_{i}_{k} = {_round(_agg_expr(m, d, []), spec)}",
                         f"print({m.label()!r} + ':', value_{i}_{k})",
-                        f"show(value_{i}_{k}, name={m.label()!r})"]
+                        f"show(value_{i}_{k}, name={m.label() + _where(spec)!r})"]
         else:
             parts = ", ".join(f"{_agg_expr(m, d, groups)}.rename({m.label()!r})" for m in spec.measures)
-            label = " and ".join(m.label() for m in spec.measures) + " by " + ", ".join(groups)
+            label = " and ".join(m.label() for m in spec.measures) + " by " + ", ".join(groups) + _where(spec)
             out += [f"result_{i} = pd.concat([{parts}], axis=1).reset_index()"]
             if spec.rounding is not None:
                 out.append(f"result_{i} = result_{i}.round({spec.rounding})")
@@ -109,14 +124,14 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
             g = groups[0]
             out += [f"best_{i} = totals_{i}.index[0]",
                     f"print({g!r}, 'with the {word} {m.label()}:', best_{i}, totals_{i}.iloc[0])",
-                    f"show(best_{i}, name={f'{g} with the {word} {m.label()}'!r})",
+                    f"show(best_{i}, name={f'{g} with the {word} {m.label()}{_where(spec)}'!r})",
                     f"show(totals_{i}.iloc[0], name={f'its {m.label()}'!r})",
-                    f"show(totals_{i}.rename({m.label()!r}).reset_index(), name={f'{m.label()} by {g}'!r})"]
+                    f"show(totals_{i}.rename({m.label()!r}).reset_index(), name={f'{m.label()} by {g}{_where(spec)}'!r})"]
         else:
             which = "bottom" if spec.ascending else "top"
             out += [f"top_{i} = totals_{i}.head({spec.n}).rename({m.label()!r}).reset_index()",
                     f"print(top_{i}.to_string(index=False))",
-                    f"show(top_{i}, name={f'{which} {spec.n} {groups[0]} by {m.label()}'!r})"]
+                    f"show(top_{i}, name={f'{which} {spec.n} {groups[0]} by {m.label()}{_where(spec)}'!r})"]
     elif t == "top_n":
         m = spec.measures[0]
         which = "smallest" if spec.ascending else "largest"
@@ -162,7 +177,7 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
                 f"print(result_{i}.to_string(index=False))", f"show(result_{i}, name='columns')"]
     elif t == "chart" and spec.measures and (spec.group_by or spec.time_grain):
         m = spec.measures[0]
-        label = f"{m.label()} by {', '.join(groups)}"
+        label = f"{m.label()} by {', '.join(groups)}{_where(spec)}"
         out += [f"plot_data_{i} = {_agg_expr(m, d, groups)}.rename({m.label()!r}).reset_index()"]
         if spec.chart in ("bar", "pie"):
             out.append(f"plot_data_{i} = plot_data_{i}.sort_values({m.label()!r}, ascending=False)")
@@ -185,7 +200,7 @@ def visualisation(spec: QuerySpec, i: int) -> str:
     else:
         m = spec.measures[0]
         g = _groups(spec)
-        title = f"{m.label()} by {', '.join(g)}"
+        title = f"{m.label()} by {', '.join(g)}{_where(spec)}"
         pdv = f"plot_data_{i}"
         if k == "line":
             color = f", color={_c(spec.group_by[0])}" if spec.group_by and spec.time_grain else ""

@@ -53,7 +53,8 @@ TASK_WORDS = [
     (re.compile(r"\b(?:missing|null|nulls|nan|nans|empty values|blanks|na values|invalid|no valid|"
                 r"(?:don't|do not|doesn't|does not) have (?:an? )?(?:valid )?|without (?:an? )?(?:valid )?|"
                 r"with no (?:valid )?)"), "missing"),
-    (re.compile(r"\b(?:correlation|correlated|correlate|relationship|related|association|pearson)\b"), "correlation"),
+    (re.compile(r"\b(?:how (?:strong|weak|close)|strength of|correlation|correlated|correlate|relationship|related|"
+                r"association|pearson)\b"), "correlation"),
     (re.compile(r"\b(?:value counts|frequency|frequencies|distribution|breakdown)\b"), "value_counts"),
     (re.compile(r"\b(?:how many rows|number of rows|how many records|how big|shape|dimensions)\b"), "shape"),
     (re.compile(r"\b(?:what columns|which columns|list the columns|list of columns|column names)\b"), "columns"),
@@ -337,7 +338,7 @@ def _read_topn(st: ParseState) -> tuple[int, bool] | None:
 def _fuzzy_columns(unknown: list[str], matcher: ColumnMatcher, spec: QuerySpec) -> list[tuple[str, str]] | None:
     """Close spellings of columns for the unexplained words, as (column, words); None when a word stays unexplained."""
     taken: list[tuple[str, str]] = []
-    rest = list(unknown)
+    rest = [w for w in unknown if w not in lx.ROW_NOUNS]  # "how many orders": the rows, not a column
     # try two-word phrases first ('delivery tme'), then single words
     i = 0
     while i < len(rest):
