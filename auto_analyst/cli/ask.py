@@ -86,7 +86,7 @@ def ask(ctx, file, question, model, user, as_json, trace, no_code):
 def chat(ctx, files, resume, model, user, as_json, trace, no_code):
     """A conversation over FILES: follow-ups work. Reads one question per line when input is piped.
 
-    Commands inside: /load FILE, /tables, /use NAME, /quit.
+    Commands inside: /load FILE, /tables, /use NAME, /reset (forget the conversation so far), /quit.
     """
     try:
         analyst, session = _open_session(ctx, files, model, user, resume)
@@ -117,6 +117,9 @@ def chat(ctx, files, resume, model, user, as_json, trace, no_code):
                     continue
                 if line.startswith("/use "):
                     session.use(line[5:].strip())
+                    continue
+                if line == "/reset":
+                    session.reset_memory()
                     continue
                 result = session.ask(line, on_progress=_progress(interactive and not as_json))
             except Exception as exc:  # noqa: BLE001 - one bad line must not end the conversation

@@ -65,9 +65,10 @@ class Limits:
             group after it (kind ``timeout``). CPU limits alone miss a script that sleeps or waits.
         cpu_seconds: RLIMIT_CPU soft limit, CPU seconds; SIGXCPU stops a busy loop even if the
             parent is slow to notice.
-        memory_mb: MiB of address space a run may add to the preloaded libraries (RLIMIT_AS is
-            set to the worker's baseline size plus this); allocations past it raise MemoryError
-            instead of waking the kernel's OOM killer on the whole machine.
+        memory_mb: MiB of address space beyond the preloaded libraries and loaded tables
+            (RLIMIT_AS = the state process's size at the first run + this). It is a hard limit,
+            so it also bounds what the session's variables grow to over later runs. Allocations
+            past it raise MemoryError instead of waking the kernel's OOM killer on the machine.
         max_processes: RLIMIT_NPROC (processes+threads of the worker's user). Root ignores it,
             so process creation is also refused by the audit hook and the group is killed.
         max_open_files: RLIMIT_NOFILE, so a script cannot exhaust the host's descriptors.

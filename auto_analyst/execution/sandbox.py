@@ -8,13 +8,9 @@ for why each limit exists.
 
 from __future__ import annotations
 
-import atexit
 import os
-import shutil
 import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -23,104 +19,16 @@ from typing import Any
 
 from auto_analyst.errors import BadInputError, SandboxError
 from auto_analyst.execution.inprocess import run_in_process
-from auto_analyst.execution.limits import Limits, clean_env, make_private_dir, set_dumpable
+from auto_analyst.execution.limits import Limits, set_dumpable
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, readable, recv, send
+from auto_analyst.execution.zygote import Zygote
 from auto_analyst.results import ErrorInfo, FigureOut, RunResult, TableOut
 
 __all__ = ["Sandbox", "Zygote", "run_in_process"]
 
-_ZYGOTE_START_TIMEOUT = 120.0  # seconds; imports take ~2.5 s, but a cold disk cache or busy CI is much slower
 _OP_TIMEOUT = 60.0  # seconds for a non-run request (loading a large Parquet file is the slowest)
 _BACKSTOP = 10.0  # seconds past run_timeout before the caller stops trusting the state process
 _RESTART_NOTE = "[sandbox restarted: the session's worker had stopped; the tables were reloaded, variables from earlier runs are lost]\n"
-
-
-class Zygote:
-    """The warm fork server: one per caller process, shared by every :class:`Sandbox`.
-
-    Use :meth:`get`; it (re)starts the server when needed. Thread-safe.
-    """
-
-    _instance: "Zygote | None" = None
-    _class_lock = threading.Lock()
-
-    def __init__(self) -> None:
-        self.home = make_private_dir("aa-worker-")
-        (self.home / "matplotlib").mkdir()
-        ours, theirs = socket.socketpair()
-        self._lock = threading.Lock()
-        self.ctrl = ours
-        log = open(self.home / "zygote.log", "wb")  # noqa: SIM115 - the child keeps it open
-        try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "auto_analyst.execution.worker", str(theirs.fileno())],
-                env=clean_env(self.home), cwd=self.home, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
-                stdout=log, stderr=log, start_new_session=True, close_fds=True,
-            )
-        finally:
-            theirs.close()
-            log.close()
-        try:
-            self.info, _ = recv(self.ctrl, timeout=_ZYGOTE_START_TIMEOUT)
-        except (ChannelClosed, FrameTooLarge):
-            tail = (self.home / "zygote.log").read_text(errors="replace")[-2000:]
-            self.close()
-            raise SandboxError(f"The sandbox worker did not start. Its log ends with:\n{tail}") from None
-
-    @classmethod
-    def get(cls) -> "Zygote":
-        """The running zygote, started (or restarted after a crash) as needed.
-
-        Raises:
-            SandboxError: the worker process could not be started.
-        """
-        with cls._class_lock:
-            if cls._instance is None or not cls._instance.alive():
-                if cls._instance is not None:
-                    cls._instance.close()
-                cls._instance = Zygote()
-            return cls._instance
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def spawn(self) -> tuple[socket.socket, int]:
-        """A new session state process: (connected socket, pid).
-
-        Raises:
-            SandboxError: the zygote did not answer.
-        """
-        with self._lock:
-            try:
-                send(self.ctrl, {"op": "spawn"})
-                reply, _ = recv(self.ctrl, timeout=30)
-                _, fds, _, _ = socket.recv_fds(self.ctrl, 1, 1)
-            except (ChannelClosed, FrameTooLarge, OSError) as e:
-                raise SandboxError(f"The sandbox worker did not start a session: {e}") from None
-        if not fds:
-            raise SandboxError("The sandbox worker sent no session connection.")
-        os.set_inheritable(fds[0], False)  # received descriptors are inheritable; no exec of ours needs it
-        return socket.socket(fileno=fds[0]), int(reply["pid"])
-
-    def close(self) -> None:
-        """Stop the zygote. Sessions it already started keep running until their Sandbox closes them."""
-        try:
-            self.ctrl.close()
-            self.proc.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.home, ignore_errors=True)
-
-    @classmethod
-    def shutdown(cls) -> None:
-        with cls._class_lock:
-            if cls._instance is not None:
-                cls._instance.close()
-                cls._instance = None
-
-
-atexit.register(Zygote.shutdown)
 
 
 class Sandbox:

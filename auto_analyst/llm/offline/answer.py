@@ -27,6 +27,24 @@ def fmt(v: Any, digits: int | None = None) -> str:
     return str(v)
 
 
+def format_lines(names: list[str], tables: list[dict], digits: int | None) -> str:
+    """'@name[value]' lines for the names a question's answer format asks for ('' when none are asked).
+
+    A name with no clear value gets a sentence saying so instead of a guess.
+    """
+    if not names:
+        return ""
+    from auto_analyst.llm.offline.answer_format import match_names
+
+    scalars = {t["name"]: t["rows"][0][0] for t in tables if t.get("columns") == ["value"] and t.get("rows")}
+    mapping = match_names(names, list(scalars)) or {}
+    lines = [f"@{n}[{fmt(scalars[mapping[n]], digits)}]" for n in names if n in mapping]
+    missing = [n for n in names if n not in mapping]
+    if missing:
+        lines.append(f"(No value matched {', '.join(missing)}.)")
+    return "\n".join(lines) + "\n\n"
+
+
 def _sentence_case(s: str) -> str:
     return s[:1].upper() + s[1:] if s else s
 

@@ -227,20 +227,48 @@ def code_for(role: str, specs: list[QuerySpec]) -> str:
     for i, spec in enumerate(specs, start=1):
         if not spec.answerable:
             continue
+        from auto_analyst.llm.offline.tasks import PLUGINS
+
+        plugin = PLUGINS.get(spec.task)
         if role == "preprocessing":
             code = preprocessing(spec, i)
+        elif plugin is not None:
+            code = plugin.code(spec, i).get(role, "")
         elif role == "statistics":
             code = statistics(spec, i)
         elif role == "visualisation":
             code = visualisation(spec, i)
         else:
             code = ""
-        first_user = "statistics" if statistics(spec, i) else "visualisation"
+        first_user = next((r for r in ROLES[1:] if (plugin.code(spec, i) if plugin else {
+            "statistics": statistics(spec, i), "visualisation": visualisation(spec, i)}).get(r)), "statistics")
         if code and role == first_user and not needs_preprocessing(spec):
             code = f"data_{i} = {spec.table}\n" + code  # no preprocessing step: this step takes the table itself
         if code:
             blocks.append(f"# part {i}: {spec.to_text()}\n{code}")
     if not blocks:
         return ""
-    imports = ["import pandas as pd"] + (["import plotly.express as px"] if role == "visualisation" else [])
+    imports = ["import pandas as pd"] + (["import plotly.express as px"] if role == "visualisation" and "px." in "".join(blocks) else [])
     return "\n".join(imports) + "\n\n" + "\n\n".join(blocks)
+
+
+def scalar_labels(spec: QuerySpec) -> list[str]:
+    """The names of the single values a spec's code shows (for matching an asked answer format)."""
+    t, w = spec.task, _where(spec)
+    if t == "aggregate" and not _groups(spec):
+        return [m.label() + w for m in spec.measures]
+    if t == "rank" and spec.measures:
+        m, word = spec.measures[0], ("lowest" if spec.ascending else "highest")
+        return [f"{spec.group_by[0]} with the {word} {m.label()}{w}", f"its {m.label()}"]
+    if t == "top_n" and not _groups(spec) and spec.measures and spec.measures[0].func == "sum":
+        return [f"total of the {spec.n} {'smallest' if spec.ascending else 'largest'} {spec.measures[0].column}"]
+    if t == "correlation":
+        return [f"Pearson correlation of {spec.x} and {spec.y}"]
+    if t == "missing":
+        return ["total missing values"]
+    if t == "shape":
+        return ["number of rows", "number of columns"]
+    from auto_analyst.llm.offline.tasks import PLUGINS
+
+    plugin = PLUGINS.get(t)
+    return list(plugin.labels(spec)) if plugin is not None and hasattr(plugin, "labels") else []

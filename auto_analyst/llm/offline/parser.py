@@ -106,6 +106,7 @@ class Pieces:
     categorical: list[str] = field(default_factory=list)
     dates: list[str] = field(default_factory=list)
     unknown: bool = False
+    keywords: dict[str, list[str]] = field(default_factory=dict)  # plugin name -> its words found
 
     @property
     def empty(self) -> bool:
@@ -136,8 +137,9 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
     in_filters = _read_filters(st, spec, mentions, table, originals)
     mentions = [m for i, m in enumerate(mentions) if i not in in_filters]
     _read_time(st, spec, table)
+    keywords = _read_plugin_words(st)
     p = Pieces(text=text, spec=spec, funcs=_read_funcs(st), chart=_read_chart(st), task_word=_read_task_words(st),
-               n=_read_topn(st))
+               n=_read_topn(st), keywords=keywords)
     other = []
     for m in mentions:
         if OVER_ALL_BEFORE.search(text[:m.start]):
@@ -170,8 +172,36 @@ def parse_part(question: str, table: TableDescription) -> QuerySpec:
     if p.unknown:
         p.spec.task = "decline"
         return p.spec
-    assign(p.spec, p.text, p.funcs, p.chart, p.task_word, p.n, p.group_cols, p.numeric, p.categorical, p.dates, table)
+    decide(p, p.spec, table)
     return p.spec
+
+
+def decide(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:
+    """Choose the task: a plugin whose words were found decides first, then the built-in rules."""
+    from auto_analyst.llm.offline.tasks import PLUGINS
+
+    for name in p.keywords:
+        if PLUGINS[name].recognize(p, spec, table):
+            if spec.problems:
+                spec.task = "decline"
+            return
+    if p.keywords:
+        spec.problems.append("I can't tell which " + " or ".join(p.keywords) + " you want; name the columns.")
+        spec.task = "decline"
+        return
+    assign(spec, p.text, p.funcs, p.chart, p.task_word, p.n, p.group_cols, p.numeric, p.categorical, p.dates, table)
+
+
+def _read_plugin_words(st: ParseState) -> dict[str, list[str]]:
+    from auto_analyst.llm.offline.tasks import PLUGINS
+
+    found: dict[str, list[str]] = {}
+    for name, plugin in PLUGINS.items():
+        for m in plugin.KEYWORDS.finditer(st.text):
+            if st.free(m.start(), m.end()):
+                found.setdefault(name, []).append(m.group(0))
+                st.take(m.start(), m.end())
+    return found
 
 
 # adjectives that change the question ("newest version", "valid price") are never skipped as qualifiers

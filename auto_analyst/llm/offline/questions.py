@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import DatasetDescription, TableDescription
-from auto_analyst.llm.offline.assign import assign
 from auto_analyst.llm.offline.matching import ColumnMatcher, fold, normalize
-from auto_analyst.llm.offline.parser import Pieces, read_pieces
+from auto_analyst.llm.offline.parser import Pieces, decide, read_pieces
 from auto_analyst.llm.offline.spec import Filter, QuerySpec
 
 __all__ = ["split_parts", "understand", "FOLLOW_UP"]
@@ -64,7 +63,7 @@ def _resolve(part: str, p: Pieces, table: TableDescription, prev: QuerySpec | No
         p.spec.task = "decline"
         return p.spec
     fresh = p.spec.model_copy(deep=True)
-    assign(fresh, p.text, p.funcs, p.chart, p.task_word, p.n, p.group_cols, p.numeric, p.categorical, p.dates, table)
+    decide(p, fresh, table)
     if prev is None:
         return fresh
     refers = re.search(r"\b(that|those|these|it|them|this|the relationship|same)\b", p.text)

@@ -7,7 +7,9 @@ import re
 from typing import Any
 
 from auto_analyst.data.description import DatasetDescription
-from auto_analyst.llm.offline.answer import write_answer
+from auto_analyst.llm.offline.answer import format_lines, write_answer
+from auto_analyst.llm.offline.answer_format import match_names, split_format
+from auto_analyst.llm.offline.codegen import scalar_labels
 from auto_analyst.llm.offline.codegen import ROLES, code_for
 from auto_analyst.llm.offline.fixes import fix_script
 from auto_analyst.llm.offline.protocol import Prompt
@@ -54,7 +56,11 @@ def planner(p: Prompt) -> dict[str, Any]:
         return out
     if any(isinstance(t, dict) and t.get("quoted") for t in _turns(p)):
         goal = QUOTED.sub(" ", goal)  # the quote points at an earlier turn (now the previous one); it is not a question
+    goal, names, rounding = split_format(goal)
     specs = understand(goal, desc, _previous(p))
+    if rounding is not None:
+        for s in specs:
+            s.rounding = s.rounding if s.rounding is not None else rounding
     good = [s for s in specs if s.answerable and _restates(s, desc)]
     bad = [s for s in specs if s not in good]
     reasons = [pr for s in bad for pr in s.problems] or ([CANNOT] if bad else [])
@@ -63,6 +69,12 @@ def planner(p: Prompt) -> dict[str, Any]:
         if not any(s.problems for s in bad):
             out["decline_reason"] = CANNOT
         return out
+    if names:
+        labels = [lab for s in good for lab in scalar_labels(s)]
+        if labels and match_names(names, labels) is None:
+            out["decline_reason"] = (f"I can't tell which of my results {', '.join(names)} refer to, so I don't answer "
+                                     "in that format offline.")
+            return out
     out["standalone_question"] = "; ".join(s.to_text() for s in good)
     out["assumptions"] = [a for s in good for a in s.assumptions]
     if bad:
@@ -133,7 +145,9 @@ def answer(p: Prompt) -> dict[str, Any]:
     figures = p.json_input("figures", []) or []
     assumptions = p.json_input("assumptions", []) or []
     style = p.inputs.get("style", "").lower()
-    text = write_answer(tables, figures, assumptions, p.inputs.get("unanswered", ""), p.inputs.get("stdout", ""),
+    _, names, digits = split_format(p.inputs.get("question", ""))
+    formatted = format_lines(names, tables, digits)
+    text = formatted + write_answer(tables, figures, assumptions, p.inputs.get("unanswered", ""), p.inputs.get("stdout", ""),
                         brief="keep answers short" in style, beginner="new to statistics" in style)
     return {"answer": text}
 

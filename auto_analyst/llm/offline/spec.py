@@ -13,8 +13,8 @@ from pydantic import BaseModel, Field
 __all__ = ["Filter", "Measure", "QuerySpec", "quote_col", "quote_val"]
 
 Func = Literal["mean", "median", "sum", "count", "min", "max", "std", "var", "nunique"]
-Task = Literal["aggregate", "rank", "top_n", "describe", "missing", "value_counts", "correlation",
-               "corr_matrix", "chart", "shape", "columns", "decline"]
+# built-in tasks; task plugins (auto_analyst.llm.offline.tasks) add their own names
+Task = str
 Chart = Literal["histogram", "bar", "scatter", "line", "box", "pie"]
 Grain = Literal["day", "week", "month", "quarter", "year"]
 
@@ -84,6 +84,7 @@ class QuerySpec(BaseModel):
     ascending: bool = False
     rounding: int | None = None
     percent: bool = False
+    options: dict[str, Any] = Field(default_factory=dict, description="Parameters of a plugin task (target, method, k...).")
     assumptions: list[str] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)
 
@@ -94,6 +95,10 @@ class QuerySpec(BaseModel):
     def to_text(self) -> str:  # noqa: C901 - one branch per task, kept flat on purpose
         """Canonical English the parser reads back (columns in backticks, values quoted)."""
         t = self.task
+        from auto_analyst.llm.offline.tasks import PLUGINS
+
+        if t in PLUGINS:
+            return PLUGINS[t].to_text(self) + self._suffix()
         grain = f" by {self.time_grain} of {quote_col(self.time_column)}" if self.time_grain and self.time_column else ""
         group = "".join(f" by {quote_col(g)}" for g in self.group_by)
         measures = " and ".join(m.to_text() for m in self.measures)
@@ -130,6 +135,10 @@ class QuerySpec(BaseModel):
             body = "list of columns"
         else:
             return ""
+        return body + self._suffix()
+
+    def _suffix(self) -> str:
+        body = ""
         if self.filters:
             body += " where " + " and ".join(f.to_text() for f in self.filters)
         if self.rounding is not None:

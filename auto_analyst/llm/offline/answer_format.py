@@ -1,0 +1,69 @@
+"""Answer formats a question may ask for, such as ``@mean_fare[mean_fare_value]`` (the InfiAgent-DABench
+convention): the names asked for, the rounding the format text states, and which shown value each name
+refers to.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["split_format", "match_names"]
+
+FORMAT_NAME = re.compile(r"@(\w+)\[")
+ROUNDING = re.compile(r"(?:round(?:ed|ing)?(?:\s+off)?\s+(?:to|at)\s+(?:the\s+)?)(\d+|one|two|three|four|five|six)\s+"
+                      r"(?:decimal|decimals|decimal places|dp|digits)", re.I)
+WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+SYNONYMS = {
+    "mean": {"mean", "average", "avg"}, "median": {"median"}, "std": {"std", "standard", "deviation", "stdev", "sd"},
+    "variance": {"variance", "var"}, "sum": {"sum", "total"}, "count": {"count", "number", "num", "n", "rows", "size"},
+    "max": {"max", "maximum", "highest", "largest", "top", "best", "most"},
+    "min": {"min", "minimum", "lowest", "smallest", "least"},
+    "correlation": {"correlation", "corr", "coefficient", "pearson", "r"}, "missing": {"missing", "null", "na", "nan"},
+}
+
+
+def split_format(text: str) -> tuple[str, list[str], int | None]:
+    """(question without the format text, the names asked for, the rounding stated there or None)."""
+    m = FORMAT_NAME.search(text)
+    if not m:
+        return text, [], None
+    start = text.rfind("\n", 0, m.start())
+    start = m.start() if start < 0 else start
+    question, fmt = text[:start].rstrip(" {\n"), text[start:]
+    names = list(dict.fromkeys(FORMAT_NAME.findall(fmt)))
+    r = ROUNDING.search(fmt)
+    rounding = None
+    if r:
+        rounding = int(WORDS.get(r.group(1).lower(), r.group(1)))
+    return question, names, rounding
+
+
+def _tokens(text: str) -> set[str]:
+    words = set(re.findall(r"[a-z]+|\d+", text.lower().replace("_", " ")))
+    out = set(words)
+    for key, syn in SYNONYMS.items():
+        if words & syn:
+            out.add(key)
+    return out
+
+
+def match_names(names: list[str], labels: list[str]) -> dict[str, str] | None:
+    """Each name → the shown value label it refers to, or None when a name has no clear match.
+
+    One name and one label match directly; otherwise each name takes the label sharing the most words
+    (synonyms folded: 'std_dev' ~ 'standard deviation'), and two names may not take the same label.
+    """
+    if not names:
+        return {}
+    if len(names) == 1 and len(labels) == 1:
+        return {names[0]: labels[0]}
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for name in names:
+        nt = _tokens(name)
+        scored = sorted(((len(nt & _tokens(lab)), lab) for lab in labels if lab not in used), reverse=True)
+        if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[0][0] == scored[1][0]):
+            return None
+        out[name] = scored[0][1]
+        used.add(scored[0][1])
+    return out
