@@ -10,8 +10,7 @@ import re
 __all__ = ["split_format", "match_names"]
 
 FORMAT_NAME = re.compile(r"@(\w+)\[")
-ROUNDING = re.compile(r"(?:round(?:ed|ing)?(?:\s+off)?\s+(?:to|at)\s+(?:the\s+)?)(\d+|one|two|three|four|five|six)\s+"
-                      r"(?:decimal|decimals|decimal places|dp|digits)", re.I)
+ROUNDING = re.compile(r"\b(\d+|one|two|three|four|five|six)\s+(?:decimal|decimals|decimal places|dp|digits after)", re.I)
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 SYNONYMS = {
     "mean": {"mean", "average", "avg"}, "median": {"median"}, "std": {"std", "standard", "deviation", "stdev", "sd"},
@@ -47,14 +46,23 @@ def _tokens(text: str) -> set[str]:
     return out
 
 
+# names that ask for a word or a list (a strength, a decision, values per column), never for one number
+QUALITATIVE = {"strength", "type", "status", "decision", "result", "relationship", "test", "normal", "normality",
+               "is", "category", "significant", "significance", "per", "each", "list", "columns", "values", "names",
+               "direction", "trend", "interpretation", "conclusion", "distribution", "yes", "no"}
+
+
 def match_names(names: list[str], labels: list[str]) -> dict[str, str] | None:
     """Each name → the shown value label it refers to, or None when a name has no clear match.
 
-    One name and one label match directly; otherwise each name takes the label sharing the most words
-    (synonyms folded: 'std_dev' ~ 'standard deviation'), and two names may not take the same label.
+    Each name takes the label sharing the most words (synonyms folded: 'std_dev' ~ 'standard
+    deviation'); one name and one label also match when they share no word. Two names may not take
+    the same label, and a name asking for a word or a list (QUALITATIVE) matches no number.
     """
     if not names:
         return {}
+    if any(set(n.lower().split("_")) & QUALITATIVE for n in names):
+        return None
     if len(names) == 1 and len(labels) == 1:
         return {names[0]: labels[0]}
     out: dict[str, str] = {}

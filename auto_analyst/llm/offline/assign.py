@@ -29,6 +29,9 @@ def assign(spec: QuerySpec, text: str, funcs: list[tuple[int, str, str]], chart:
         spec.task = "decline"
         return
     group_cols = list(dict.fromkeys(group_cols))
+    if numeric and len({f for _, f, _ in funcs}) > 1 and any(w in ("number of", "count of") for _, f, w in funcs):
+        # "the mean number of wins": the number is the column itself, not a count of rows
+        funcs = [(pos, f, w) for pos, f, w in funcs if w not in ("number of", "count of")]
     plain_funcs = [f for _, f, w in funcs if f not in SUPERLATIVES or w in ("minimum", "maximum", "min", "max")]
     superlative = next((f for _, f, w in funcs if f in SUPERLATIVES and w not in ("minimum", "maximum", "min", "max")), None)
     if chart:

@@ -134,6 +134,9 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
     all_mentions = list(mentions)
     _read_format(st, spec)
     originals = {fold(normalize(q)): q for q in re.findall(r"'([^']+)'", question)}
+    for named in re.findall(r"[\"“']([^\"”']+)[\"”']\s+column", question):
+        if matcher.lookup(named) is None:  # 'the "JAMES LOGAN" column' must be a column, not a value
+            spec.problems.append(f"There is no column {named!r}. Columns: {', '.join(matcher.columns)}.")
     in_filters = _read_filters(st, spec, mentions, table, originals)
     mentions = [m for i, m in enumerate(mentions) if i not in in_filters]
     _read_time(st, spec, table)

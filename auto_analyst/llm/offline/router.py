@@ -6,8 +6,12 @@ import re
 
 __all__ = ["route"]
 
-MEMORY = re.compile(r"\b(earlier|previously|before|last time|did we|what did (?:we|you|i)|remind me|you said|we found|"
-                    r"did you find|have we|we discussed|we talked|in turn \d+|my (?:first|last|previous) question)\b", re.I)
+# a question about the conversation itself; words like "before" or "previous" alone are too common in data
+# questions ("calls abandoned before being answered", "the previous day") to mean that
+MEMORY = re.compile(r"\b(what did (?:we|you|i) (?:find|say|get|compute|calculate|see|learn|conclude)|"
+                    r"(?:we|you) (?:found|said|computed|calculated|discussed|talked about) (?:earlier|before|previously)|"
+                    r"remind me|last time|earlier (?:you|we)|in turn \d+|my (?:first|last|previous) question|"
+                    r"(?:your|the) (?:previous|earlier|last) (?:answer|result)s?)\b", re.I)
 CONFIG = re.compile(r"\b(?:answer|answers|respond|reply|explain|write|keep it|be|talk|speak|use)\b.{0,40}\b(?:brief|briefly|"
                     r"short|shorter|concise|detailed|longer|more detail|formal|casual|friendly|technical|simple|simpler|"
                     r"plain|like i'?m|tone|style)\b|\bi'?m (?:a|an) (?:statistician|data scientist|beginner|expert|"

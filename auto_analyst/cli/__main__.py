@@ -1,0 +1,3 @@
+from auto_analyst.cli import main
+
+main()
