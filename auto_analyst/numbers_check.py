@@ -8,7 +8,7 @@ from typing import Iterable
 
 __all__ = ["unsupported_numbers"]
 
-NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])")
 
 
 def _numbers(text: str) -> list[float]:
@@ -34,8 +34,9 @@ def unsupported_numbers(answer: str, sources: Iterable[str]) -> list[str]:
     for m in NUMBER.finditer(answer.replace(",", "")):
         token = m.group(0)
         value = float(token)
-        decimals = len(token.split(".")[1]) if "." in token else 0
-        tol = 0.5 * 10 ** (-decimals) + 1e-9
+        mantissa = token.split("e")[0]
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        tol = 0.5 * 10 ** (-decimals) * (10 ** int(token.split("e")[1]) if "e" in token else 1) + 1e-12
         if any(abs(value - p) <= tol or abs(value - 100 * p) <= tol or abs(value / 100 - p) <= tol / 100 for p in pool):
             continue
         missing.append(token)

@@ -21,6 +21,8 @@ def fmt(v: Any, digits: int | None = None) -> str:
             return "missing"
         if v.is_integer() and abs(v) < 1e15:
             return str(int(v))
+        if digits is None and 0 < abs(v) < 1e-4:
+            return f"{v:.3g}"  # a tiny p-value is not 0
         d = 4 if digits is None else digits
         s = f"{v:.{d}f}"
         return s.rstrip("0").rstrip(".") if "." in s else s
@@ -38,6 +40,17 @@ def format_lines(names: list[str], tables: list[dict], digits: int | None) -> st
 
     scalars = {t["name"]: t["rows"][0][0] for t in tables if t.get("columns") == ["value"] and t.get("rows")}
     mapping = match_names(names, list(scalars)) or {}
+    if len(mapping) < len(names):
+        # values in grouped results: 'mean Fare Child' is the mean Fare of the row 'Child'
+        cells = dict(scalars)
+        for t in tables:
+            cols, rows = t.get("columns", []), t.get("rows", [])
+            if len(cols) >= 2 and cols != ["value"] and len(rows) <= 50 and "(first rows)" not in t.get("name", ""):
+                for r in rows:
+                    for c, v in zip(cols[1:], r[1:]):
+                        cells[f"{c} {r[0]}"] = v
+        mapping = match_names(names, list(cells)) or {}
+        scalars = cells
     lines = [f"@{n}[{fmt(scalars[mapping[n]], digits)}]" for n in names if n in mapping]
     missing = [n for n in names if n not in mapping]
     if missing:
@@ -53,6 +66,8 @@ def _table_text(t: dict, digits: int | None) -> str:
     name, cols, rows, n = t.get("name", ""), t.get("columns", []), t.get("rows", []), t.get("n_rows", 0)
     if cols == ["value"] and n == 1 and rows:
         return f"**{_sentence_case(name)}**: {fmt(rows[0][0], digits)}."
+    if "(first rows)" in name:
+        return f"**{_sentence_case(name.replace(' (first rows)', ''))}**: added; its first rows are in the table below."
     if not rows:
         return f"**{_sentence_case(name)}**: no rows."
     if n <= 3 and len(cols) > 4:

@@ -37,8 +37,16 @@ def split_format(text: str) -> tuple[str, list[str], int | None]:
     return question, names, rounding
 
 
+PHRASES = [(re.compile(r"root mean squared? error|\brmse\b"), " rmse "), (re.compile(r"mean squared? error|\bmse\b"), " mse "),
+           (re.compile(r"mean absolute error|\bmae\b"), " mae "), (re.compile(r"\br[ -]?squared\b|\br2\b"), " rsquared "),
+           (re.compile(r"\bp[ -]?values?\b"), " pvalue ")]
+
+
 def _tokens(text: str) -> set[str]:
-    words = set(re.findall(r"[a-z]+|\d+", text.lower().replace("_", " ")))
+    text = text.lower().replace("_", " ")
+    for pattern, token in PHRASES:  # several words that name one measure
+        text = pattern.sub(token, text)
+    words = set(re.findall(r"[a-z]+|\d+", text))
     out = set(words)
     for key, syn in SYNONYMS.items():
         if words & syn:
@@ -67,11 +75,18 @@ def match_names(names: list[str], labels: list[str]) -> dict[str, str] | None:
         return {names[0]: labels[0]}
     out: dict[str, str] = {}
     used: set[str] = set()
+    def is_p(tokens: set[str]) -> bool:
+        return "pvalue" in tokens
+
     for name in names:
         nt = _tokens(name)
-        scored = sorted(((len(nt & _tokens(lab)), lab) for lab in labels if lab not in used), reverse=True)
-        if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[0][0] == scored[1][0]):
+        # a p-value is never a coefficient and the other way round, whatever words they share
+        pool = [lab for lab in labels if is_p(_tokens(lab)) == is_p(nt)]
+        # shared words, then the share of the label's words they cover (a shorter label is a closer match)
+        scored = sorted(((len(nt & _tokens(lab)), len(nt & _tokens(lab)) / len(_tokens(lab) or {1}), lab)
+                         for lab in pool if lab not in used), reverse=True)
+        if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[0][:2] == scored[1][:2]):
             return None
-        out[name] = scored[0][1]
-        used.add(scored[0][1])
+        out[name] = scored[0][2]
+        used.add(scored[0][2])
     return out

@@ -161,10 +161,14 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
                 f"result_{i}['share %'] = (100 * result_{i}['count'] / max(len({d}), 1)).round(2)",
                 f"print(result_{i}.to_string(index=False))", f"show(result_{i}, name={f'rows by {col}'!r})"]
     elif t == "correlation":
-        out += [f"pair_{i} = {d}[[{_c(spec.x)}, {_c(spec.y)}]].dropna()",
-                f"r_{i} = {_round(f'pair_{i}[{_c(spec.x)}].corr(pair_{i}[{_c(spec.y)}])', spec)}",
-                f"print('Pearson correlation of {spec.x} and {spec.y}:', r_{i}, '(n =', len(pair_{i}), ')')",
-                f"show(r_{i}, name={f'Pearson correlation of {spec.x} and {spec.y}'!r})"]
+        out += ["from scipy import stats",
+                f"pair_{i} = {d}[[{_c(spec.x)}, {_c(spec.y)}]].dropna()",
+                f"test_{i} = stats.pearsonr(pair_{i}[{_c(spec.x)}], pair_{i}[{_c(spec.y)}])",
+                f"r_{i} = {_round(f'float(test_{i}.statistic)', spec)}",
+                f"p_{i} = float(test_{i}.pvalue)",
+                f"print('Pearson correlation of {spec.x} and {spec.y}:', r_{i}, 'p-value:', p_{i}, '(n =', len(pair_{i}), ')')",
+                f"show(r_{i}, name={f'Pearson correlation of {spec.x} and {spec.y}{_where(spec)}'!r})",
+                f"show(p_{i}, name={f'p-value of that correlation'!r})"]
     elif t == "corr_matrix":
         sel = f"{d}[{spec.columns!r}]" if spec.columns else d
         out += [f"result_{i} = {sel}.corr(numeric_only=True).round({spec.rounding if spec.rounding is not None else 4})",
@@ -231,7 +235,7 @@ def code_for(role: str, specs: list[QuerySpec]) -> str:
 
         plugin = PLUGINS.get(spec.task)
         if role == "preprocessing":
-            code = preprocessing(spec, i)
+            code = "\n".join(c for c in (preprocessing(spec, i), plugin.code(spec, i).get(role, "") if plugin else "") if c)
         elif plugin is not None:
             code = plugin.code(spec, i).get(role, "")
         elif role == "statistics":
@@ -242,7 +246,7 @@ def code_for(role: str, specs: list[QuerySpec]) -> str:
             code = ""
         first_user = next((r for r in ROLES[1:] if (plugin.code(spec, i) if plugin else {
             "statistics": statistics(spec, i), "visualisation": visualisation(spec, i)}).get(r)), "statistics")
-        if code and role == first_user and not needs_preprocessing(spec):
+        if code and role == first_user and role != "preprocessing" and not needs_preprocessing(spec):
             code = f"data_{i} = {spec.table}\n" + code  # no preprocessing step: this step takes the table itself
         if code:
             blocks.append(f"# part {i}: {spec.to_text()}\n{code}")
@@ -263,7 +267,7 @@ def scalar_labels(spec: QuerySpec) -> list[str]:
     if t == "top_n" and not _groups(spec) and spec.measures and spec.measures[0].func == "sum":
         return [f"total of the {spec.n} {'smallest' if spec.ascending else 'largest'} {spec.measures[0].column}"]
     if t == "correlation":
-        return [f"Pearson correlation of {spec.x} and {spec.y}"]
+        return [f"Pearson correlation of {spec.x} and {spec.y}{w}", "p-value of that correlation"]
     if t == "missing":
         return ["total missing values"]
     if t == "shape":

@@ -58,5 +58,6 @@ want need like know see using use based so such just only now same instead again
 some any more less most least very really kind sort type types group groups grouped grouping aggregate aggregated
 s 's whats what's which's give me brought bring came come got get had has have having went go goes did done
 paid pays pay used uses sold sells made making takes took per cent ok okay then well hey hi hello thanks thank
-through via where whose having when rank ranked ranking respectively each one ones
+through via where whose having when if yes not them their they given places provide provided any
+following result respective dataset's rank ranked ranking respectively each one ones
 """.split())

@@ -53,7 +53,8 @@ TASK_WORDS = [
     (re.compile(r"\b(?:missing|null|nulls|nan|nans|empty values|blanks|na values|invalid|no valid|"
                 r"(?:don't|do not|doesn't|does not) have (?:an? )?(?:valid )?|without (?:an? )?(?:valid )?|"
                 r"with no (?:valid )?)"), "missing"),
-    (re.compile(r"\b(?:how (?:strong|weak|close)|strength of|correlation|correlated|correlate|relationship|related|"
+    (re.compile(r"\b(?:how (?:strong|weak|close)|strength of|(?:pearson )?correlation coefficient(?: r)?|pearson r|"
+                r"correlation|correlated|correlate|relationship|related|"
                 r"association|pearson)\b"), "correlation"),
     (re.compile(r"\b(?:value counts|frequency|frequencies|distribution|breakdown)\b"), "value_counts"),
     (re.compile(r"\b(?:how many rows|number of rows|how many records|how big|shape|dimensions)\b"), "shape"),
@@ -76,7 +77,8 @@ class ParseState:
 
     def leftover_words(self) -> list[str]:
         chars = [c if not u else " " for c, u in zip(self.text, self.used)]
-        words = re.findall(r"[\w'$€£%#]+", "".join(chars))
+        words = [w.strip("'") for w in re.findall(r"[\w'$€£%#]+", "".join(chars))]
+        words = [w for w in words if w and w not in ("s",)]
         return [w for w in words if w not in lx.IGNORABLE and not re.fullmatch(r"[\d.]+", w)]
 
 
@@ -97,6 +99,7 @@ class Pieces:
 
     text: str
     spec: QuerySpec
+    raw: str = ""  # the part as written (plugins read names and ranges from it)
     funcs: list = field(default_factory=list)
     chart: str | None = None
     task_word: str | None = None
@@ -123,6 +126,12 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
     spec = QuerySpec(table=table.name)
     cols = {c.name: c for c in table.columns}
     matcher = ColumnMatcher(table)
+    from auto_analyst.llm.offline.tasks.derive import NEW_COLUMN
+
+    new_column_words = []
+    for nm in NEW_COLUMN.finditer(text):  # the new column's name is not a mention of existing columns
+        new_column_words.append(nm.group(0))
+        st.take(nm.start(), nm.end())
     for cm in CANON_TIME.finditer(text):  # "`date` in year 2023" (canonical text) before any column word
         col = matcher.lookup(cm.group(1))
         if col:
@@ -141,7 +150,9 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
     mentions = [m for i, m in enumerate(mentions) if i not in in_filters]
     _read_time(st, spec, table)
     keywords = _read_plugin_words(st)
-    p = Pieces(text=text, spec=spec, funcs=_read_funcs(st), chart=_read_chart(st), task_word=_read_task_words(st),
+    if new_column_words:
+        keywords["derive"] = new_column_words + keywords.get("derive", [])
+    p = Pieces(text=text, raw=question, spec=spec, funcs=_read_funcs(st), chart=_read_chart(st), task_word=_read_task_words(st),
                n=_read_topn(st), keywords=keywords)
     other = []
     for m in mentions:

@@ -16,8 +16,13 @@ FOLLOW_UP = re.compile(r"\b(now|only|same|that|those|these|it|them|this|instead|
 PART_SPLIT = re.compile(r"(?<=[?!;])\s+|(?<=[a-z)\]'\"`])\.\s+(?=[A-Z])|,\s*(?:and\s+)?(?=(?:also\s+)?(?:how|what|which|who|is|are|does|do|plot|show)\b)|\s+(?:also|and also)\s*,?\s+(?=how|what|which|plot|show)", re.I)
 
 
+ENUMERATION = re.compile(r"^\s*(?:question\s*\d+\s*[:.)]|\d+\s*[.)])\s*", re.I)
+
+
 def split_parts(question: str) -> list[str]:
-    """'Which city ...? Also, how many ...?' → two parts. Empty parts dropped."""
+    """'Which city ...? Also, how many ...?' → two parts. Empty parts dropped; a leading '2.' or
+    'Question 3:' numbering is not part of the question."""
+    question = ENUMERATION.sub("", question)
     parts = [p.strip(" ,.?!;") for p in PART_SPLIT.split(question.strip())]
     out = []
     for p in parts:
@@ -53,9 +58,23 @@ def understand(question: str, desc: DatasetDescription, previous: str | None = N
             continue  # "and how much was it": already answered by the part before
         spec = _resolve(part, pieces, table, prev_spec)
         specs.append(spec)
+        if spec.task == "derive" and spec.answerable:
+            desc = _with_column(desc, table, spec)  # later parts may use the new column
         if spec.answerable:
             prev_spec = spec
     return specs
+
+
+def _with_column(desc: DatasetDescription, table: TableDescription, spec: QuerySpec) -> DatasetDescription:
+    from auto_analyst.data.description import ColumnInfo
+    from auto_analyst.llm.offline.tasks.derive import new_column
+
+    name, kind = new_column(spec)
+    dtype = "float64" if kind == "numeric" else "string"
+    values = [(lab, 0) for lab, _, _ in spec.options.get("bins", [])]
+    new_table = table.model_copy(update={"columns": [c for c in table.columns if c.name != name] + [
+        ColumnInfo(name=name, dtype=dtype, kind=kind, top_values=values)]})
+    return desc.model_copy(update={"tables": [new_table if t.name == table.name else t for t in desc.tables]})
 
 
 def _resolve(part: str, p: Pieces, table: TableDescription, prev: QuerySpec | None) -> QuerySpec:

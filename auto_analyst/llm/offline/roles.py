@@ -61,7 +61,9 @@ def planner(p: Prompt) -> dict[str, Any]:
     if rounding is not None:
         for s in specs:
             s.rounding = s.rounding if s.rounding is not None else rounding
-    good = [s for s in specs if s.answerable and _restates(s, desc)]
+    good = [s for s in specs if s.answerable]
+    if good and not _restates(good, desc):
+        good = []
     bad = [s for s in specs if s not in good]
     reasons = [pr for s in bad for pr in s.problems] or ([CANNOT] if bad else [])
     if not good:
@@ -69,7 +71,7 @@ def planner(p: Prompt) -> dict[str, Any]:
         if not any(s.problems for s in bad):
             out["decline_reason"] = CANNOT
         return out
-    if names:
+    if names and not any(s.group_by or s.time_grain for s in good):
         labels = [lab for s in good for lab in scalar_labels(s)]
         if labels and match_names(names, labels) is None:
             out["decline_reason"] = (f"I can't tell which of my results {', '.join(names)} refer to, so I don't answer "
@@ -91,13 +93,14 @@ def planner(p: Prompt) -> dict[str, Any]:
     return out
 
 
-def _restates(spec, desc: DatasetDescription) -> bool:
-    """The analysts re-read the canonical text: refuse a part whose text does not read back the same."""
-    again = [s for s in understand(spec.to_text(), desc) if s.answerable]
+def _restates(specs: list, desc: DatasetDescription) -> bool:
+    """The analysts re-read the canonical text: refuse a question whose text does not read back the same."""
+    again = [s for s in understand("; ".join(s.to_text() for s in specs), desc) if s.answerable]
     keep = {"assumptions"}
-    ok = len(again) == 1 and again[0].model_dump(exclude=keep) == spec.model_dump(exclude=keep)
+    ok = [a.model_dump(exclude=keep) for a in again] == [s.model_dump(exclude=keep) for s in specs]
     if not ok:
-        spec.problems.append("I could not restate this part unambiguously, so I did not answer it.")
+        for spec in specs:
+            spec.problems.append("I could not restate this question unambiguously, so I did not answer it.")
     return ok
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 __all__ = ["PLUGINS"]
 
-_MODULES: list[str] = []
+_MODULES: list[str] = ["derive", "regression", "tests", "outliers", "ml"]
 
 
 class _Registry(dict):

@@ -13,14 +13,24 @@ from auto_analyst.llm.offline.matching import ColumnMatcher
 from auto_analyst.llm.offline.parser import Pieces
 from auto_analyst.llm.offline.spec import quote_col, quote_val
 
-__all__ = ["column_positions", "mentioned", "info", "is_identifier", "usable_features", "read_alpha",
-           "cols_text", "round_expr", "NUM", "number"]
+__all__ = [
+    "NUM",
+    "cols_text",
+    "column_positions",
+    "info",
+    "is_identifier",
+    "mentioned",
+    "number",
+    "read_alpha",
+    "round_expr",
+    "usable_features",
+]
 
 NUM = r"(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twenty)"
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
           "ten": 10, "twenty": 20}
 TOOK = re.compile(r"took '(.+)' as '(.+)'")
-ID_NAME = re.compile(r"(?:^|[\s_\-.])id$|^id[\s_\-.]|^(?:uuid|guid|key|index)$", re.I)
+ID_NAME = re.compile(r"(?:^|[\s_\-.])id$|^id[\s_\-.]|^(?:uuid|guid|key|index)$", re.IGNORECASE)
 CAMEL_ID = re.compile(r"[a-z0-9]I[dD]$")
 
 
@@ -37,17 +47,21 @@ def mentioned(p: Pieces) -> list[str]:
     return list(dict.fromkeys(p.group_cols + p.numeric + p.categorical + p.dates))
 
 
-def column_positions(p: Pieces, table: TableDescription) -> list[tuple[int, str]]:
-    """(position in ``p.text``, column) for each mentioned column, in text order.
+def column_positions(p: Pieces, table: TableDescription, every: bool = False) -> list[tuple[int, str]]:
+    """(position in ``p.text``, column) for each mentioned column (its first mention, or ``every`` one),
+    in text order.
 
     Exact and backticked mentions come from :class:`ColumnMatcher`; a close spelling the parser took
     ("took 'churn' as 'churned'") is placed where its words are.
     """
     wanted = set(mentioned(p))
     out: dict[str, int] = {}
+    extra: list[tuple[int, str]] = []
     for m in ColumnMatcher(table).find(p.text):
         if m.column in wanted and m.column not in out:
             out[m.column] = m.start
+        elif m.column in wanted and every:
+            extra.append((m.start, m.column))
     for a in p.spec.assumptions:
         mm = TOOK.fullmatch(a)
         if mm and mm.group(2) in wanted and mm.group(2) not in out:
@@ -55,7 +69,7 @@ def column_positions(p: Pieces, table: TableDescription) -> list[tuple[int, str]
             out[mm.group(2)] = found.start() if found else len(p.text)
     for c in wanted - set(out):
         out[c] = len(p.text)
-    return sorted(((pos, c) for c, pos in out.items()), key=lambda pc: pc[0])
+    return sorted([(pos, c) for c, pos in out.items()] + extra, key=lambda pc: pc[0])
 
 
 def info(table: TableDescription, name: str) -> ColumnInfo:

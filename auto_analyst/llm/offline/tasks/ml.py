@@ -31,7 +31,15 @@ import re
 from auto_analyst.data.description import TableDescription
 from auto_analyst.llm.offline.parser import Pieces
 from auto_analyst.llm.offline.spec import QuerySpec, quote_col
-from auto_analyst.llm.offline.tasks._common import NUM, column_positions, info, is_identifier, mentioned, number, usable_features
+from auto_analyst.llm.offline.tasks._common import (
+    NUM,
+    column_positions,
+    info,
+    is_identifier,
+    mentioned,
+    number,
+    usable_features,
+)
 
 NAMES = ["ml"]
 
@@ -42,7 +50,7 @@ KEYWORDS = re.compile(
     r"|\b(?:build|train|fit)(?:s|ed|ing)?\b|\bmodel(?:s|ing|led|ling)?\b|\bclassif(?:y|ies|ier|iers|ication)\b"
     r"|\baccura(?:te|tely|cy)\b|\btest\s+set\b|\bhold[- ]?out\b|\bbaseline\b"
     rf"|\b(?:(?:the\s+)?(?:main|key|biggest|most\s+important|top(?:\s+{NUM})?)\s+)?(?:factors?|drivers?|features?|predictors?)\b"
-    r"|\bdriv(?:e|es|ing|en)\b|\bfeature\s+importances?\b|\bimportan(?:t|ce)\b"
+    r"|\bdriv(?:e|es|ing|en)\b|\bfeature\s+importances?\b|\bimportan(?:t|ce)\b|\bmatters?\b"
     rf"|\b(?:k[- ]?means|kmeans)(?:\s+clustering)?\b|\bclust(?:er|ers|ering|ered)\b|\bsegment(?:s|ation|ed)?\b"
     rf"|\bk\s*=\s*{NUM}|\b(?:into\s+)?{NUM}\s+(?:clusters|segments|groups)\b")
 
@@ -62,7 +70,7 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
     text = p.text
     if NOT_HERE.search(text):
         return False
-    if p.chart or p.task_word or p.group_cols or [f for _, f, w in p.funcs if f != "max" or "most" not in w]:
+    if p.chart or p.task_word or p.group_cols or [w for _, _, w in p.funcs if w != "most"]:
         spec.task = "ml"
         spec.problems.append("A model can't be combined with other statistics, groupings or charts in one part; "
                              "ask for them separately.")
@@ -161,8 +169,8 @@ def to_text(spec: QuerySpec) -> str:
     cols = " and ".join(quote_col(c) for c in spec.columns)
     if o["kind"] == "clusters":
         return f"k-means clustering into {o['k']} clusters of {cols}"
-    return (f"train a {MODEL_WORDS[o['model']]} model predicting {quote_col(spec.y)} from {cols}, "
-            f"show the top {o['top']} features")
+    return (f"train a {MODEL_WORDS[o['model']]} model predicting {quote_col(spec.y)} from {cols} "
+            f"with the top {o['top']} features")
 
 
 IMPORTS = """import numpy as np
@@ -196,7 +204,7 @@ def _clusters_code(spec: QuerySpec, i: int) -> str:
     ])
 
 
-def _model_code(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per model kind
+def _model_code(spec: QuerySpec, i: int) -> str:
     o, d, y = spec.options, f"data_{i}", spec.y
     cats = [c for c in spec.columns if c in o["categorical"]]
     nums = [c for c in spec.columns if c not in cats]
@@ -229,7 +237,7 @@ def _model_code(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per 
         f"    X_{i}, y_{i}, test_size=0.25, random_state=42{f', stratify=stratify_{i}' if classify else ''})",
         f"prep_{i} = ColumnTransformer([",
         f"    ('num', Pipeline([('impute', SimpleImputer(strategy='median')), ('scale', StandardScaler())]), num_cols_{i}),",
-        f"    ('cat', Pipeline([('impute', SimpleImputer(strategy='most_frequent')),",
+        "    ('cat', Pipeline([('impute', SimpleImputer(strategy='most_frequent')),",
         f"                      ('onehot', OneHotEncoder(handle_unknown='ignore'))]), cat_cols_{i})])",
         f"model_{i} = Pipeline([('prep', prep_{i}), ('model', {est[1]})])",
         f"model_{i}.fit(X_train_{i}, y_train_{i})",
@@ -273,13 +281,15 @@ def _model_code(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per 
             f"                               'importance': np.abs(coef_{i}).mean(axis=0)}})",
             f"if len(coef_{i}) > 1:",
             f"    importance_{i} = importance_{i}.drop(columns='coefficient')",
-            f"print('importance = absolute coefficient on standardized numeric features and 0/1 category indicators'"
+            "print('importance = absolute coefficient on standardized numeric features and 0/1 category indicators'"
             + (f", '- positive coefficients raise the chance of {y} =', model_{i}.named_steps['model'].classes_[-1])" if classify else ")"),
         ]
     lines += [
         f"importance_{i} = importance_{i}.sort_values('importance', ascending=False, kind='stable').head({o['top']})",
         f"importance_{i} = importance_{i}.round({spec.rounding if spec.rounding is not None else 4})",
         f"print(importance_{i}.to_string(index=False))",
-        f"show(importance_{i}, name='top features by importance')",
+        f"show(importance_{i}, name='top features by importance'"
+        + (f" + (f' (positive coefficient: more likely {y} = {{model_{i}.classes_[-1]}})' if len(coef_{i}) == 1 else '')"
+           if classify and not forest else "") + ")",
     ]
     return "\n".join(lines)

@@ -34,7 +34,8 @@ KEYWORDS = re.compile(
     rf"|\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)(?:\s+(?:away\s+)?from\s+the\s+mean)?\b"
     rf"|\b(?:threshold|multiplier|cut[- ]?off)\s*(?:of|=)?\s*{NUM}")
 
-MAIN = re.compile(r"\boutli|\banomal|\bextreme\s+values?\b|\bunusual|\bz[- ]?scores?\b|\biqr\b|\binter[- ]?quartile\b|\btukey")
+MAIN = re.compile(r"\boutli|\banomal|\bextreme\s+values?\b|\bz[- ]?scores?\b|\bz\s*>|\biqr\b|\binter[- ]?quartile\b|\btukey|"
+                  rf"\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)\b")
 Z_THRESHOLD = re.compile(rf"\bz[- ]?(?:scores?)?\s*(?:>=|>|above|over|greater than|beyond|exceeding|more than|threshold(?: of)?)?\s*{NUM}"
                          rf"|\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)\b|\b(?:threshold|cut[- ]?off)\s*(?:of|=)?\s*{NUM}")
 IQR_K = re.compile(rf"\b{NUM}\s*(?:x\s+|times\s+)?(?:the\s+)?(?:iqr|inter[- ]?quartile)|\b(?:multiplier|cut[- ]?off|threshold)\s*(?:of|=)?\s*{NUM}")
@@ -59,9 +60,8 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
         spec.assumptions.append("no method named: used Tukey's IQR rule (outside 1.5 IQR beyond the quartiles)")
     m = (Z_THRESHOLD if z else IQR_K).search(text)
     threshold = number(next(g for g in m.groups() if g)) if m else (3 if z else 1.5)
-    if not m:
-        if z:
-            spec.assumptions.append("z-score threshold 3 (|z| > 3)")
+    if not m and z:
+        spec.assumptions.append("z-score threshold 3 (|z| > 3)")
     if not 0 < threshold <= 20:
         spec.problems.append(f"An outlier threshold of {threshold} is not usable.")
     if p.group_cols or p.chart or p.task_word or p.n or p.categorical or p.dates:
@@ -80,7 +80,7 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
             # "how many outliers": the count is what outliers show anyway
             funcs = []
         else:
-            after = [c for at, c in column_positions(p, table) if at > pos and c in p.numeric]
+            after = [c for at, c in column_positions(p, table, every=True) if at > pos and c in p.numeric]
             if not after:
                 spec.problems.append(f"I can't tell which column's {FUNC_WORDS[func]} to compute without outliers.")
                 return True
@@ -122,11 +122,11 @@ def code(spec: QuerySpec, i: int) -> dict[str, str]:
     lines = [f"cols_{i} = {spec.columns!r}", f"flags_{i} = pd.DataFrame(index={d}.index)", f"fences_{i} = []",
              f"for col in cols_{i}:", f"    x = pd.to_numeric({d}[col], errors='coerce')"]
     if o["method"] == "zscore":
-        lines += [f"    mean, std = x.mean(), x.std()",
+        lines += ["    mean, std = x.mean(), x.std()",
                   f"    low, high = mean - {t!r} * std, mean + {t!r} * std",
                   f"    flags_{i}[col] = ((x - mean) / std).abs() > {t!r}"]
     else:
-        lines += [f"    q1, q3 = x.quantile(0.25), x.quantile(0.75)",
+        lines += ["    q1, q3 = x.quantile(0.25), x.quantile(0.75)",
                   f"    low, high = q1 - {t!r} * (q3 - q1), q3 + {t!r} * (q3 - q1)",
                   f"    flags_{i}[col] = (x < low) | (x > high)"]
     lines += [f"    fences_{i}.append({{'column': col, 'lower fence': low, 'upper fence': high, 'outliers': int(flags_{i}[col].sum())}})",

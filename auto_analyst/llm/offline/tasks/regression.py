@@ -94,6 +94,11 @@ def split_roles(p: Pieces, table: TableDescription) -> tuple[str | None, list[st
 def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
     """An OLS regression when a regression word is there and no other test or model is asked for."""
     if not MAIN.search(p.text) or NOT_OLS.search(p.text):
+        if list(p.keywords) == ["regression"] and not MAIN.search(p.text):
+            spec.task = "regression"  # only "significant", "p-value", "alpha"...: no test or model is named
+            spec.problems.append("Say which test or model the significance is about, e.g. 't-test of price between "
+                                 "A and B', 'ANOVA of price by city' or 'regress price on area'.")
+            return True
         return False
     if PREDICT.search(p.text) and not EXPLICIT.search(p.text):
         return False  # "predict y from x": the ml plugin decides (it hands plain cases back to fill())
@@ -189,6 +194,8 @@ def code(spec: QuerySpec, i: int) -> dict[str, str]:
         f"print('OLS regression of', {spec.y!r}, 'on', {', '.join(spec.columns)!r}, '- rows used:', int(model_{i}.nobs),"
         f" 'of', len({d}))",
         f"print(coefs_{i}.to_string(index=False))",
+        f"if (coefs_{i}['p-value'] < 0.00005).any():",
+        "    print('p-values below 0.00005 read as 0 at 4 decimals')",
         f"print('R-squared:', model_{i}.rsquared, 'adjusted R-squared:', model_{i}.rsquared_adj)",
         f"show({rnd(f'model_{i}.rsquared')}, name={'R-squared of ' + spec.y!r})",
         f"show({rnd(f'model_{i}.rsquared_adj')}, name={'adjusted R-squared of ' + spec.y!r})",

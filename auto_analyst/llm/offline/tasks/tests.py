@@ -33,13 +33,14 @@ KEYWORDS = re.compile(
     r"|\bchi[- ]?(?:square|squared|2)d?(?:\s+tests?)?\b|\bchi2\b|\bcontingency\b|\b(?:test\s+of\s+)?independen(?:t|ce)\b"
     r"|\bnormal(?:ly)?\s+distributed\b|\bnormal\s+distribution\b|\bnormality(?:\s+tests?)?\b|\bnormal\b"
     r"|\bshapiro(?:[- ]wilk)?\b|\bgaussian\b|\bbell[- ]shaped\b"
-    r"|\bdiffer(?:s|ent|ence|ences)?\b|\bhypothesis(?:\s+tests?)?\b|\bstatistical(?:\s+tests?)?\b|\btests?\b")
+    r"|\bdiffer(?:s|ence|ences)?\b|(?<!many )\bdifferent\b|\bhypothesis(?:\s+tests?)?\b|\bstatistical(?:\s+tests?)?\b|\btests?\b")
 
 T_WORDS = re.compile(r"\bt[- ]?tests?\b|\bttest\b|\bwelch")
 ANOVA_WORDS = re.compile(r"\banova\b|\banalysis\s+of\s+variance\b")
 CHI_WORDS = re.compile(r"\bchi|\bcontingency\b|\bindependen")
 NORMAL_WORDS = re.compile(r"\bnormal|\bgaussian\b|\bshapiro\b|\bbell[- ]shaped\b")
-GENERIC = re.compile(r"\bdiffer|\bsignifican|\bp[- ]?values?\b|\bhypothesis\b|\btests?\b")
+GENERIC = re.compile(r"\bdiffers?\b|\bsignifican|\bstatistically\b|\bp[- ]?values?\b|\bhypothesis\b|\btests?\b")
+DIFFERENCE = re.compile(r"\bdifferen(?:t|ce|ces)\b")
 NOT_HERE = re.compile(r"\bregress|\bols\b|\bmodel\b|\bpredict|\bclassif|\bforest\b|\baccura|\btrain|\bcluster|"
                       r"\bk[- ]?means\b|\boutlier|\bz[- ]?scores?\b|\biqr\b")
 TESTS = {"welch": "Welch t-test", "anova": "one-way ANOVA", "chi2": "chi-square test of independence",
@@ -62,6 +63,11 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
         return False
     named = [w for w in (T_WORDS, ANOVA_WORDS, CHI_WORDS, NORMAL_WORDS) if w.search(text)]
     if not named and not GENERIC.search(text):
+        if DIFFERENCE.search(text):  # "the difference in mean price between A and B" may be a subtraction
+            spec.task = "stat_test"
+            spec.problems.append("'difference' alone can mean a subtraction or a test: ask 'mean price by city' for "
+                                 "the values, or 'is the difference in price between A and B significant?' for a test.")
+            return True
         return False
     groupings = _groupings(p, table)
     numeric = [c for c in p.numeric if c not in groupings]
@@ -168,7 +174,8 @@ def _verdict(i: int, alpha: float, yes: str, no: str) -> list[str]:
     return [f"alpha_{i} = {alpha!r}",
             f"verdict_{i} = (f'p = {{pvalue_{i}:.4g}} < alpha {{alpha_{i}}}: {yes}' if pvalue_{i} < alpha_{i} "
             f"else f'p = {{pvalue_{i}:.4g}} >= alpha {{alpha_{i}}}: {no}')",
-            f"print(verdict_{i})", f"show(verdict_{i}, name='conclusion')"]
+            f"print(verdict_{i})", f"show(verdict_{i}, name='conclusion')",
+            f"if pvalue_{i} < 0.00005:", "    print('p-value below 0.00005: 0 at 4 decimals')"]
 
 
 def _r(expr: str, spec: QuerySpec) -> str:
@@ -187,7 +194,7 @@ def code(spec: QuerySpec, i: int) -> dict[str, str]:
                   f"print('chi-square test of independence of', {x!r}, 'and', {y!r}, '(Yates correction on 2x2 tables)')",
                   f"print(table_{i}.to_string())",
                   f"if (expected_{i} < 5).mean() > 0.2:",
-                  f"    print('Note: more than 20% of expected counts are below 5; the chi-square approximation is rough.')",
+                  "    print('Note: more than 20% of expected counts are below 5; the chi-square approximation is rough.')",
                   f"show({_r(f'float(chi2_{i})', spec)}, name='chi-square statistic')",
                   f"show({_r(f'float(pvalue_{i})', spec)}, name='p-value')",
                   f"show(int(dof_{i}), name='degrees of freedom')",

@@ -1,0 +1,130 @@
+"""New columns asked for in words: "a new column called FamilySize by summing SibSp and Parch",
+"... the ratio of Balance to Limit", and groups from ranges ("age groups: 'Child' (0-12), 'Adult' (13-59),
+'Elderly' (60 and above)").
+
+The column is added to the table itself (``iris['x'] = ...``), so the later parts of the question, and
+the next questions of the session's worker, can use it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from auto_analyst.data.description import TableDescription
+from auto_analyst.llm.offline.spec import QuerySpec, quote_col
+
+NAMES = ["derive"]
+KEYWORDS = re.compile(
+    r"\b(?:(?:create|generate|add|make|compute|calculate|construct|engineer)\s+)?(?:a\s+)?new\s+"
+    r"(?:column|feature|variable|field)(?:\s+(?:called|named))?\s*[`'\"“]?[\w .-]*?[`'\"”]?"
+    r"(?=\s+(?:(?:by|that|as|which|equal|from|with|to)\b|=))|=\s*groups of\b"
+    r"|'[^']+'\s*\d+(?:\.\d+)?\s*(?:years?\s*(?:old\s*)?)?(?:and (?:above|over|older)|or (?:more|older|above))"
+    r"|'[^']+'\s*\d+(?:\.\d+)?\s*(?:-|to)?\s*(?:\d+(?:\.\d+)?|inf)(?:\s*years?\s*old)?"
+    r"|\bby (?:summing|adding|subtracting|dividing|multiplying)\b|\b(?:that|which) (?:categori[sz]es|groups|bins)\b"
+    r"|\b(?:as|equal to|=)\s+the (?:sum|difference|ratio|product)\s+of\b|\b(?:sum|difference|ratio|product) of\b"
+    r"|\binto (?:\w+ )?(?:age |income |price )?(?:groups|bins|categories|bands)\b")
+# "create a new column called age group": read before any column word, since the name may contain one
+NEW_COLUMN = re.compile(r"\b(?:(?:create|generate|add|make|compute|calculate|construct|engineer)\s+)?(?:a\s+)?new\s+"
+                        r"(?:column|feature|variable|field)(?:\s+(?:called|named))?\s+`?(.+?)`?"
+                        r"(?=\s+(?:(?:by|that|as|which|equal|from|with|to|using)\b|=))")
+NEW_NAME = re.compile(r"new\s+(?:column|feature|variable|field)(?:\s+(?:called|named))?\s*[`'\"“]([^`'\"”]+)[`'\"”]", re.I)
+BIN = re.compile(r"['\"“]([^'\"”]+)['\"”]\s*\(\s*(\d+(?:\.\d+)?)\s*(?:-|–|to)\s*(\d+(?:\.\d+)?)[^)]*\)"
+                 r"|['\"“]([^'\"”]+)['\"”]\s*\(\s*(\d+(?:\.\d+)?)[^)]*?(?:and (?:above|over|older)|or (?:more|older|above)|\+)[^)]*\)")
+OPS = {"summing": "+", "adding": "+", "sum": "+", "subtracting": "-", "difference": "-", "dividing": "/",
+       "ratio": "/", "multiplying": "*", "product": "*"}
+CANON = re.compile(r"new column `([^`]+)` = (`[^`]+`) ([-+*/]) (`[^`]+`)|new column `([^`]+)` = groups of (`[^`]+`): (.*)")
+
+
+def recognize(p, spec: QuerySpec, table: TableDescription) -> bool:
+    raw = p.raw
+    name = _new_name(p, raw)
+    if name is None:
+        spec.problems.append("Say the new column's name (e.g. 'a new column called ratio').")
+        return True
+    spec.task = "derive"
+    canon = CANON.search(raw)
+    if canon and canon.group(5):
+        return _bins(spec, name, p, _parse_groups(canon.group(7)))
+    bins = _parse_bins(raw)
+    if bins:
+        return _bins(spec, name, p, bins)
+    if canon and canon.group(1):
+        op = canon.group(3)
+    else:
+        words = [w for pattern in p.keywords.get("derive", []) for w in re.findall(r"\w+", pattern)]
+        ops = {OPS[w] for w in words if w in OPS}
+        if len(ops) != 1:
+            spec.problems.append("Say how the new column is computed from the others (sum, difference, ratio or product).")
+            return True
+        op = ops.pop()
+    cols = p.numeric
+    if len(cols) != 2:
+        spec.problems.append("A new column from others needs exactly two numeric columns; name them.")
+        return True
+    spec.options = {"name": name, "op": op, "columns": cols}
+    spec.columns = cols
+    return True
+
+
+def _new_name(p, raw: str) -> str | None:
+    m = NEW_NAME.search(raw)
+    return m.group(1).strip() if m else None
+
+
+def _parse_bins(raw: str) -> list[list]:
+    out = []
+    for m in BIN.finditer(raw):
+        if m.group(1):
+            out.append([m.group(1), float(m.group(2)), float(m.group(3))])
+        else:
+            out.append([m.group(4), float(m.group(5)), None])
+    return out
+
+
+def _parse_groups(text: str) -> list[list]:
+    out = []
+    for m in re.finditer(r"'([^']+)' \[(\S+), (\S+)\]", text):
+        out.append([m.group(1), float(m.group(2)), None if m.group(3) == "inf" else float(m.group(3))])
+    return out
+
+
+def _bins(spec: QuerySpec, name: str, p, bins: list[list]) -> bool:
+    source = p.numeric[:1]
+    if len(p.numeric) != 1 or len(bins) < 2:
+        spec.problems.append("Groups need one numeric column and at least two named ranges like 'Child' (0-12).")
+        return True
+    spec.options = {"name": name, "op": "bins", "columns": source, "bins": bins}
+    spec.columns = source
+    return True
+
+
+def to_text(spec: QuerySpec) -> str:
+    o = spec.options
+    if o["op"] == "bins":
+        groups = ", ".join(f"'{lab}' [{lo:g}, {'inf' if hi is None else f'{hi:g}'}]" for lab, lo, hi in o["bins"])
+        return f"new column `{o['name']}` = groups of {quote_col(o['columns'][0])}: {groups}"
+    a, b = o["columns"]
+    return f"new column `{o['name']}` = {quote_col(a)} {o['op']} {quote_col(b)}"
+
+
+def code(spec: QuerySpec, i: int) -> dict[str, str]:
+    o, t = spec.options, spec.table
+    name = o["name"]
+    if o["op"] == "bins":
+        # whole-number ranges such as 0-12, 13-19: each range runs up to (and includes) its upper end
+        edges = [float("-inf")] + [hi for _, _, hi in o["bins"][:-1]] + [float("inf")]
+        labels = [lab for lab, _, _ in o["bins"]]
+        line = (f"{t}[{name!r}] = pd.cut({t}[{o['columns'][0]!r}], bins={edges!r}, labels={labels!r}, right=True)"
+                f".astype('string')")
+    else:
+        a, b = o["columns"]
+        line = f"{t}[{name!r}] = {t}[{a!r}] {o['op']} {t}[{b!r}]"
+    lines = [line.replace("-inf", "float('-inf')").replace(" inf", " float('inf')").replace("[inf", "[float('inf')"),
+             f"print('new column {name}:')", f"print({t}[{name!r}].head().to_string())",
+             f"show({t}[[*{o['columns']!r}, {name!r}]].head(10), name={f'new column {name} (first rows)'!r})"]
+    return {"preprocessing": "\n".join(lines)}
+
+
+def new_column(spec: QuerySpec) -> tuple[str, str]:
+    """(name, kind) of the column a derive spec adds."""
+    return spec.options["name"], "categorical" if spec.options["op"] == "bins" else "numeric"
