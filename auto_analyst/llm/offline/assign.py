@@ -58,10 +58,14 @@ def assign(spec: QuerySpec, text: str, funcs: list[tuple[int, str, str]], chart:
         spec.task, spec.columns = "describe", numeric
     elif n is not None:
         _top_n(spec, n, group_cols, numeric, categorical, plain_funcs)
-    elif superlative and (re.match(r"^\s*(which|what)\b", text) or group_cols):
+    elif superlative and (re.match(r"^\s*(which|what)\b", text) or group_cols or (spec.time_grain and not plain_funcs)):
         _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs)
     elif plain_funcs or superlative:
         _aggregate(spec, funcs, group_cols, numeric, categorical)
+    elif spec.percent and (spec.filters or group_cols or categorical):
+        # "what percent of orders come from North", "share of revenue by region"
+        spec.task, spec.group_by = "aggregate", group_cols or [c for c in categorical][:1]
+        spec.measures = [Measure(func="sum", column=numeric[0])] if numeric else [Measure(func="count")]
     else:
         spec.problems.append("I can't tell which statistic or chart you want (for example mean, total, count, "
                              "histogram, bar chart).")
@@ -112,6 +116,11 @@ def _aggregate(spec: QuerySpec, funcs: list[tuple[int, str, str]], group_cols, n
 
 def _rank(spec: QuerySpec, superlative: str, group_cols, numeric, categorical, plain_funcs) -> None:
     groups = group_cols + [c for c in categorical if c not in group_cols]
+    if not groups and spec.time_grain:
+        # "which month had the most orders": rank the periods
+        spec.task, spec.ascending = "rank", superlative == "min"
+        spec.measures = [_measure_for(numeric[0], plain_funcs, spec)] if numeric else [Measure(func="count")]
+        return
     if not groups:
         if numeric:
             # "what is the highest price" is a max, not a ranking of groups

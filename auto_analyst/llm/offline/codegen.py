@@ -41,8 +41,13 @@ def _where(spec: QuerySpec) -> str:
     """' (city = Montréal, order_date in 2023)': the filters, said in the names of results and charts."""
     if not spec.filters:
         return ""
-    said = []
+    said: list[str] = []
     for f in spec.filters:
+        prev = next((k for k, g in enumerate(spec.filters) if g is not f and g.column == f.column and g.op == f.op
+                     and f.op in ("==", "year", "month") and spec.filters.index(g) < spec.filters.index(f)), None)
+        if prev is not None:
+            said[-1] += f" or {f.value}"  # several values of one column: any of them
+            continue
         if f.op in ("year", "month"):
             said.append(f"{f.column} in {f.op} {f.value}")
         elif f.op == "between":
@@ -67,6 +72,27 @@ def _filter_line(f: Filter, var: str) -> str:
     return f"{var} = {var}[{col} {f.op} {f.value!r}]"
 
 
+def _filter_lines(filters: list[Filter], var: str) -> list[str]:
+    """One line per condition; several values of one column ("North and South") keep rows of any of them."""
+    out, done = [], set()
+    for f in filters:
+        same = [g for g in filters if g.column == f.column and g.op == f.op and g.op in ("==", "year", "month")]
+        if len(same) > 1:
+            if f.column in done:
+                continue
+            done.add(f.column)
+            col = f"{var}[{_c(f.column)}]"
+            if f.op == "==":
+                picks = ", ".join(f"pick_value({col}, {g.value!r})" if isinstance(g.value, str) else repr(g.value)
+                                  for g in same)
+                out.append(f"{var} = {var}[{col}.isin([{picks}])]")
+            else:
+                out.append(f"{var} = {var}[pd.to_datetime({col}).dt.{f.op}.isin({[g.value for g in same]!r})]")
+            continue
+        out.append(_filter_line(f, var))
+    return out
+
+
 def needs_preprocessing(spec: QuerySpec) -> bool:
     return bool(spec.filters or spec.time_grain)
 
@@ -75,9 +101,9 @@ def preprocessing(spec: QuerySpec, i: int) -> str:
     if not needs_preprocessing(spec):
         return ""
     lines = [f"data_{i} = {spec.table}"]
-    if any(f.op in ("==", "!=") and isinstance(f.value, str) for f in spec.filters):
+    if any(f.op in ("==", "!=") and isinstance(f.value, str) for f in spec.filters):  # pick_value is needed
         lines.insert(0, PICK_HELPER)
-    lines += [_filter_line(f, f"data_{i}") for f in spec.filters]
+    lines += _filter_lines(spec.filters, f"data_{i}")
     if spec.time_grain and spec.time_column:
         lines.append(f"data_{i} = data_{i}.assign({spec.time_grain}=pd.to_datetime(data_{i}[{_c(spec.time_column)}])"
                      f"{GRAIN_CODE[spec.time_grain]})")
@@ -107,10 +133,19 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
                 out += [f"value_{i}_{k} = {_round(_agg_expr(m, d, []), spec)}",
                         f"print({m.label()!r} + ':', value_{i}_{k})",
                         f"show(value_{i}_{k}, name={m.label() + _where(spec)!r})"]
+                if spec.percent and spec.filters and m.func in ("sum", "count"):
+                    whole = _agg_expr(m, spec.table, [])
+                    share = f"100 * {_agg_expr(m, d, [])} / {whole}"
+                    out += [f"share_{i}_{k} = {_round(share, spec.model_copy(update={'rounding': spec.rounding if spec.rounding is not None else 2}))}",
+                            f"print('share of the whole table (%):', share_{i}_{k})",
+                            f"show(share_{i}_{k}, name={m.label() + _where(spec) + ' as a share of the whole table (%)'!r})"]
         else:
             parts = ", ".join(f"{_agg_expr(m, d, groups)}.rename({m.label()!r})" for m in spec.measures)
             label = " and ".join(m.label() for m in spec.measures) + " by " + ", ".join(groups) + _where(spec)
             out += [f"result_{i} = pd.concat([{parts}], axis=1).reset_index()"]
+            for m in spec.measures:
+                if spec.percent and m.func in ("sum", "count"):
+                    out.append(f"result_{i}['share %'] = (100 * result_{i}[{m.label()!r}] / result_{i}[{m.label()!r}].sum()).round(2)")
             if spec.rounding is not None:
                 out.append(f"result_{i} = result_{i}.round({spec.rounding})")
             out += [f"print(result_{i}.to_string(index=False))", f"show(result_{i}, name={label!r})"]
@@ -122,10 +157,14 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
             out.append(f"totals_{i} = totals_{i}.round({spec.rounding})")
         if t == "rank":
             g = groups[0]
-            out += [f"best_{i} = totals_{i}.index[0]",
-                    f"print({g!r}, 'with the {word} {m.label()}:', best_{i}, totals_{i}.iloc[0])",
+            out += [f"top_value_{i} = totals_{i}.iloc[0]",
+                    f"tied_{i} = sorted(str(k) for k in totals_{i}.index[totals_{i} == top_value_{i}])",
+                    f"best_{i} = tied_{i}[0] if len(tied_{i}) == 1 else ' and '.join(tied_{i})",
+                    f"if len(tied_{i}) > 1:",
+                    f"    print('Tie:', best_{i}, 'share the {word} value.')",
+                    f"print({g!r}, 'with the {word} {m.label()}:', best_{i}, top_value_{i})",
                     f"show(best_{i}, name={f'{g} with the {word} {m.label()}{_where(spec)}'!r})",
-                    f"show(totals_{i}.iloc[0], name={f'its {m.label()}'!r})",
+                    f"show(top_value_{i}, name={f'its {m.label()}'!r})",
                     f"show(totals_{i}.rename({m.label()!r}).reset_index(), name={f'{m.label()} by {g}{_where(spec)}'!r})"]
         else:
             which = "bottom" if spec.ascending else "top"

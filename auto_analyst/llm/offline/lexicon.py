@@ -18,10 +18,10 @@ FUNC_PATTERNS: list[tuple[re.Pattern, str]] = [
     (re.compile(r"\b(average|mean|avg)\b"), "mean"),
     (re.compile(r"\bmedian\b"), "median"),
     (re.compile(r"\b(total|sum|summed|sums|totals)\b"), "sum"),
-    (re.compile(r"\b(number of distinct|number of unique|how many distinct|how many unique|distinct|unique)\b"), "nunique"),
+    (re.compile(r"\b(number of distinct|number of unique|number of different|how many distinct|how many unique|how many different|distinct|unique)\b"), "nunique"),
     (re.compile(r"\b(how many|number of|count of|count|counts)\b"), "count"),
-    (re.compile(r"\b(minimum|min|lowest|smallest|least|fewest|cheapest|earliest|worst)\b"), "min"),
-    (re.compile(r"\b(maximum|max|highest|largest|biggest|greatest|most|best|top|latest|most expensive)\b"), "max"),
+    (re.compile(r"\b(minimum|min|lowest|smallest|least|fewest|cheapest|earliest|worst|quietest)\b"), "min"),
+    (re.compile(r"\b(maximum|max|highest|largest|biggest|greatest|most|best|top|latest|most expensive|busiest)\b"), "max"),
 ]
 
 SUPERLATIVE_MAX = {"maximum", "max", "highest", "largest", "biggest", "greatest", "most", "best", "top", "latest"}

@@ -46,7 +46,8 @@ def column_phrases(name: str) -> set[str]:
         phrases.add(fold(normalize(no_unit)))
     words = base.split()
     # trailing unit words are often left out: 'delivery time' for 'delivery_time_hours'
-    units = {"hours", "hrs", "h", "kg", "km", "eur", "usd", "pct", "mins", "minutes", "days", "cm", "mm", "kwh", "m"}
+    units = {"hours", "hrs", "h", "kg", "km", "eur", "usd", "pct", "mins", "minutes", "days", "cm", "mm", "kwh", "m",
+             "m2", "sqm", "sqft", "ms", "s", "secs", "seconds", "pct", "percent", "gb", "mb"}
     if len(words) > 1 and words[-1] in units:
         phrases.add(" ".join(words[:-1]))
     # plurals: 'campaigns' for 'campaign', 'categories' for 'category'
@@ -90,7 +91,8 @@ class ColumnMatcher:
                 found.append(Mention(m.start(), m.end(), col, "backtick", m.group(0)))
                 taken[m.start():m.end()] = [True] * (m.end() - m.start())
         for phrase, col in self.phrases:
-            for m in re.finditer(r"(?<![\w`])" + re.escape(phrase) + r"(?![\w`])", text):
+            # a column word inside a hyphenated term ('score' in 'z-score') is not a mention
+            for m in re.finditer(r"(?<![\w`-])" + re.escape(phrase) + r"(?![\w`]|-\w)", text):
                 if any(taken[m.start():m.end()]):
                     continue
                 found.append(Mention(m.start(), m.end(), col, "exact", m.group(0)))

@@ -114,7 +114,7 @@ class Pieces:
     @property
     def empty(self) -> bool:
         s = self.spec
-        return not (self.funcs or self.chart or self.task_word or self.n or self.group_cols or self.numeric
+        return not (self.funcs or self.chart or self.task_word or self.keywords or self.n or self.group_cols or self.numeric
                     or self.categorical or self.dates or s.filters or s.time_grain or s.rounding is not None
                     or s.percent or s.problems)
 
@@ -249,7 +249,7 @@ def _read_format(st: ParseState, spec: QuerySpec) -> None:
     for m in NEAREST.finditer(st.text):
         spec.rounding = 0
         st.take(m.start(), m.end())
-    for m in re.finditer(r"\b(?:as an? |in )?(?:percentage|percentages|percent|%)\b", st.text):
+    for m in re.finditer(r"\b(?:as an? |in |what )?(?:percentage|percentages|percent|share|proportion|fraction)\b(?: of)?|%", st.text):
         spec.percent = True
         st.take(m.start(), m.end())
 
@@ -321,10 +321,9 @@ def _read_time(st: ParseState, spec: QuerySpec, table: TableDescription) -> None
         else:
             kind = next(c.kind for c in table.columns if c.name == tcol)
             op = "year" if kind == "datetime" else "=="
-            spec.filters = [f for f in spec.filters if not (f.column == tcol and f.op in ("year", "=="))]
             spec.filters.append(Filter(column=tcol, op=op, value=int(m.group(1))))
         st.take(m.start(), m.end())
-    for m in re.finditer(r"\b(?:(?:by|per|each|every|a|for each)\s+)?(daily|weekly|monthly|quarterly|yearly|annual|annually|day|week|month|quarter|year)\b", text):
+    for m in re.finditer(r"\b(?:(?:by|per|each|every|a|for each|which|what|busiest|quietest)\s+)?(daily|weekly|monthly|quarterly|yearly|annual|annually|day|week|month|quarter|year)\b", text):
         if not st.free(m.start(1), m.end(1)):
             continue
         word = m.group(1)
@@ -334,7 +333,7 @@ def _read_time(st: ParseState, spec: QuerySpec, table: TableDescription) -> None
         if tcol is not None:
             spec.time_column = tcol
             spec.time_grain = lx.GRAIN_WORDS[word]
-            st.take(m.start(), m.end())
+            st.take(m.start() if not m.group(0).startswith(("busiest", "quietest")) else m.start(1), m.end())
     for m in re.finditer(r"\b(?:in|for|during)\s+(" + "|".join(k for k in lx.MONTHS if len(k) > 3) + r")\b", text):
         if tcol and st.free(m.start(), m.end()):
             spec.filters.append(Filter(column=tcol, op="month", value=lx.MONTHS[m.group(1)]))

@@ -57,12 +57,18 @@ def understand(question: str, desc: DatasetDescription, previous: str | None = N
         if pieces.empty and prev_spec is not None:
             continue  # "and how much was it": already answered by the part before
         spec = _resolve(part, pieces, table, prev_spec)
+        if spec.answerable and any(_same_spec(spec, s) for s in specs):
+            continue  # "what are the main factors" after "build a model": already answered by that part
         specs.append(spec)
         if spec.task == "derive" and spec.answerable:
             desc = _with_column(desc, table, spec)  # later parts may use the new column
         if spec.answerable:
             prev_spec = spec
     return specs
+
+
+def _same_spec(a: QuerySpec, b: QuerySpec) -> bool:
+    return a.model_dump(exclude={"assumptions"}) == b.model_dump(exclude={"assumptions"})
 
 
 def _with_column(desc: DatasetDescription, table: TableDescription, spec: QuerySpec) -> DatasetDescription:

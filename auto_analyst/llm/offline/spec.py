@@ -106,7 +106,10 @@ class QuerySpec(BaseModel):
             body = f"{measures}{group}{grain}"
         elif t == "rank":
             word = "lowest" if self.ascending else "highest"
-            body = f"which {quote_col(self.group_by[0])} has the {word} {measures}"
+            if self.group_by:
+                body = f"which {quote_col(self.group_by[0])} has the {word} {measures}{grain}"
+            else:
+                body = f"which {self.time_grain} of {quote_col(self.time_column)} has the {word} {measures}"
         elif t == "top_n":
             word = "bottom" if self.ascending else "top"
             body = f"{word} {self.n} {quote_col(self.group_by[0])} by {measures}" if self.group_by else f"{word} {self.n} rows by {measures}"
@@ -140,7 +143,18 @@ class QuerySpec(BaseModel):
     def _suffix(self) -> str:
         body = ""
         if self.filters:
-            body += " where " + " and ".join(f.to_text() for f in self.filters)
+            said, done = [], set()
+            for f in self.filters:
+                same = [g for g in self.filters if g.column == f.column and g.op == f.op and g.op in ("==", "year", "month")]
+                if len(same) > 1:
+                    if (f.column, f.op) not in done:
+                        done.add((f.column, f.op))
+                        # several values of one column keep the rows of any of them
+                        said.append(f.to_text() + "".join(f" or {quote_val(g.value) if f.op == '==' else g.value}"
+                                                          for g in same[1:]))
+                    continue
+                said.append(f.to_text())
+            body += " where " + " and ".join(said)
         if self.rounding is not None:
             body += f", rounded to {self.rounding} decimals"
         if self.percent:
