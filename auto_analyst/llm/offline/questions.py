@@ -92,7 +92,7 @@ def _resolve(part: str, p: Pieces, table: TableDescription, prev: QuerySpec | No
     if prev is None:
         return fresh
     refers = re.search(r"\b(that|those|these|it|them|this|the relationship|same)\b", p.text)
-    own_content = bool(p.numeric or p.categorical or p.dates)
+    own_content = bool(p.numeric or p.categorical or p.dates or p.keywords)
     if own_content and not refers:
         # a complete question of its own (perhaps saying "now" or "instead"), or one whose problem is its own
         return fresh
