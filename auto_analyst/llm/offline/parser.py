@@ -236,7 +236,10 @@ def _modifiers(st: ParseState, mentions: list[Mention]) -> list[str]:
         qualifier = not NOT_QUALIFIER.search(w) and any(
             re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start]) for m in mentions)
         generic = w in GENERIC_AFTER and any(re.match(r"\s+" + re.escape(w) + r"\b", st.text[m.end:]) for m in mentions)
-        if qualifier or generic:
+        # "the atmospheric pressure column (BARO)": words naming the column just before it
+        described = any(re.search(r"\b" + re.escape(w) + r"(?:\s+\w+){0,2}\s+column\s+$", st.text[:m.start])
+                        for m in mentions)
+        if qualifier or generic or described:
             continue
         kept.append(w)
     return kept

@@ -51,12 +51,22 @@ def understand(question: str, desc: DatasetDescription, previous: str | None = N
         prev_parts = [s for s in understand(previous, desc) if s.answerable]
         prev_spec = prev_parts[-1] if prev_parts else None
     specs: list[QuerySpec] = []
+    declined_before = False
     for part in split_parts(question):
         table = choose_table(part, desc) if prev_spec is None else desc.table(prev_spec.table)
         pieces = read_pieces(part, table)
         if pieces.empty and prev_spec is not None:
             continue  # "and how much was it": already answered by the part before
         spec = _resolve(part, pieces, table, prev_spec)
+        if declined_before and spec.answerable and not (pieces.numeric or pieces.categorical or pieces.dates):
+            # "how many outliers are there?" after a part I could not read: it is about that part's column
+            spec = QuerySpec(table=spec.table, task="decline",
+                             problems=[f"'{part}' depends on an earlier part I could not answer."])
+        own = pieces.numeric or pieces.categorical or pieces.dates
+        if prev_spec is not None and spec.answerable and not own and spec.task == prev_spec.task \
+                and spec.task not in ("aggregate", "rank", "chart", "top_n"):
+            continue  # "...in BARO? How many outliers are there?": the same task again, about the same column
+        declined_before = declined_before or not spec.answerable
         if spec.answerable and any(_same_spec(spec, s) for s in specs):
             continue  # "what are the main factors" after "build a model": already answered by that part
         specs.append(spec)
