@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
 __all__ = ["MemoryServices", "Prepared", "QUOTE"]
 
-# text the user quotes from an earlier answer: "…" or “…” or «…», at least 12 characters
-QUOTE = re.compile(r"[\"“«']([^\"”»']{12,})[\"”»']")
+# text the user quotes from an earlier answer: "…" or “…” or «…»: a phrase of 20+ characters with a space in it
+# (shorter quotes are column names and values, which also appear in earlier answers)
+QUOTE = re.compile(r"[\"“«']([^\"”»'\s][^\"”»']{18,}[^\"”»'\s])[\"”»']")
 KNOWN_FIX_MIN_SCORE = 0.35
 """Cosine similarity above which a remembered fix is shown to the analysts before they write code
 (measured on the hashing embedding: unrelated errors score below 0.2, the same error kind above 0.5)."""
@@ -97,9 +98,12 @@ class MemoryServices:
 
         user = session.user
         quote = None
-        m = QUOTE.search(question)
-        if m:
-            quote = self.history.find_quote(user, m.group(1))
+        from auto_analyst.llm.offline.answer_format import split_format
+
+        m = QUOTE.search(split_format(question)[0])  # a requested answer format is not a quote
+        if m and " " in m.group(1):
+            found = self.history.find_quote(user, m.group(1), session=session.id)
+            quote = found if found is not None and found.exact else None
         profile = self.profiles.get(user)
         top = self.entities.top(user, n=8)
         fixes = self._known_fixes(user, question)

@@ -59,5 +59,7 @@ some any more less most least very really kind sort type types group groups grou
 s 's whats what's which's give me brought bring came come got get had has have having went go goes did done
 paid pays pay used uses sold sells made making takes took per cent ok okay then well hey hi hello thanks thank
 through via where whose having when if yes not them their they given places provide provided any
-following result respective dataset's rank ranked ranking respectively each one ones
+following result respective dataset's check checking determine identify identified examine explore
+detect find out perform performing report recorded calculated computed adheres adhere follows follow
+considering consider assume assuming rank ranked ranking respectively each one ones
 """.split())

@@ -162,7 +162,7 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
             p.group_cols.append(m.column)
         else:
             other.append(m.column)
-    unknown = _modifiers(st, all_mentions)
+    unknown = [w for w in _modifiers(st, all_mentions) if w not in _described_words(question, matcher)]
     if unknown:
         fuzzy = _fuzzy_columns(unknown, matcher, spec)
         if fuzzy is None:
@@ -223,6 +223,19 @@ NOT_QUALIFIER = re.compile(r"(?:est|ier|iest)$|^(?:new|old|recent|current|previo
                            r"unique|other|different|same|top|bottom|high|low|big|small|long|short|early|late)$")
 GENERIC_AFTER = {"code", "codes", "id", "ids", "number", "numbers", "name", "names", "column", "field", "value",
                  "values", "variable", "level", "levels", "category", "categories", "group"}
+
+
+def _described_words(question: str, matcher: ColumnMatcher) -> set[str]:
+    """Words that only describe a column named next to them: 'wind speeds (WINDSPEED)',
+    'the "compound" sentiment score column', 'the maximum temperature (TMAX_F)'."""
+    out: set[str] = set()
+    for m in re.finditer(r"((?:[\w'-]+\s+){1,4})\(\s*([^()]+?)\s*\)", question):
+        if matcher.lookup(m.group(2).strip("`'\"")):
+            out |= set(fold(normalize(m.group(1))).split())
+    for m in re.finditer(r"[\"'`“]([^\"'`”]+)[\"'`”]\s+((?:[\w-]+\s+){1,3})columns?\b", question):
+        if matcher.lookup(m.group(1)):
+            out |= set(fold(normalize(m.group(2))).split())
+    return out
 
 
 def _modifiers(st: ParseState, mentions: list[Mention]) -> list[str]:

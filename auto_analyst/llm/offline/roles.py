@@ -18,7 +18,7 @@ from auto_analyst.llm.offline.router import route
 
 __all__ = ["respond"]
 
-QUOTED = re.compile(r"[\"“«']([^\"”»']{12,})[\"”»']")
+QUOTED = re.compile(r"[\"“«']([^\"”»'\s][^\"”»']{18,}[^\"”»'\s])[\"”»']")
 CANNOT = ("The embedded offline model can't answer this kind of question. Rephrase it with column names and a "
           "statistic or chart (for example 'mean of price by category'), or use a language model: "
           "--model openai/gpt-4o-mini (key in OPENAI_API_KEY) or any model LiteLLM supports.")
