@@ -138,7 +138,7 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
                     share = f"100 * {_agg_expr(m, d, [])} / {whole}"
                     out += [f"share_{i}_{k} = {_round(share, spec.model_copy(update={'rounding': spec.rounding if spec.rounding is not None else 2}))}",
                             f"print('share of the whole table (%):', share_{i}_{k})",
-                            f"show(share_{i}_{k}, name={m.label() + _where(spec) + ' as a share of the whole table (%)'!r})"]
+                            f"show(share_{i}_{k}, name={m.label() + ' as a percent of the whole table' + _where(spec)!r})"]
         else:
             parts = ", ".join(f"{_agg_expr(m, d, groups)}.rename({m.label()!r})" for m in spec.measures)
             label = " and ".join(m.label() for m in spec.measures) + " by " + ", ".join(groups) + _where(spec)

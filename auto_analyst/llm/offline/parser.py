@@ -152,8 +152,9 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
     keywords = _read_plugin_words(st)
     if new_column_words:
         keywords["derive"] = new_column_words + keywords.get("derive", [])
-    p = Pieces(text=text, raw=question, spec=spec, funcs=_read_funcs(st), chart=_read_chart(st), task_word=_read_task_words(st),
-               n=_read_topn(st), keywords=keywords)
+    n = _read_topn(st)  # before the aggregate words: "top 3" is a count of rows to keep, not a maximum
+    p = Pieces(text=text, raw=question, spec=spec, funcs=_read_funcs(st), chart=_read_chart(st),
+               task_word=_read_task_words(st), n=n, keywords=keywords)
     other = []
     for m in mentions:
         if OVER_ALL_BEFORE.search(text[:m.start]):
@@ -177,6 +178,8 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
     for c in other:
         kind = cols[c].kind
         (p.numeric if kind == "numeric" else p.dates if kind == "datetime" else p.categorical).append(c)
+    for name in ("numeric", "categorical", "dates", "group_cols"):  # a column written twice is one column
+        setattr(p, name, list(dict.fromkeys(getattr(p, name))))
     return p
 
 
@@ -388,8 +391,8 @@ def _read_task_words(st: ParseState) -> str | None:
 
 def _read_topn(st: ParseState) -> tuple[int, bool] | None:
     for m in TOPN.finditer(st.text):
-        if st.free(m.start(2), m.end(2)):
-            st.take(m.start(2), m.end(2))
+        if st.free(m.start(), m.end()):
+            st.take(m.start(), m.end())
             return int(_num(m.group(2))), m.group(1) in ("bottom", "lowest", "smallest", "worst")
     return None
 

@@ -22,7 +22,8 @@ KEYWORDS = re.compile(
     r"|'[^']+'\s*\d+(?:\.\d+)?\s*(?:-|to)?\s*(?:\d+(?:\.\d+)?|inf)(?:\s*years?\s*old)?"
     r"|\bby (?:summing|adding|subtracting|dividing|multiplying)\b|\b(?:that|which) (?:categori[sz]es|groups|bins)\b"
     r"|\b(?:as|equal to|=)\s+the (?:sum|difference|ratio|product)\s+of\b|\b(?:sum|difference|ratio|product) of\b"
-    r"|\binto (?:\w+ )?(?:age |income |price )?(?:groups|bins|categories|bands)\b")
+    r"|\binto (?:\w+ )?(?:age |income |price )?(?:groups|bins|categories|bands)\b"
+    r"|\band (?:above|over|older|more)\b|\bor (?:more|older|above|over)\b")
 # "create a new column called age group": read before any column word, since the name may contain one
 NEW_COLUMN = re.compile(r"\b(?:(?:create|generate|add|make|compute|calculate|construct|engineer)\s+)?(?:a\s+)?new\s+"
                         r"(?:column|feature|variable|field)(?:\s+(?:called|named))?\s+`?(.+?)`?"
