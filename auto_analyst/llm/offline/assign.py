@@ -57,6 +57,11 @@ def assign(spec: QuerySpec, text: str, funcs: list[tuple[int, str, str]], chart:
     elif task_word == "value_counts" and numeric:
         spec.task, spec.columns = "describe", numeric
     elif n is not None:
+        only = [c.name for c in table.columns if c.kind == "numeric"]
+        if not numeric and not group_cols and not categorical and len(only) == 1:
+            # "the total of the top 5 payments" on a table with one numeric column: that column
+            numeric = only
+            spec.assumptions.append(f"ranked by '{only[0]}', the only numeric column")
         _top_n(spec, n, group_cols, numeric, categorical, plain_funcs)
     elif superlative and (re.match(r"^\s*(which|what)\b", text) or group_cols or (spec.time_grain and not plain_funcs)):
         _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs)

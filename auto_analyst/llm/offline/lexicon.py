@@ -55,7 +55,7 @@ show give tell list find compute calculate get display report print return make 
 overall total data dataset table file column columns value values number numbers amount figure result results
 whole entire across between against versus vs than then also as over under about into within among up down out
 want need like know see using use based so such just only now same instead again both each either neither other
-some any more less most least very really kind sort type types group groups grouped grouping aggregate aggregated
+some any most least very really kind sort type types group groups grouped grouping aggregate aggregated
 s 's whats what's which's give me brought bring came come got get had has have having went go goes did done
 paid pays pay used uses sold sells made making takes took per cent ok okay then well hey hi hello thanks thank
 through via where whose having when if yes not them their they given places provide provided any

@@ -52,7 +52,7 @@ def column_phrases(name: str) -> set[str]:
         phrases.add(" ".join(words[:-1]))
     # plurals: 'campaigns' for 'campaign', 'categories' for 'category'
     for p in list(phrases):
-        if p and p[-1].isalpha():
+        if p and p[-1].isalpha() and p not in ("year", "month", "day", "week", "quarter", "hour", "date", "time"):
             phrases.add(p[:-1] + "ies" if p.endswith("y") else p + ("es" if p.endswith(("s", "x", "ch")) else "s"))
     return {p for p in phrases if p}
 

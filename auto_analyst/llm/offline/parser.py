@@ -21,6 +21,9 @@ __all__ = ["parse_part", "read_pieces", "Pieces", "ParseState"]
 # "across campaigns" is left out on purpose: "the average rate across campaigns" is one number over all of them
 GROUP_BEFORE = re.compile(r"(?:\bby|\bper|\bfor each|\bfor every|\bin each|\beach|\bgrouped by|\bbroken down by|\bfor all)\s*$")
 OVER_ALL_BEFORE = re.compile(r"(?:\bacross(?: all)?(?: the)?|\bover all(?: the)?|\bamong(?: all)?(?: the)?)\s*$")
+CMP_BEFORE = re.compile(
+    r"(?P<op>more than|greater than|higher than|larger than|over|above|at least|less than|fewer than|lower than|"
+    r"smaller than|under|below|at most)\s+(?P<v1>-?\d+(?:\.\d+)?)\s*$")
 CMP_AFTER = re.compile(
     r"^\s*(?P<op>>=|<=|!=|==|=|>|<|is greater than or equal to|greater than or equal to|is greater than|greater than|"
     r"more than|higher than|larger than|above|over|exceeding|exceeds|at least|is less than|less than|lower than|"
@@ -31,7 +34,7 @@ OPS = {">=": ">=", "<=": "<=", "!=": "!=", "==": "==", "=": "==", ">": ">", "<":
        "is greater than or equal to": ">=", "greater than or equal to": ">="}
 for w in ("is greater than", "greater than", "more than", "higher than", "larger than", "above", "over", "exceeding", "exceeds"):
     OPS[w] = ">"
-for w in ("is less than", "less than", "lower than", "smaller than", "below", "under"):
+for w in ("is less than", "less than", "lower than", "smaller than", "below", "under", "fewer than"):
     OPS[w] = "<"
 YEAR = re.compile(r"\b(?:(?:in|for|during|of|only|from)\s+)?(?:year\s+)?((?:19|20)\d\d)\b(?!\s*[-/.]\d)(?:\s+only)?")
 CANON_TIME = re.compile(r"`([^`]+)`\s+in\s+(year|month)\s+(\d+)")
@@ -77,9 +80,10 @@ class ParseState:
 
     def leftover_words(self) -> list[str]:
         chars = [c if not u else " " for c, u in zip(self.text, self.used)]
-        words = [w.strip("'") for w in re.findall(r"[\w'$€£%#]+", "".join(chars))]
+        words = [w.strip("'") for w in re.findall(r"\d+(?:\.\d+)?|[\w'$€£%#]+", "".join(chars))]
         words = [w for w in words if w and w not in ("s",)]
-        return [w for w in words if w not in lx.IGNORABLE and not re.fullmatch(r"[\d.]+", w)]
+        # a number nobody explained is a condition or a size the answer would silently drop: never ignorable
+        return [w for w in words if w not in lx.IGNORABLE]
 
 
 def _num(s: str):
@@ -201,12 +205,36 @@ def decide(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:
         if PLUGINS[name].recognize(p, spec, table):
             if spec.problems:
                 spec.task = "decline"
+            _all_columns_used(p, spec, table)
             return
     if p.keywords:
         spec.problems.append("I can't tell which " + " or ".join(p.keywords) + " you want; name the columns.")
         spec.task = "decline"
         return
     assign(spec, p.text, p.funcs, p.chart, p.task_word, p.n, p.group_cols, p.numeric, p.categorical, p.dates, table)
+    _all_columns_used(p, spec, table)
+
+
+def used_columns(spec: QuerySpec) -> set[str]:
+    """Every column a spec reads: measures, groups, filters, axes, listed columns and plugin options."""
+    used = {m.column for m in spec.measures if m.column} | set(spec.group_by) | {f.column for f in spec.filters}
+    used |= set(spec.columns) | {c for c in (spec.x, spec.y, spec.time_column) if c}
+    for v in spec.options.values():
+        for item in v if isinstance(v, (list, tuple)) else [v]:
+            if isinstance(item, str):
+                used.add(item)
+    return used
+
+
+def _all_columns_used(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:
+    """A column the question names but the answer would not use means I misread it: decline instead."""
+    if not spec.answerable:
+        return
+    left = [c for c in dict.fromkeys(p.numeric + p.categorical + p.dates + p.group_cols) if c not in used_columns(spec)]
+    if left and not (spec.task in ("describe", "missing", "shape", "columns", "corr_matrix") and not spec.columns):
+        spec.problems.append(f"I can't tell how {', '.join(repr(c) for c in left)} fits into this question, "
+                             "so I did not answer it; ask about it separately or name the statistic.")
+        spec.task = "decline"
 
 
 def _read_plugin_words(st: ParseState) -> dict[str, list[str]]:
@@ -268,7 +296,10 @@ def _read_format(st: ParseState, spec: QuerySpec) -> None:
     for m in NEAREST.finditer(st.text):
         spec.rounding = 0
         st.take(m.start(), m.end())
+    levels = [m.span() for m in re.finditer(r"\d+(?:\.\d+)?\s*%\s*(?:significance\s+)?level", st.text)]
     for m in re.finditer(r"\b(?:as an? |in |what )?(?:percentage|percentages|percent|share|proportion|fraction)\b(?: of)?|%", st.text):
+        if any(a <= m.start() < b for a, b in levels):
+            continue  # "at the 1% level" is a significance level, not a percentage answer
         spec.percent = True
         st.take(m.start(), m.end())
 
@@ -279,6 +310,13 @@ def _read_filters(st: ParseState, spec: QuerySpec, mentions: list[Mention], tabl
     text = st.text
     used: set[int] = set()
     for i, m in enumerate(mentions):
+        before = CMP_BEFORE.search(text[:m.start])
+        col = table.columns[[c.name for c in table.columns].index(m.column)]
+        if before and col.kind == "numeric" and st.free(before.start(), m.start):
+            spec.filters.append(Filter(column=m.column, op=OPS[before.group("op")], value=_num(before.group("v1"))))
+            st.take(before.start(), m.start)
+            used.add(i)
+            continue
         after = CMP_AFTER.match(text[m.end:])
         if not after or not st.free(m.end + after.start("v1"), m.end + after.end()):
             continue

@@ -31,7 +31,7 @@ KEYWORDS = re.compile(
     rf"|\bz\s*(?:>=|>)\s*{NUM}"
     r"|\b(?:the\s+)?(?:iqr|inter[- ]?quartile\s+range|tukey(?:'s)?)(?:\s+(?:rule|method|fences?))?\b"
     rf"|\b{NUM}\s*(?:x\s+|times\s+)?(?:the\s+)?(?:iqr|inter[- ]?quartile(?:\s+range)?)\b"
-    rf"|\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)(?:\s+(?:away\s+)?from\s+the\s+mean)?\b"
+    rf"|\b(?:(?:more|further|farther) than\s+)?{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)(?:\s+(?:away\s+)?from\s+the\s+mean)?\b"
     rf"|\b(?:threshold|multiplier|cut[- ]?off)\s*(?:of|=)?\s*{NUM}")
 
 MAIN = re.compile(r"\boutli|\banomal|\bextreme\s+values?\b|\bz[- ]?scores?\b|\bz\s*>|\biqr\b|\binter[- ]?quartile\b|\btukey|"

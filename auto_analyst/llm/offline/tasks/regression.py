@@ -19,14 +19,17 @@ import re
 from auto_analyst.data.description import TableDescription
 from auto_analyst.llm.offline.parser import Pieces
 from auto_analyst.llm.offline.spec import QuerySpec, quote_col
-from auto_analyst.llm.offline.tasks._common import column_positions, info, is_identifier, mentioned, usable_features
+from auto_analyst.llm.offline.tasks._common import (ALPHA, ALPHA_PCT, column_positions, info, is_identifier,
+                                                   mentioned, usable_features)
 
 NAMES = ["regression"]
 
 # "significant", "p-value", "alpha": words the statistics plugins share; this first plugin owns them and
 # declines (returns False) when no regression word is there, so the next plugin is asked.
 KEYWORDS = re.compile(
-    r"\b(?:ordinary\s+)?least\s+squares(?:\s+regression)?\b|\bols(?:\s+regression)?\b"
+    # a significance level with its number ('alpha 0.01', 'at the 1% level'), read later by read_alpha
+    ALPHA.pattern + r"|" + ALPHA_PCT.pattern +
+    r"|\b(?:ordinary\s+)?least\s+squares(?:\s+regression)?\b|\bols(?:\s+regression)?\b"
     r"|\b(?:(?:multiple|simple|multivariate|multivariable)\s+)?(?:linear\s+)?(?<!logistic )(?<!forest )"
     r"regressions?(?:\s+(?:model|line|analysis))?\b"
     r"|\bregress(?:ed|es|ing)?\b|\bline\s+of\s+best\s+fit\b|\bbest\s+fit\s+line\b"
