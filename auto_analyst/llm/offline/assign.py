@@ -62,9 +62,13 @@ def assign(spec: QuerySpec, text: str, funcs: list[tuple[int, str, str]], chart:
             # "the total of the top 5 payments" on a table with one numeric column: that column
             numeric = only
             spec.assumptions.append(f"ranked by '{only[0]}', the only numeric column")
-        _top_n(spec, n, group_cols, numeric, categorical, plain_funcs)
-    elif superlative and (re.match(r"^\s*(which|what)\b", text) or group_cols or (spec.time_grain and not plain_funcs)):
-        _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs)
+        _top_n(spec, n, group_cols, numeric, categorical, plain_funcs, table)
+    elif superlative and re.search(r"\bwhen\b", text) and not group_cols and numeric and _when_column(table):
+        # "when was unemployment highest": the date of the highest value
+        _rank(spec, superlative, [_when_column(table)], numeric, categorical, plain_funcs, table)
+    elif superlative and (re.match(r"^\s*(which|what|in which|for which)\b", text) or group_cols
+                          or (spec.time_grain and not plain_funcs)):
+        _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs, table)
     elif plain_funcs or superlative:
         _aggregate(spec, funcs, group_cols, numeric, categorical)
     elif spec.percent and (spec.filters or group_cols or categorical):
@@ -76,6 +80,11 @@ def assign(spec: QuerySpec, text: str, funcs: list[tuple[int, str, str]], chart:
                              "histogram, bar chart).")
     if spec.problems:
         spec.task = "decline"
+
+
+def _when_column(table: TableDescription) -> str | None:
+    dates = [c.name for c in table.columns if c.kind == "datetime"]
+    return dates[0] if len(dates) == 1 else None
 
 
 def numeric_like(table: TableDescription) -> set[str]:
@@ -119,8 +128,17 @@ def _aggregate(spec: QuerySpec, funcs: list[tuple[int, str, str]], group_cols, n
             spec.problems.append("I can't pair each statistic with its column; ask one at a time.")
 
 
-def _rank(spec: QuerySpec, superlative: str, group_cols, numeric, categorical, plain_funcs) -> None:
+def _rank(spec: QuerySpec, superlative: str, group_cols, numeric, categorical, plain_funcs, table=None) -> None:
+    numeric = [c for c in numeric if c not in group_cols]
     groups = group_cols + [c for c in categorical if c not in group_cols]
+    if groups and numeric and not plain_funcs and groups[0] in numeric_like(table) \
+            and not any(h in numeric[0].lower() for h in lx.ADDITIVE_HINTS):
+        # "in which year was inflation highest": the year of the highest single value
+        spec.task, spec.group_by, spec.ascending = "rank", groups[:1], superlative == "min"
+        spec.measures = [Measure(func=superlative, column=numeric[0])]
+        spec.assumptions.append(f"took the {'lowest' if superlative == 'min' else 'highest'} single value of "
+                                f"'{numeric[0]}' in each {groups[0]}")
+        return
     if not groups and spec.time_grain:
         # "which month had the most orders": rank the periods
         spec.task, spec.ascending = "rank", superlative == "min"
@@ -141,8 +159,11 @@ def _rank(spec: QuerySpec, superlative: str, group_cols, numeric, categorical, p
         spec.measures = [Measure(func="count")]
 
 
-def _top_n(spec: QuerySpec, n: tuple[int, bool], group_cols, numeric, categorical, plain_funcs) -> None:
+def _top_n(spec: QuerySpec, n: tuple[int, bool], group_cols, numeric, categorical, plain_funcs, table=None) -> None:
     spec.task, spec.n, spec.ascending = "top_n", n[0], n[1]
+    nums = {c.name for c in table.columns if c.kind == "numeric"} if table is not None else set()
+    if not numeric and not categorical and len(group_cols) == 1 and group_cols[0] in nums:
+        numeric, group_cols = group_cols, []  # "top 5 rows by invest": rank rows by that column
     groups = group_cols + [c for c in categorical if c not in group_cols]
     if groups:
         spec.group_by = groups[:1]

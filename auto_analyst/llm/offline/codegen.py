@@ -50,6 +50,8 @@ def _where(spec: QuerySpec) -> str:
             continue
         if f.op in ("year", "month"):
             said.append(f"{f.column} in {f.op} {f.value}")
+        elif f.op == "years":
+            said.append(f"{f.column} years {f.value if f.value is not None else '…'}–{f.value2 if f.value2 is not None else '…'}")
         elif f.op == "between":
             said.append(f"{f.column} between {f.value} and {f.value2}")
         else:
@@ -65,6 +67,12 @@ def _filter_line(f: Filter, var: str) -> str:
     col = f"{var}[{_c(f.column)}]"
     if f.op in ("year", "month"):
         return f"{var} = {var}[pd.to_datetime({col}).dt.{f.op} == {f.value!r}]"
+    if f.op == "years":
+        # a datetime column compares its year; a column of year numbers compares itself
+        year = f"({col}.dt.year if pd.api.types.is_datetime64_any_dtype({col}) else {col})"
+        lo = f"({year} >= {f.value!r})" if f.value is not None else None
+        hi = f"({year} <= {f.value2!r})" if f.value2 is not None else None
+        return f"{var} = {var}[{' & '.join(x for x in (lo, hi) if x)}]"
     if f.op == "between":
         return f"{var} = {var}[{col}.between({f.value!r}, {f.value2!r})]"
     if f.op in ("==", "!=") and isinstance(f.value, str):

@@ -20,6 +20,7 @@ __all__ = ["parse_part", "read_pieces", "Pieces", "ParseState"]
 
 # "across campaigns" is left out on purpose: "the average rate across campaigns" is one number over all of them
 GROUP_BEFORE = re.compile(r"(?:\bby|\bper|\bfor each|\bfor every|\bin each|\beach|\bgrouped by|\bbroken down by|\bfor all)\s*$")
+WHICH_BEFORE = re.compile(r"(?:^|\b(?:in|for|during|on|at)\s+)(?:which|what)\s*$")
 OVER_ALL_BEFORE = re.compile(r"(?:\bacross(?: all)?(?: the)?|\bover all(?: the)?|\bamong(?: all)?(?: the)?)\s*$")
 CMP_BEFORE = re.compile(
     r"(?P<op>more than|greater than|higher than|larger than|over|above|at least|less than|fewer than|lower than|"
@@ -38,9 +39,14 @@ for w in ("is less than", "less than", "lower than", "smaller than", "below", "u
     OPS[w] = "<"
 YEAR = re.compile(r"\b(?:(?:in|for|during|of|only|from)\s+)?(?:year\s+)?((?:19|20)\d\d)\b(?!\s*[-/.]\d)(?:\s+only)?")
 CANON_TIME = re.compile(r"`([^`]+)`\s+in\s+(year|month)\s+(\d+)")
+CANON_YEARS = re.compile(r"`([^`]+)`\s+in\s+years\s+(?:(\d{4})\s+to\s+(\d{4})|from\s+(\d{4})|up\s+to\s+(\d{4}))")
+_Y = r"((?:19|20)\d\d)"
+YEAR_RANGE = re.compile(rf"\b(?:(?:in|for|during|over)\s+)?(?:the\s+)?(?:years?\s+)?(?:(?:from|between)\s+)?{_Y}\s*(?:-|–|to|and|until|through|thru)\s*{_Y}\b")
+YEAR_OPEN = re.compile(rf"\b(?:(after|since|from|starting(?: in)?)|(before|until|up to|through|prior to))\s+(?:the\s+year\s+)?{_Y}\b")
 ROUND = re.compile(r"(?:round(?:ed|ing)?\s+(?:off\s+)?(?:to|at)\s+(?:the\s+)?)?(\d+|one|two|three|four|five|six)\s+(?:decimal|decimals|decimal places|dp|digits after)")
 NEAREST = re.compile(r"(?:round(?:ed)?\s+)?to\s+the\s+nearest\s+(?:whole number|integer|unit)")
-TOPN = re.compile(r"\b(top|bottom|first|highest|lowest|largest|smallest|best|worst)\s+(\d+|" + "|".join(lx.NUMBER_WORDS) + r")\b")
+TOPN = re.compile(r"\b(top|bottom|first|highest|lowest|largest|smallest|best|worst)\s+(\d+|" + "|".join(lx.NUMBER_WORDS) + r")\b"
+                  r"|\b(\d+|" + "|".join(lx.NUMBER_WORDS) + r")\s+(largest|smallest|highest|lowest|biggest|best|worst)\b")
 CHART_WORDS = [
     (re.compile(r"\bhistograms?\b"), "histogram"),
     (re.compile(r"\bscatter(?:\s*plot)?\b"), "scatter"),
@@ -136,6 +142,14 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
     for nm in NEW_COLUMN.finditer(text):  # the new column's name is not a mention of existing columns
         new_column_words.append(nm.group(0))
         st.take(nm.start(), nm.end())
+    for cm in CANON_YEARS.finditer(text):
+        col = matcher.lookup(cm.group(1))
+        if col:
+            lo = cm.group(2) or cm.group(4)
+            hi = cm.group(3) or cm.group(5)
+            spec.filters.append(Filter(column=col, op="years", value=int(lo) if lo else None,
+                                       value2=int(hi) if hi else None))
+            st.take(cm.start(), cm.end())
     for cm in CANON_TIME.finditer(text):  # "`date` in year 2023" (canonical text) before any column word
         col = matcher.lookup(cm.group(1))
         if col:
@@ -160,11 +174,13 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
     p = Pieces(text=text, raw=question, spec=spec, funcs=_read_funcs(st), chart=_read_chart(st),
                task_word=_read_task_words(st), n=n, keywords=keywords)
     other = []
-    for m in mentions:
+    for k, m in enumerate(mentions):
         if OVER_ALL_BEFORE.search(text[:m.start]):
             continue  # "the average rate across campaigns": the population, not a grouping
-        if GROUP_BEFORE.search(text[:m.start]):
-            p.group_cols.append(m.column)
+        after_group = k > 0 and mentions[k - 1].column in p.group_cols and re.search(r"\band\s*$", text[:m.start]) \
+            and text[mentions[k - 1].end:m.start].strip() == "and"
+        if GROUP_BEFORE.search(text[:m.start]) or WHICH_BEFORE.search(text[:m.start]) or after_group:
+            p.group_cols.append(m.column)  # "by firm and year", "in which year"
         else:
             other.append(m.column)
     unknown = [w for w in _modifiers(st, all_mentions) if w not in _described_words(question, matcher)]
@@ -320,6 +336,8 @@ def _read_filters(st: ParseState, spec: QuerySpec, mentions: list[Mention], tabl
         after = CMP_AFTER.match(text[m.end:])
         if not after or not st.free(m.end + after.start("v1"), m.end + after.end()):
             continue
+        if _years_not_values(after, col, table):
+            continue  # "unemp between 1990 and 1995": years, not values of unemp (whose values are far smaller)
         op = OPS[after.group("op")]
         raw = after.group("v1")
         v1 = originals.get(raw.strip("'"), raw.strip("'")) if raw.startswith("'") else _num(raw)
@@ -359,6 +377,13 @@ def _read_filters(st: ParseState, spec: QuerySpec, mentions: list[Mention], tabl
     return used
 
 
+def _years_not_values(m: re.Match, col, table: TableDescription) -> bool:
+    nums = [v for v in (m.group("v1"), m.group("v2")) if v and re.fullmatch(r"(?:18|19|20)\d\d", v)]
+    if not nums or time_column(table) in (None, col.name) or not isinstance(col.max, (int, float)):
+        return False
+    return all(not (col.min <= int(v) <= col.max) for v in nums)
+
+
 def time_column(table: TableDescription) -> str | None:
     dates = [c.name for c in table.columns if c.kind == "datetime"]
     if len(dates) == 1:
@@ -370,6 +395,20 @@ def time_column(table: TableDescription) -> str | None:
 def _read_time(st: ParseState, spec: QuerySpec, table: TableDescription) -> None:
     text = st.text
     tcol = time_column(table)
+    ranges = [(m, int(m.group(1)), int(m.group(2))) for m in YEAR_RANGE.finditer(text)]
+    for m in YEAR_OPEN.finditer(text):  # "after 2000" keeps 2001 on; "before 1990" keeps up to 1989
+        after = m.group(1) is not None
+        y = int(m.group(3))
+        inclusive = m.group(1) in ("since", "from", "starting", "starting in") or m.group(2) in ("until", "up to", "through")
+        ranges.append((m, (y if inclusive else y + 1) if after else None, None if after else (y if inclusive else y - 1)))
+    for m, lo, hi in ranges:
+        if not st.free(m.start(), m.end()):
+            continue
+        if tcol is None:
+            spec.problems.append(f"The question names years but the table has no date or year column.")
+        else:
+            spec.filters.append(Filter(column=tcol, op="years", value=lo, value2=hi))
+        st.take(m.start(), m.end())
     for m in YEAR.finditer(text):
         if not st.free(m.start(1), m.end(1)):
             continue
@@ -431,7 +470,8 @@ def _read_topn(st: ParseState) -> tuple[int, bool] | None:
     for m in TOPN.finditer(st.text):
         if st.free(m.start(), m.end()):
             st.take(m.start(), m.end())
-            return int(_num(m.group(2))), m.group(1) in ("bottom", "lowest", "smallest", "worst")
+            word, number = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+            return int(_num(number)), word in ("bottom", "lowest", "smallest", "worst")
     return None
 
 

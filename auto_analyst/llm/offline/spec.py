@@ -36,7 +36,7 @@ class Filter(BaseModel):
     """Keep rows where ``column op value``; op 'year'/'month' compare a date's year or month number."""
 
     column: str
-    op: Literal["==", "!=", ">", ">=", "<", "<=", "between", "year", "month"]
+    op: Literal["==", "!=", ">", ">=", "<", "<=", "between", "year", "month", "years"]
     value: Any
     value2: Any = None
 
@@ -46,6 +46,12 @@ class Filter(BaseModel):
             return f"{c} between {quote_val(self.value)} and {quote_val(self.value2)}"
         if self.op in ("year", "month"):
             return f"{c} in {self.op} {self.value}"
+        if self.op == "years":  # a range of years, open at either end
+            if self.value2 is None:
+                return f"{c} in years from {self.value}"
+            if self.value is None:
+                return f"{c} in years up to {self.value2}"
+            return f"{c} in years {self.value} to {self.value2}"
         return f"{c} {self.op} {quote_val(self.value)}"
 
 
@@ -112,7 +118,12 @@ class QuerySpec(BaseModel):
                 body = f"which {self.time_grain} of {quote_col(self.time_column)} has the {word} {measures}"
         elif t == "top_n":
             word = "bottom" if self.ascending else "top"
-            body = f"{word} {self.n} {quote_col(self.group_by[0])} by {measures}" if self.group_by else f"{word} {self.n} rows by {measures}"
+            if self.group_by:
+                body = f"{word} {self.n} {quote_col(self.group_by[0])} by {measures}"
+            elif self.measures[0].func == "sum":
+                body = f"total of the {word} {self.n} {quote_col(self.measures[0].column)}"
+            else:
+                body = f"{word} {self.n} rows by {quote_col(self.measures[0].column)}"
         elif t == "describe":
             body = "summary statistics of " + (" and ".join(map(quote_col, self.columns)) if self.columns else "all columns")
         elif t == "missing":
@@ -122,7 +133,7 @@ class QuerySpec(BaseModel):
         elif t == "correlation":
             body = f"correlation between {quote_col(self.x)} and {quote_col(self.y)}"
         elif t == "corr_matrix":
-            body = "correlation matrix of " + (" and ".join(map(quote_col, self.columns)) if self.columns else "all numeric columns")
+            body = "correlation matrix" + (" of " + " and ".join(map(quote_col, self.columns)) if self.columns else "")
         elif t == "chart":
             if self.chart == "histogram":
                 body = f"histogram of {quote_col(self.x)}"
