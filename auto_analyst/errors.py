@@ -11,6 +11,7 @@ __all__ = [
     "BadInputError",
     "DataLoadError",
     "ModelError",
+    "ModelConfigError",
     "SandboxError",
     "CancelledError",
 ]
@@ -46,6 +47,13 @@ class ModelError(AutoAnalystError):
 
     exit_code = 1
     kind = "model"
+
+
+class ModelConfigError(ModelError):
+    """The model cannot be used as configured (no key, unknown model string): a usage problem (exit code 2)."""
+
+    exit_code = 2
+    kind = "model_config"
 
 
 class SandboxError(AutoAnalystError):

@@ -41,7 +41,15 @@ def show(obj, name=None, title=None):
     except ImportError:
         notebook = False
     if hasattr(obj, "to_plotly_json"):  # a plotly figure
-        obj.show()
+        if notebook:
+            obj.show()
+            return
+        # a plain script has no notebook to draw in (and plotly's default renderer needs IPython): write HTML
+        global _FIGURES
+        _FIGURES = globals().get("_FIGURES", 0) + 1
+        path = f"figure_{_FIGURES}.html"
+        obj.write_html(path, include_plotlyjs="cdn")
+        print(f"chart saved to {path}" + (f" ({name})" if name else ""))
         return
     if hasattr(obj, "savefig") or hasattr(obj, "get_figure"):  # a matplotlib Figure or Axes
         import matplotlib.pyplot as plt
@@ -55,7 +63,7 @@ def show(obj, name=None, title=None):
         return
     if name:
         print(f"\\n{name}:")
-    print(obj)
+    print(obj.to_string() if hasattr(obj, "to_string") else obj)
 '''
 
 _READ = '''\

@@ -48,10 +48,10 @@ def test_missing_file_exits_2_with_one_sentence(runner, tmp_path):
     assert "Traceback" not in r.output and "nope.csv" in r.output
 
 
-def test_model_without_key_exits_1_with_one_sentence(runner, datasets_dir, monkeypatch):
+def test_model_without_key_exits_2_with_one_sentence(runner, datasets_dir, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     r = runner.invoke(cli, ["ask", str(datasets_dir / "iris.csv"), "mean of sepal_length", "--model", "openai/gpt-4o-mini"])
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert "OPENAI_API_KEY" in r.output and "Traceback" not in r.output
 
 

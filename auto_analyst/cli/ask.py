@@ -23,8 +23,12 @@ def _open_session(ctx: click.Context, files: tuple[str, ...], model: str | None,
         click.secho(f"Resumed session {session.id}: {len(session.tables)} table(s), {session.turn} turn(s).", err=True)
     else:
         session = analyst.session()
+    from pathlib import Path
+
+    loaded = {str(Path(t.report.path).resolve()) for t in session.tables.values()}
     for f in files:
-        session.load(f)
+        if str(Path(f).resolve()) not in loaded:  # a resumed session already has it
+            session.load(f)
     return analyst, session
 
 

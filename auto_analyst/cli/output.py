@@ -15,7 +15,7 @@ def exit_code(result: Result) -> int:
         return 0
     if result.status == "declined":
         return 3
-    if result.error and result.error.kind in ("bad_input", "data_load"):
+    if result.error and result.error.kind in ("bad_input", "data_load", "model_config"):
         return 2
     return 1
 
@@ -28,6 +28,10 @@ def print_result(result: Result, as_json: bool = False, show_trace: bool = False
         click.secho(f"Error ({result.error.kind}): {result.error.message}", fg="red", err=False)
     else:
         click.echo(result.answer)
+    for t in result.tables:
+        if t.columns == ["value"] or t.n_rows <= 0:
+            continue  # single values are in the answer text
+        _print_table(t)
     if show_code and result.code:
         click.secho("\n── script " + "─" * 50, dim=True)
         click.echo(result.code)
@@ -52,3 +56,12 @@ def print_result(result: Result, as_json: bool = False, show_trace: bool = False
         if t.unsupported_numbers:
             click.secho("numbers not found in the output: " + ", ".join(t.unsupported_numbers), fg="yellow")
         click.echo("timings: " + ", ".join(f"{k}={v:.2f}s" for k, v in result.timings.items()))
+
+
+def _print_table(t, max_rows: int = 15) -> None:
+    """A result table as aligned text (at most ``max_rows`` rows; the full count is said)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(t.rows[:max_rows], columns=t.columns)
+    click.secho(f"\n{t.name}" + (f"  (first {len(frame)} of {t.n_rows} rows)" if t.n_rows > len(frame) else ""), bold=True)
+    click.echo(frame.to_string(index=False))

@@ -110,6 +110,9 @@ def load(path: str | Path, sheet: str | None = None, *, encoding: str | None = N
             raw = read_parquet(p)
         frame = _from_frame(raw, report, opts, dtypes)
     report.n_rows = len(frame)
+    if len(frame) == 0:
+        raise DataLoadError(f"{p.name} has column names ({', '.join(map(str, frame.columns[:8]))}) but no data rows; "
+                            "there is nothing to analyse. Check that you exported the data, not only the header.")
     return LoadedTable(table_name(p, sheet), frame, report)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from auto_analyst.config import Settings
-from auto_analyst.errors import ModelError
+from auto_analyst.errors import ModelConfigError
 
 __all__ = ["build_lm", "check_model"]
 
@@ -14,7 +14,7 @@ def check_model(settings: Settings) -> None:
     """Fail early, in one sentence, when a hosted model has no key in the provider's usual variable.
 
     Raises:
-        ModelError: the provider needs a key that is neither in settings nor in its environment variable.
+        ModelConfigError: the provider needs a key that is neither in settings nor in its environment variable.
     """
     if settings.is_offline or settings.api_key:
         return
@@ -24,11 +24,11 @@ def check_model(settings: Settings) -> None:
     try:
         env = litellm.validate_environment(model=settings.model)
     except Exception as exc:  # noqa: BLE001 - litellm raises plain exceptions for unknown providers
-        raise ModelError(f"Unknown model {settings.model!r} ({exc}). Use a LiteLLM model string such as "
+        raise ModelConfigError(f"Unknown model {settings.model!r} ({exc}). Use a LiteLLM model string such as "
                          "openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest or ollama/llama3.") from None
     missing = env.get("missing_keys") or []
     if missing:
-        raise ModelError(f"Model {settings.model!r} needs {', '.join(missing)} in the environment "
+        raise ModelConfigError(f"Model {settings.model!r} needs {', '.join(missing)} in the environment "
                          f"(or AUTO_ANALYST_API_KEY); set it, or drop --model to use the embedded offline model.")
 
 

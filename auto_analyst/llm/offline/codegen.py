@@ -166,7 +166,9 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
         if t == "rank":
             g = groups[0]
             out += [f"top_value_{i} = totals_{i}.iloc[0]",
-                    f"tied_{i} = sorted(str(k) for k in totals_{i}.index[totals_{i} == top_value_{i}])",
+                    # dates read as dates: '1982-10-01', not '1982-10-01 00:00:00'
+                    f"tied_{i} = sorted(str(k.date()) if isinstance(k, pd.Timestamp) and k == k.normalize() else str(k) "
+                    f"for k in totals_{i}.index[totals_{i} == top_value_{i}])",
                     f"best_{i} = tied_{i}[0] if len(tied_{i}) == 1 else ' and '.join(tied_{i})",
                     f"if len(tied_{i}) > 1:",
                     f"    print('Tie:', best_{i}, 'share the {word} value.')",
