@@ -32,8 +32,10 @@ def _settings(ctx: click.Context) -> Settings:
     return Settings.load()
 
 
-def _default_user(settings: Settings) -> str:
-    return settings.user or getpass.getuser()
+def _default_user(settings: Settings, ctx: click.Context | None = None) -> str:
+    """The user this command acts as: the group's --user, then settings.user, then the login name."""
+    obj = ctx.obj if ctx is not None and isinstance(ctx.obj, dict) else {}
+    return obj.get("user") or settings.user or getpass.getuser()
 
 
 @contextmanager
@@ -76,15 +78,15 @@ def memory() -> None:
 
 
 @memory.command("list")
-@click.option("--user", "-u", default=None, help="Only this user's entries and the global ones (default: every entry).")
+@click.option("--user", "-u", default=None, help="Act as this user (default: the configured user or login name).")
 @click.option("--scope", type=click.Choice(["all", "user", "global"]), default="all", show_default=True,
-              help="'user': only the user's own entries; 'global': only shared ones.")
+              help="'user': only your own entries; 'global': only shared ones; 'all': both.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.pass_context
 def list_cmd(ctx: click.Context, user: str | None, scope: str, as_json: bool) -> None:
-    """List entries, most recently used first."""
+    """List your entries and the shared ones, most recently used first (never another user's)."""
     with _memory(ctx) as mem:
-        _echo_entries(mem.list(user=user, scope=scope), as_json)
+        _echo_entries(mem.list(user=user or _default_user(mem.settings, ctx), scope=scope), as_json)
 
 
 @memory.command("search")
@@ -97,17 +99,21 @@ def list_cmd(ctx: click.Context, user: str | None, scope: str, as_json: bool) ->
 def search_cmd(ctx: click.Context, text: str, user: str | None, k: int | None, error_type: str | None, as_json: bool) -> None:
     """Show the entries most similar to TEXT (the user's own first, then global ones)."""
     with _memory(ctx) as mem:
-        user = user or _default_user(mem.settings)
+        user = user or _default_user(mem.settings, ctx)
         _echo_entries(mem.search(text, user=user, k=k, error_type=error_type), as_json)
 
 
 @memory.command("forget")
 @click.argument("entry_id")
-@click.option("--user", "-u", default=None, help="Only delete the entry if this user owns it.")
+@click.option("--user", "-u", default=None, help="Act as this user (default: the configured user or login name).")
 @click.pass_context
 def forget_cmd(ctx: click.Context, entry_id: str, user: str | None) -> None:
-    """Delete the entry ENTRY_ID."""
+    """Delete your entry ENTRY_ID (or a shared one)."""
     with _memory(ctx) as mem:
+        user = user or _default_user(mem.settings, ctx)
+        entry = mem.get(entry_id)
+        if entry is not None and entry.user == "global":
+            user = "global"  # shared entries can be removed by anyone who sees them
         if not mem.forget(entry_id, user=user):
             click.echo(f"Error: no entry {entry_id!r}" + (f" owned by {user!r}" if user else "") + ".", err=True)
             ctx.exit(1)
@@ -120,6 +126,11 @@ def forget_cmd(ctx: click.Context, entry_id: str, user: str | None) -> None:
 @click.pass_context
 def clear_cmd(ctx: click.Context, user: str, yes: bool) -> None:
     """Delete every entry of one user."""
+    me = _default_user(_settings(ctx), ctx)
+    if user not in (me, "global"):
+        click.echo(f"Error: you are {me!r}; you can clear your own entries or the shared ones ('global'), "
+                   f"not {user!r}'s. Use --user {me} or the global --user option.", err=True)
+        ctx.exit(2)
     if not yes:
         click.confirm(f"Delete every error-fix entry of {user!r}?", abort=True)
     with _memory(ctx) as mem:

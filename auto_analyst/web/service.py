@@ -20,7 +20,7 @@ from auto_analyst.config import Settings
 from auto_analyst.data.formats import FORMATS
 from auto_analyst.data.load import table_name
 from auto_analyst.errors import AutoAnalystError, DataLoadError, ModelError
-from auto_analyst.web.conversations import Conversation, ConversationIndex, MemoryIndex, Upload
+from auto_analyst.web.conversations import Conversation, ConversationIndex, HistoryIndex, Upload
 from auto_analyst.web.errors import ApiError
 from auto_analyst.web.jobs import Job
 
@@ -35,7 +35,8 @@ class WebService:
 
     Args:
         settings: the frozen settings (home, max_file_mb, model, ...).
-        index: where conversations are kept (default: in memory).
+        index: where conversations are kept (default: :class:`HistoryIndex`, the history database
+            under ``settings.home``, so they survive a restart).
         max_live_workers: sessions allowed a running worker process at once; past it the least
             recently used idle conversation's worker is stopped (its tables and memory stay).
         job_timeout: seconds before a running question cancels itself.
@@ -45,7 +46,7 @@ class WebService:
                  job_timeout: float = 900.0):
         self.settings = settings
         self.analyst = Analyst(settings=settings)
-        self.index = index or MemoryIndex()
+        self.index = index or HistoryIndex(self.analyst.memory.history, self.analyst_for)
         self.max_live_workers = max_live_workers
         self.job_timeout = job_timeout
         self._analysts: dict[str, Analyst] = {}
@@ -53,9 +54,13 @@ class WebService:
         self._lock = threading.Lock()
 
     # ----------------------------------------------------------------- models
+    def analyst_for(self, user: str) -> Analyst:
+        """The Analyst ``user``'s new (and reopened) conversations run with."""
+        return self._analysts.get(user) or self.analyst
+
     def model_of(self, user: str) -> str:
         """The model new conversations of ``user`` use."""
-        return (self._analysts.get(user) or self.analyst).settings.model
+        return self.analyst_for(user).settings.model
 
     def set_model(self, user: str, model: str, api_key: str | None) -> str:
         """Use ``model`` (with ``api_key``, kept in memory only) for ``user``'s new conversations.
@@ -83,7 +88,7 @@ class WebService:
     # ---------------------------------------------------------- conversations
     def new_conversation(self, user: str) -> Conversation:
         """A fresh conversation (and API session) for ``user`` with the user's current model."""
-        analyst = self._analysts.get(user) or self.analyst
+        analyst = self.analyst_for(user)
         session = analyst.session(user=user)
         conv = Conversation(id=session.id, user=user, session=session, model=analyst.settings.model)
         self.index.add(conv)
@@ -102,7 +107,7 @@ class WebService:
         return conv
 
     def delete(self, user: str, conv_id: str) -> None:
-        """Delete a conversation and its data: uploads, tables, figures, worker."""
+        """Delete a conversation and its data: history turns and state, uploads, tables, figures, worker."""
         conv = self.get(user, conv_id)
         self.index.remove(user, conv_id)
         if conv.job is not None:
@@ -152,10 +157,11 @@ class WebService:
             except DataLoadError as exc:
                 path.unlink(missing_ok=True)
                 raise DataLoadError(str(exc).replace(str(path), name).replace(path.name, name)) from None
-            conv.uploads.append(Upload(path=str(path), original_name=name, tables=[t.name for t in loaded]))
+            upload = Upload(path=str(path), original_name=name, tables=[t.name for t in loaded])
+            conv.uploads.append(upload)
             if conv.title == "New conversation":
                 conv.title = name
-        self.index.touch(conv)
+        self.index.add_upload(conv, upload)
         return loaded
 
     # ------------------------------------------------------------------- jobs

@@ -25,14 +25,17 @@ def filled(settings):
     return ids
 
 
-def _invoke(settings, *args: str, input: str | None = None):
-    return CliRunner().invoke(memory, list(args), obj={"settings": settings}, input=input)
+def _invoke(settings, *args: str, input: str | None = None, user: str = "carol"):
+    return CliRunner().invoke(memory, list(args), obj={"settings": settings, "user": user}, input=input)
 
 
 def test_list_json_and_table(settings, filled):
     res = _invoke(settings, "list", "--json")
     assert res.exit_code == 0, res.output
-    assert {e["id"] for e in json.loads(res.output)} == set(filled.values())
+    # carol sees only the shared entries: never another user's
+    assert {e["id"] for e in json.loads(res.output)} == {filled["float"]}
+    res = _invoke(settings, "list", "--json", user="bob")
+    assert {e["id"] for e in json.loads(res.output)} == {filled["bob"], filled["float"]}
     res = _invoke(settings, "list", "--user", "alice", "--json")
     assert {e["id"] for e in json.loads(res.output)} == {filled["alice"], filled["float"]}
     res = _invoke(settings, "list", "--user", "alice")
@@ -49,12 +52,15 @@ def test_search_shows_the_relevant_entry_first(settings, filled):
 
 
 def test_forget_clear_reindex_prune(settings, filled):
-    assert _invoke(settings, "forget", filled["bob"]).exit_code == 0
-    res = _invoke(settings, "forget", filled["bob"])
+    res = _invoke(settings, "forget", filled["bob"], user="alice")
+    assert res.exit_code == 1 and "no entry" in res.output  # alice cannot delete bob's entry
+    assert _invoke(settings, "forget", filled["bob"], user="bob").exit_code == 0
+    res = _invoke(settings, "forget", filled["bob"], user="bob")
     assert res.exit_code == 1 and "no entry" in res.output
-    res = _invoke(settings, "clear", "--user", "alice", input="n\n")
+    assert _invoke(settings, "clear", "--user", "alice", "--yes", user="bob").exit_code == 2  # not bob's to clear
+    res = _invoke(settings, "clear", "--user", "alice", input="n\n", user="alice")
     assert res.exit_code == 1  # aborted at the prompt
-    res = _invoke(settings, "clear", "--user", "alice", "--yes")
+    res = _invoke(settings, "clear", "--user", "alice", "--yes", user="alice")
     assert res.exit_code == 0 and "Deleted 1 entries" in res.output
     res = _invoke(settings, "reindex")
     assert res.exit_code == 0 and "Indexed 1 entries" in res.output
@@ -64,8 +70,10 @@ def test_forget_clear_reindex_prune(settings, filled):
 
 
 def test_bad_scope_and_settings_fallback(settings, monkeypatch):
-    res = _invoke(settings, "list", "--scope", "user")
-    assert res.exit_code == 2 and "needs a user" in res.output
+    res = _invoke(settings, "list", "--scope", "mine")
+    assert res.exit_code == 2 and "Invalid value" in res.output
+    res = _invoke(settings, "list", "--scope", "user", "--json")
+    assert res.exit_code == 0 and json.loads(res.output) == []  # carol has no entries of her own
     import click
 
     # Without ctx.obj the settings come from the environment (AUTO_ANALYST_HOME set by the conftest).

@@ -106,3 +106,73 @@ def test_hostile_column_names_are_shown_as_text(page, hostile_csv):
     assert pg.locator(".answer-text img, .answer-text script, .answer-text svg").count() == 0
     pg.screenshot(path=str(ARTIFACTS / "07-hostile-answer.png"))
     assert pg.problems == []
+
+
+def test_after_a_server_restart_the_page_reopens_and_continues_the_conversation(settings, datasets_dir):
+    """Upload and ask, stop the server, start a new one on the same home: the same browser finds its
+    conversation in the sidebar, sees its answer, asks a follow-up that builds on it, and deletes it."""
+    import threading
+    from contextlib import contextmanager
+
+    from werkzeug.serving import make_server
+
+    from auto_analyst.web import create_app
+
+    sync_api = pytest.importorskip("playwright.sync_api") if not os.environ.get("AUTO_ANALYST_REQUIRE_BROWSER") else \
+        __import__("playwright.sync_api", fromlist=["sync_playwright"])
+
+    @contextmanager
+    def serve():
+        # the key comes from settings.home/web/secret_key, as with `auto-analyst serve`: cookies stay valid
+        app = create_app({"SETTINGS": settings})
+        server = make_server("127.0.0.1", 0, app, threaded=True)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.server_port}"
+        finally:
+            server.shutdown()
+            thread.join(10)
+            app.extensions["auto_analyst"].close()
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1366, "height": 768})
+        pg = context.new_page()
+        problems = []
+        pg.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        pg.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+        pg.on("dialog", lambda d: d.accept())  # the delete confirmation
+        with serve() as url:
+            pg.goto(url + "/")
+            pg.set_input_files("#file-input", str(datasets_dir / "grunfeld.csv"))
+            pg.locator(".tab.active", has_text="grunfeld").wait_for(timeout=30_000)
+            pg.fill("#question", "total invest by firm")
+            pg.keyboard.press("Enter")
+            pg.locator('article[data-index="0"]').wait_for(timeout=60_000)
+            _wait_idle(pg)
+
+        with serve() as url:  # another port; cookies for 127.0.0.1 do not depend on the port
+            pg.goto(url + "/")
+            item = pg.locator(".conv-item.active")
+            item.wait_for(timeout=30_000)
+            assert "total invest by firm" in item.inner_text() and "1 answer" in item.inner_text()
+            first = pg.locator('article[data-index="0"]')
+            first.wait_for(timeout=30_000)
+            assert "12160.4" in first.locator(".answer-text").inner_text()
+            pg.locator(".tab.active", has_text="grunfeld").wait_for(timeout=30_000)
+            pg.screenshot(path=str(ARTIFACTS / "08-after-restart.png"))
+
+            pg.fill("#question", "now only for 1950")
+            pg.keyboard.press("Enter")
+            pg.locator('article[data-index="1"]').wait_for(timeout=60_000)
+            _wait_idle(pg)
+            assert "642.9" in pg.locator('article[data-index="1"] .answer-text').inner_text()
+            pg.locator(".conv-item.active", has_text="2 answers").wait_for(timeout=30_000)
+
+            pg.click("#delete-conv")
+            pg.locator(".conv-item").first.wait_for(state="detached", timeout=30_000)
+            assert "No conversations yet." in pg.locator("#conv-list").inner_text()
+        browser.close()
+    assert problems == []

@@ -49,7 +49,7 @@ def test_ask_streams_progress_then_the_result_with_a_chart_and_a_table(browser, 
 
 def test_a_figure_outside_the_session_folder_is_not_served(app, browser, grunfeld, tmp_path):
     r = browser.ask(grunfeld, "bar chart of total invest by firm")
-    conv = app.extensions["auto_analyst"].index.list(next(iter(app.extensions["auto_analyst"].index._by_user)))[0]
+    conv = _conv(app, grunfeld)
     outside = tmp_path / "secret.json"
     outside.write_text("{}")
     conv.session.results[0].figures[0].path = str(outside)
