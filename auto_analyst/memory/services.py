@@ -13,6 +13,7 @@ import json
 import re
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auto_analyst.config import Settings
@@ -172,17 +173,15 @@ class MemoryServices:
                      summary: str, correction: str, human: bool = False) -> list[str]:
         """Store an error and its fix for this user, and (anonymised) globally when it is not data-specific."""
         from auto_analyst.agents.modules import AGENT_VERSION
-        from auto_analyst.memory.anonymize import anonymize
 
         error_type = error.split(":", 1)[0].strip() or "Error"
         fingerprint = dataset_fingerprint(session)
         entry = self.errors.add(summary, correction, error_type=error_type, agent=agent, agent_version=AGENT_VERSION,
                                 dataset_fingerprint=fingerprint, user=session.user, human=human)
         ids = [entry.id]
-        columns = [c.name for t in session.description.tables for c in t.columns]
-        values = [str(v) for t in session.description.tables for c in t.columns for v, _ in c.top_values]
+        columns, values = _vocabulary(session)
         if error_type not in DATA_SPECIFIC_ERRORS:
-            g = self.errors.add(anonymize(summary, columns, values), anonymize(correction, columns, values),
+            g = self.errors.add(_shareable(summary, columns, values), _shareable(correction, columns, values),
                                 error_type=error_type, agent=agent, agent_version=AGENT_VERSION,
                                 dataset_fingerprint="", user=None, human=human)
             ids.append(g.id)
@@ -191,6 +190,35 @@ class MemoryServices:
 
 # A KeyError or a value lookup names the user's own columns and values: such fixes stay with the user.
 DATA_SPECIFIC_ERRORS = {"KeyError", "LookupError"}
+
+
+MAX_VOCABULARY = 50_000
+"""Distinct text values collected from a session's tables to mask in shared entries (enough for every
+category-like column; free-text columns with more values are masked by dropping quoted text instead)."""
+
+
+def _vocabulary(session: "Session") -> tuple[list[str], list[str]]:
+    """Names (tables, columns, file stems) and the distinct text values of the session's tables."""
+    names = [c.name for t in session.description.tables for c in t.columns] + list(session.tables)
+    names += [Path(t.report.path).stem for t in session.tables.values() if getattr(t.report, "path", "")]
+    values: list[str] = []
+    for t in session.tables.values():
+        for col in t.frame.columns:
+            s = t.frame[col]
+            if s.dtype == object or str(s.dtype).startswith("string") or str(s.dtype) == "category":
+                values += [str(v) for v in s.dropna().unique()[: MAX_VOCABULARY - len(values)]]
+            if len(values) >= MAX_VOCABULARY:
+                break
+    return names, values
+
+
+def _shareable(text: str, names: list[str], values: list[str]) -> str:
+    """Text for a GLOBAL entry: no comments, no quoted text, no names or values of the user's data."""
+    from auto_analyst.memory.anonymize import anonymize
+
+    text = re.sub(r"#[^\n]*", "", text)  # comments say anything about the data
+    text = re.sub(r"'[^'\n]*'|\"[^\"\n]*\"", "'<text>'", text)  # so do string literals
+    return anonymize(text, names, values)
 
 
 def dataset_fingerprint(session: "Session") -> str:

@@ -102,3 +102,27 @@ def test_offline_fixer_prefers_the_repair_the_memory_names():
     assert why.startswith("repair missing_column") and "df['Amount'].sum() + df['Amount']" in fixed
     fixed, why = fix_script(script, error, desc, remembered="Correction: repair numeric_text worked")
     assert why.startswith("repair numeric_text")
+
+
+def test_a_human_correction_is_remembered_and_its_shared_copy_holds_no_data(tmp_path):
+    frame = pd.DataFrame({"patient": [f"P{i}" for i in range(60)] + ["ZedRarePatient"], "result": list(range(61))})
+    bad = "r = df['result'].sum() / undefined\nshow(r, name='total')"
+    lm, _ = scripted_lm({
+        PLANNER: lambda p: {"intent": "analysis", "standalone_question": p.inputs["goal"], "plan": STEP,
+                            "assumptions": [], "decline_reason": ""},
+        ANALYST: lambda p: {"code": bad, "summary": "s"},
+        FIXER: lambda p: {"fixed_script": bad, "explanation": "no idea"},
+    })
+    with Analyst(settings=Settings.load({"home": tmp_path}), lm=lm, user="alice") as analyst:
+        s = analyst.session()
+        s.add_frame("hiv_patients_2024", frame)
+        assert s.ask("total result").status == "error"
+        fixed = ("# ZedRarePatient tested positive\nr = df['result'].sum()\n"
+                 "show(r, name='ZedRarePatient result hiv_patients_2024')")
+        assert s.run_code(fixed).status == "ok"
+        entries = analyst.memory.errors.list(user="alice")
+    human = [e for e in entries if e.human]
+    assert {e.user for e in human} == {"alice", "global"}
+    shared = next(e for e in human if e.user == "global")
+    for secret in ("ZedRarePatient", "hiv_patients_2024", "patient", "positive"):
+        assert secret not in shared.document
