@@ -200,6 +200,7 @@ class Session:
                 self._store_human_fix(failed, code)
             self.results.append(result)
             self.analyst.memory.record(self, result.question, result)
+            self.save_state()
             return result
 
     def _store_human_fix(self, failed: Result, code: str) -> None:
@@ -215,7 +216,8 @@ class Session:
 
     def save_state(self) -> None:
         """Keep what ``chat --resume`` needs: table sources, short-term memory, turn counter."""
-        state = {"tables": {n: t.report.path for n, t in self.tables.items()}, "active": self.active,
+        state = {"tables": {n: {"path": t.report.path, "sheet": getattr(t.report, "sheet", None)}
+                            for n, t in self.tables.items()}, "active": self.active,
                  "memory": self.memory.to_json(), "turn": self.turn}
         self.analyst.memory.history.save_session_state(self.user, self.id, state)
 
@@ -238,9 +240,10 @@ class Session:
         if isinstance(state, str):
             state = json.loads(state)
         s = cls(analyst, user, session_id)
-        for name, path in state.get("tables", {}).items():
+        for name, source in state.get("tables", {}).items():
+            path, sheet = (source, None) if isinstance(source, str) else (source["path"], source.get("sheet"))
             if Path(path).exists():
-                s.load(path, name=name)
+                s.load(path, name=name, sheet=sheet)  # one sheet of a workbook, not all of them again
         if state.get("active") in s.tables:
             s.active = state["active"]
         from auto_analyst.memory.short_term import ShortTermMemory

@@ -35,11 +35,18 @@ class LoadFailed(click.ClickException):
 @click.option("--header-row", type=int, default=None, help="0-based row of the header (default: detected).")
 @click.option("--dtype", "dtypes", multiple=True, metavar="COLUMN=TYPE",
               help="Type of a column (string, category, integer, float, boolean, datetime); repeatable.")
-@click.option("--max-file-mb", type=int, default=200, show_default=True, help="Refuse larger files.")
-def describe(file, as_json, sheet, encoding, delimiter, decimal, thousands, dayfirst, header_row, dtypes, max_file_mb):
+@click.option("--max-file-mb", type=int, default=None, help="Refuse larger files (default: the max_file_mb setting).")
+@click.pass_context
+def describe(ctx, file, as_json, sheet, encoding, delimiter, decimal, thousands, dayfirst, header_row, dtypes,
+             max_file_mb):
     """Load FILE and print what loading found and the description the agents get."""
+    from auto_analyst.config import Settings
     from auto_analyst.data.description import describe_tables
     from auto_analyst.data.load import load, load_all
+
+    if max_file_mb is None:
+        obj = ctx.obj if isinstance(ctx.obj, dict) else {}
+        max_file_mb = (obj.get("settings") or Settings.load()).max_file_mb
 
     options = {"encoding": encoding, "delimiter": {"tab": "\t", "\\t": "\t"}.get(delimiter, delimiter),
                "decimal": decimal, "thousands": thousands, "dayfirst": dayfirst, "header_row": header_row,

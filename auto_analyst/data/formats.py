@@ -52,7 +52,7 @@ def check_file(path: str | Path, max_file_mb: int) -> tuple[Path, str]:
     if size == 0:
         raise DataLoadError(f"{p.name} is empty (0 bytes); check that the export finished.")
     if size > max_file_mb * 1024 * 1024:
-        raise DataLoadError(f"{p.name} is {size / 2**20:.0f} MB, over the {max_file_mb} MB limit; "
+        raise DataLoadError(f"{p.name} is {size / 2**20:.1f} MB, over the {max_file_mb} MB limit; "
                             "raise max_file_mb or load a smaller extract.")
     return p, fmt
 
@@ -159,4 +159,9 @@ def read_json(path: Path, encoding: str) -> pd.DataFrame:
     if not isinstance(data, list) or not data or not all(isinstance(x, dict) for x in data):
         raise DataLoadError(f"{path.name} holds no table: expected a list of records like "
                             '[{"col": value, ...}, ...]; export it in that shape or as CSV.')
-    return pd.json_normalize(data)
+    frame = pd.json_normalize(data)
+    for col in frame.columns:
+        # lists (and objects inside lists) stay as their JSON text: cells must be plain values
+        if frame[col].map(lambda v: isinstance(v, (list, dict))).any():
+            frame[col] = frame[col].map(lambda v: json.dumps(v) if isinstance(v, (list, dict)) else v)
+    return frame

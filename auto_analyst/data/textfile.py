@@ -45,6 +45,11 @@ class TextTable:
     sample_text: str = ""
 
 
+MAX_FIELDS = 20_000
+"""Columns a text file may have; wider lines are refused before the quadratic-time detection steps (a
+150k-field line held a CPU for minutes)."""
+
+
 def read_text_table(path: Path, *, encoding: str | None = None, delimiter: str | None = None,
                     header_row: int | None = None) -> TextTable:
     """Read a delimited text file with every column as text (null for empty cells).
@@ -76,8 +81,16 @@ def read_text_table(path: Path, *, encoding: str | None = None, delimiter: str |
         raise DataLoadError(f"{name} is not valid {enc} text; leave encoding unset to detect it, "
                             "or pass the right one.") from None
     text = text.lstrip("\ufeff")
+    if not complete and "\n" not in text:
+        raise DataLoadError(f"{name} has a first line longer than {SAMPLE_BYTES // 1024} KiB; it is not a table "
+                            f"this tool can read (at most {MAX_FIELDS:,} columns). Check the file's line endings.")
     if not complete:
         text = text[: max(text.rfind("\n"), 0)]
+    widest = max((max(line.count(d) for d in ",;\t|") for line in text.splitlines()[:200]), default=0)
+    if widest >= MAX_FIELDS:
+        # dialect and header detection grow quickly with the width of a line: refuse before they run
+        raise DataLoadError(f"{name} has a line with about {widest + 1:,} fields; at most {MAX_FIELDS:,} columns "
+                            "are supported. Reshape the data (one row per item) or split the file.")
     if not text.strip():
         raise DataLoadError(f"{name} is empty (no rows); check that the export finished.")
     dialect = detect_dialect(text, delimiter)

@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-__all__ = ["Conversation", "ConversationIndex", "HistoryIndex", "MemoryIndex", "Upload", "NAMES_FILE"]
+__all__ = ["NAMES_FILE", "Conversation", "ConversationIndex", "HistoryIndex", "MemoryIndex", "Upload"]
 
 log = logging.getLogger(__name__)
 

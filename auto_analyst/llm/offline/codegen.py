@@ -117,6 +117,9 @@ def preprocessing(spec: QuerySpec, i: int) -> str:
                      f"{GRAIN_CODE[spec.time_grain]})")
     if spec.filters:
         lines.append(f"print('rows kept after filtering:', len(data_{i}))")
+        where = _where(spec).strip(" ()")
+        lines += [f"if data_{i}.empty:",
+                  f"    raise LookupError({f'No rows match {where}, so there is nothing to compute.'!r})"]
     return "\n".join(lines)
 
 

@@ -167,7 +167,7 @@ def read_pieces(question: str, table: TableDescription) -> Pieces:
     in_filters = _read_filters(st, spec, mentions, table, originals)
     mentions = [m for i, m in enumerate(mentions) if i not in in_filters]
     _read_time(st, spec, table)
-    keywords = _read_plugin_words(st)
+    keywords = _read_plugin_words(st, skip=() if new_column_words else ("derive",))
     if new_column_words:
         keywords["derive"] = new_column_words + keywords.get("derive", [])
     n = _read_topn(st)  # before the aggregate words: "top 3" is a count of rows to keep, not a maximum
@@ -253,11 +253,14 @@ def _all_columns_used(p: Pieces, spec: QuerySpec, table: TableDescription) -> No
         spec.task = "decline"
 
 
-def _read_plugin_words(st: ParseState) -> dict[str, list[str]]:
+def _read_plugin_words(st: ParseState, skip: tuple[str, ...] = ()) -> dict[str, list[str]]:
+    """Each plugin's words; the derive plugin's ("sum of", "ratio of") only when a new column is named."""
     from auto_analyst.llm.offline.tasks import PLUGINS
 
     found: dict[str, list[str]] = {}
     for name, plugin in PLUGINS.items():
+        if name in skip:
+            continue
         for m in plugin.KEYWORDS.finditer(st.text):
             if st.free(m.start(), m.end()):
                 found.setdefault(name, []).append(m.group(0))
