@@ -170,6 +170,13 @@ class Session:
             result = pipeline.ask(ctx, on_progress=on_progress, cancel=cancel)
             result.session_id, result.turn = self.id, self.turn
             result.trace.context = prepared.sizes
+            skipped = [f"{n}: {line}" for n, t in self.tables.items() if hasattr(t.report, "summary_lines")
+                       for line in t.report.summary_lines() if "skipped" in line and "rows" in line]
+            if skipped and result.status == "ok" and result.trace.source == "ran_code":
+                # rows the loader left out change totals: say so with every answer computed from the data
+                note = "; ".join(skipped)
+                result.answer += f"\n\nNote from loading: {note} (see `auto-analyst describe`)."
+                result.trace.assumptions.append(note)
             result.trace.memory_hits = prepared.hits + [h for h in result.trace.memory_hits if h not in prepared.hits]
             self._remember(question, result)
             self.results.append(result)
@@ -272,10 +279,18 @@ class Session:
         self.memory = ShortTermMemory(max_turns=self.settings.short_term_turns)
 
     def close(self) -> None:
-        """Stop the session's worker; tables and memory stay in this object."""
+        """Stop the session's worker and delete its copies of the tables; tables and memory stay in this object.
+
+        (The worker's Parquet copies are rebuilt from the sources on the next question or on resume.)
+        """
         if self._sandbox is not None:
             self._sandbox.close()
             self._sandbox, self._pipeline = None, None
+        import shutil
+
+        shutil.rmtree(self.dir / "tables", ignore_errors=True)
+        for t in self.tables.values():
+            t._pushed = None
 
     def __enter__(self):
         return self

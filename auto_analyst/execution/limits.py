@@ -6,9 +6,10 @@ Why each layer exists:
   else in the server's environment never reach generated code.
 * **PR_SET_DUMPABLE=0** (in the caller) – a process of the same user could otherwise read
   ``/proc/<server pid>/environ``; for a non-dumpable process that needs CAP_SYS_PTRACE.
-* **dropping every capability** (when started as root) – measured here: root *with*
+* **dropping capabilities** (when started as root) – measured here: root *with*
   CAP_SYS_PTRACE still reads a non-dumpable process's environ, and CAP_DAC_OVERRIDE lets root
-  write read-only (0444) data files. Root without capabilities is bound by both.
+  write read-only (0444) data files. The zygote keeps only what it needs to hand each session
+  its own uid (:mod:`.privdrop`); session processes have none at all.
 * **a new network namespace** (``unshare(CLONE_NEWNET)``, needs CAP_SYS_ADMIN, so done before
   the capabilities go) – no interface but a down loopback: no network even through ctypes.
 * **rlimits per run** – CPU seconds, address space, processes, open files and file size bound
@@ -44,6 +45,9 @@ _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _CLONE_NEWNET = 0x40000000
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
+_CAP_SETGID, _CAP_SETUID, _CAP_SETPCAP, _CAP_SYS_ADMIN = 6, 7, 8, 21
+# What the zygote (which never runs scripts) keeps to give each session its own uid and mount namespace.
+ZYGOTE_CAPS = (_CAP_SETGID, _CAP_SETUID, _CAP_SETPCAP, _CAP_SYS_ADMIN)
 _MIB = 1024 * 1024
 
 _libc: Any = None
@@ -160,16 +164,22 @@ def _unshare_net() -> bool:
         return False
 
 
-def _drop_capabilities() -> bool:
-    """Empty the bounding, ambient, effective, permitted and inheritable capability sets."""
+def _drop_capabilities(keep: tuple[int, ...] = ()) -> bool:
+    """Empty the capability sets except ``keep`` (effective+permitted+bounding), and set no_new_privs."""
     libc = _get_libc()
     try:
         for cap in range(64):
+            if cap in keep:
+                continue
             if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == 22:  # EINVAL: past the last cap
                 break
         libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
         header = (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0)
         data = (ctypes.c_uint32 * 6)()
+        for cap in keep:  # layout: [eff, perm, inh] for caps 0-31, then the same for 32-63
+            base = 0 if cap < 32 else 3
+            data[base] |= 1 << (cap % 32)
+            data[base + 1] |= 1 << (cap % 32)
         ok = libc.capset(ctypes.byref(header), ctypes.byref(data)) == 0
         # No exec may regain privileges (setuid binaries, file capabilities).
         libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
@@ -178,31 +188,49 @@ def _drop_capabilities() -> bool:
         return False
 
 
-def _has_capabilities() -> bool:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("CapEff:"):
-                return int(line.split()[1], 16) != 0
-    except OSError:
-        pass
-    return False
+def drop_bounding_set() -> None:
+    """Drop every capability from the bounding set (best effort; needs CAP_SETPCAP, dropped last)."""
+    libc = _get_libc()
+    for cap in [c for c in range(64) if c != _CAP_SETPCAP] + [_CAP_SETPCAP]:
+        try:
+            libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
+        except (OSError, AttributeError):
+            return
+
+
+def has_capabilities() -> bool:
+    return _effective_caps() != 0
 
 
 def isolate_current_process() -> dict[str, bool]:
-    """Isolate the calling (worker) process for good: new network namespace, no capabilities.
+    """Isolate the calling (zygote) process for good: new network namespace, capabilities dropped.
 
-    Each step is tried and silently skipped where not permitted (an ordinary user may not
-    unshare); the returned flags say what took effect.
+    As root it keeps only ZYGOTE_CAPS, which each session's state process gives up with its uid
+    (see :mod:`.privdrop`); ``privdrop`` says whether that is possible. Each step is tried and
+    silently skipped where not permitted (an ordinary user may not unshare); the returned flags
+    say what took effect.
     """
-    info = {"netns": False, "caps_dropped": False}
+    info = {"netns": False, "caps_dropped": False, "privdrop": False}
     if sys.platform.startswith("linux"):
         set_dumpable(False)
         info["netns"] = _unshare_net()
-        if _has_capabilities():
-            info["caps_dropped"] = _drop_capabilities() and not _has_capabilities()
+        if has_capabilities():
+            keep = ZYGOTE_CAPS if os.geteuid() == 0 else ()
+            info["caps_dropped"] = _drop_capabilities(keep) and _effective_caps() == sum(1 << c for c in keep)
+            info["privdrop"] = bool(keep) and info["caps_dropped"]
         else:
             info["caps_dropped"] = True
     return info
+
+
+def _effective_caps() -> int:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return int(line.split()[1], 16)
+    except OSError:
+        pass
+    return -1
 
 
 def vm_size_bytes() -> int:

@@ -119,7 +119,10 @@ def _index_of(conv: Conversation, result) -> int:
 def ask(sid: str):
     """Start answering a question; progress and the result come from the job's event stream."""
     conv = conversation(sid)
-    question = str(body().get("question") or "").strip()
+    raw = body().get("question")
+    if raw is not None and not isinstance(raw, str):
+        raise ApiError(400, "bad_input", "The question must be text.")
+    question = (raw or "").strip()
     if not question:
         raise ApiError(400, "bad_input", "The question is empty; type what you want to know about the data.")
     if len(question) > MAX_QUESTION_CHARS:

@@ -1,0 +1,151 @@
+"""Turning a freshly forked session state process (still root) into an unprivileged one of its own.
+
+Why: without capabilities, root still *owns* most of the machine: it could write /root/.bashrc,
+read root's 0600 files (the web app's secret key, other sessions' tables and uploads) and kill
+or ptrace the server. The audit hook (:mod:`.guard`) only asks politely; the kernel enforces uids.
+So when the caller is root, every session's worker runs as its own uid/gid (``UID_BASE`` + a
+number derived from the session's work dir, no passwd entry): no file of root's is writable or
+0600-readable, RLIMIT_NPROC counts (per uid), and kill/ptrace of the server or of another
+session's worker fail with EPERM.
+
+Before the uid changes, while still privileged, the state process gets its own mount namespace:
+
+* fresh, size-capped tmpfs over the world-writable directories (``/tmp``, ``/var/tmp``,
+  ``/dev/shm``, ``/run/lock``), so a script cannot leave files for, or read files of, anyone else;
+* the directories it must read or write but whose ancestors an unprivileged uid may not traverse
+  (Python itself lives under ``/root/.pyenv`` on our CI; the work dir may live under ``/root`` or
+  pytest's 0700 temp dir) are made reachable *at the same path*: a tmpfs (mode 0711) over the first
+  blocked ancestor, then a bind mount of only the needed directory into it. Nothing else under that
+  ancestor is visible. The work dir comes as a descriptor opened by the caller, so the zygote
+  itself never needs to reach it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from pathlib import Path
+
+from auto_analyst.execution import limits as lim
+
+__all__ = ["UID_BASE", "UID_SPAN", "TMP_SIZE_MB", "python_paths", "enter_session"]
+
+# Far above the usual /etc/subuid allocations (100000 + 65536 per user) and below 2**31, which
+# some tools still treat as signed. Change here if the host maps containers into this range.
+UID_BASE = 1_000_000_000
+UID_SPAN = 1 << 24
+TMP_SIZE_MB = 512  # each private tmpfs; tmpfs pages count against the machine's memory
+
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 4096, 16384, 1 << 18
+_TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+
+
+def python_paths() -> list[str]:
+    """Directories the worker must read from (the interpreter, its libraries, this package)."""
+    found = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(__file__).resolve().parents[2])}
+    found.update(p for p in sys.path if p and os.path.isdir(p))
+    return sorted({os.path.realpath(p) for p in found if os.path.isdir(p)})
+
+
+def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    libc = lim._get_libc()
+    enc = (lambda s: None if s is None else s.encode())
+    if libc.mount(enc(src), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"mount {src} -> {target}: {os.strerror(err)}")
+
+
+def _others_can_traverse(path: str) -> bool:
+    try:
+        return bool(os.stat(path).st_mode & 0o001)
+    except OSError:
+        return False
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _mask_point(path: str, fresh: list[str]) -> str | None:
+    """Where ``path`` must be re-exposed from: a fresh tmpfs it lies under, or its first ancestor others
+    cannot traverse; None when an unprivileged uid reaches it as it is."""
+    for t in fresh:
+        if _under(path, t) and path != t:
+            return t
+    parts = Path(path).parts
+    for i in range(1, len(parts) - 1):
+        anc = str(Path(*parts[: i + 1]))
+        if not _others_can_traverse(anc):
+            return anc
+    return None
+
+
+def _expose(needed: dict[str, int], fresh: list[str]) -> None:
+    """Make each needed path (-> an open descriptor of it) reachable at its own path, nothing more."""
+    points: dict[str, list[str]] = {}
+    for path in needed:
+        point = _mask_point(path, fresh)
+        if point is not None:
+            points.setdefault(point, []).append(path)
+    for point, paths in sorted(points.items()):
+        if point not in fresh:
+            _mount("tmpfs", point, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0711,size=1m")
+        for path in sorted(paths):
+            rel = Path(path).relative_to(point)
+            cur = Path(point)
+            for part in rel.parts:
+                cur = cur / part
+                if not cur.exists():
+                    cur.mkdir(mode=0o711)
+            _mount(f"/proc/self/fd/{needed[path]}", path, None, _MS_BIND | _MS_REC)
+
+
+def _nest_free(paths: list[str]) -> list[str]:
+    out: list[str] = []
+    for p in sorted(set(paths)):
+        if not any(_under(p, q) for q in out):
+            out.append(p)
+    return out
+
+
+def enter_session(uid: int, workdir_fd: int, workdir: str, read_paths: list[str]) -> dict[str, bool]:
+    """Give this (root) process its own mount namespace and then the session's uid/gid, for good.
+
+    ``workdir_fd`` is the caller's open descriptor of the session's work dir (owned by ``uid``); it
+    becomes the cwd and is bind-mounted at ``workdir``. Raises OSError if the uid cannot be taken:
+    the caller must then not run scripts in this process.
+    """
+    libc = lim._get_libc()
+    info = {"mountns": False, "uid": False}
+    fds: dict[str, int] = {}
+    try:
+        if libc.unshare(_CLONE_NEWNS) == 0:
+            _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+            for p in _nest_free(read_paths):
+                if not any(_under(p, t) for t in (workdir,)):
+                    fds[p] = os.open(p, os.O_PATH | os.O_DIRECTORY)
+            fds[workdir] = workdir_fd
+            fresh = []
+            for d in _TMP_DIRS:
+                real = os.path.realpath(d)
+                if os.path.isdir(real) and real not in fresh and os.stat(real).st_mode & 0o002:
+                    _mount("tmpfs", real, "tmpfs", _MS_NOSUID | _MS_NODEV, f"mode=1777,size={TMP_SIZE_MB}m")
+                    fresh.append(real)
+            _expose(fds, fresh)
+            info["mountns"] = True
+    finally:
+        for p, fd in fds.items():
+            if fd != workdir_fd:
+                os.close(fd)
+    os.fchdir(workdir_fd)
+    os.close(workdir_fd)
+    lim.drop_bounding_set()
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)  # clears every capability: no SECBIT_KEEP_CAPS
+    if os.getresuid() != (uid, uid, uid) or lim.has_capabilities():
+        raise OSError("the session's worker could not drop its privileges")
+    info["uid"] = True
+    return info
