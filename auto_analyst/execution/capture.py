@@ -16,8 +16,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Collector", "json_safe", "table_record", "show", "set_collector",
+__all__ = ["MAX_TABLES", "MAX_FIGURES", "Collector", "json_safe", "table_record", "show", "set_collector",
            "install_display_patches", "new_namespace", "close_open_figures", "encode_figures"]
+
+# What one run may show. Each table or figure is JSON or a file the caller writes and the UI
+# renders: an adversarial script showed 100,000 tables. Past these, show() only counts, and the
+# run's output ends with "[N more tables not shown]" (see Collector.notes).
+MAX_TABLES = 50
+MAX_FIGURES = 20
+
 
 def json_safe(v: Any) -> Any:
     """One cell value as JSON: NaN/NA/NaT -> None, ±inf -> "inf"/"-inf", timestamps -> ISO strings, numpy -> python."""
@@ -149,6 +156,17 @@ class Collector:
         self.tables: list[dict[str, Any]] = []
         self.figures: list[dict[str, Any]] = []  # {"kind", "title", "data": bytes}
         self._shown_mpl: set[int] = set()
+        self.more_tables = 0
+        self.more_figures = 0
+
+    def notes(self) -> str:
+        """Lines for the run's output saying what was shown past MAX_TABLES / MAX_FIGURES."""
+        out = ""
+        if self.more_tables:
+            out += f"[{self.more_tables} more tables not shown]\n"
+        if self.more_figures:
+            out += f"[{self.more_figures} more figures not shown]\n"
+        return out
 
     def show(self, obj: Any, name: str | None = None, title: str | None = None) -> None:
         """Record ``obj`` as a result: a DataFrame/Series/scalar becomes a table, a figure a chart.
@@ -163,11 +181,19 @@ class Collector:
             TypeError: ``obj`` is none of those.
         """
         if _is_plotly(obj):
+            if len(self.figures) >= MAX_FIGURES:
+                self.more_figures += 1
+                return
             self.figures.append({"kind": "plotly", "title": title or _figure_title(obj, ""), "data": obj.to_json().encode("utf-8")})
             return
         fig = _mpl_figure(obj)
         if fig is not None:
             self._add_mpl(fig, title)
+            return
+        if len(self.tables) >= MAX_TABLES:
+            if _as_frame(obj) is None and not (obj is None or isinstance(obj, _SCALARS)):
+                raise TypeError(f"show() takes a DataFrame, Series, scalar or figure, not {type(obj).__name__}")
+            self.more_tables += 1
             return
         rec = table_record(obj, name or f"table_{len(self.tables) + 1}", self.max_rows)
         if rec is None:
@@ -178,6 +204,9 @@ class Collector:
         if id(fig) in self._shown_mpl:
             return
         self._shown_mpl.add(id(fig))
+        if len(self.figures) >= MAX_FIGURES:
+            self.more_figures += 1
+            return
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
         self.figures.append({"kind": "png", "title": title or _figure_title(fig, ""), "data": buf.getvalue()})

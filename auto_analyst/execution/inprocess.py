@@ -56,7 +56,7 @@ def run_in_process(code: str, tables: dict[str, pd.DataFrame], active: str, max_
         figures.append(FigureOut(kind=f["kind"], path=str(path), title=f["title"]))
     return RunResult(
         ok=error is None,
-        stdout=report.finish_output(bytes(writer._mem), max_output_bytes, writer.cut),
+        stdout=report.finish_output(bytes(writer._mem), max_output_bytes, writer.cut) + collector.notes(),
         error=ErrorInfo(kind=error[0], message=error[1]) if error else None,
         traceback=error[2] if error else "",
         tables=[TableOut(**t) for t in collector.tables],

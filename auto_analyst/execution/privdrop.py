@@ -46,7 +46,8 @@ def python_paths() -> list[str]:
     """Directories the worker must read from (the interpreter, its libraries, this package)."""
     found = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(__file__).resolve().parents[2])}
     found.update(p for p in sys.path if p and os.path.isdir(p))
-    return sorted({os.path.realpath(p) for p in found if os.path.isdir(p)})
+    here = os.path.realpath(os.getcwd())  # the zygote's private dir (``python -m`` puts it on sys.path)
+    return sorted({os.path.realpath(p) for p in found if os.path.isdir(p)} - {here})
 
 
 def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
@@ -124,9 +125,14 @@ def enter_session(uid: int, workdir_fd: int, workdir: str, read_paths: list[str]
         if libc.unshare(_CLONE_NEWNS) == 0:
             _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
             for p in _nest_free(read_paths):
-                if not any(_under(p, t) for t in (workdir,)):
+                if not _under(p, workdir):
                     fds[p] = os.open(p, os.O_PATH | os.O_DIRECTORY)
-            fds[workdir] = workdir_fd
+            # A bind source must be a mount of this namespace: reopen the work dir by path here, and
+            # check it is the very directory the caller opened.
+            fds[workdir] = os.open(workdir, os.O_PATH | os.O_DIRECTORY)
+            a, b = os.fstat(fds[workdir]), os.fstat(workdir_fd)
+            if (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino):
+                raise OSError("the session's work dir changed while the worker started")
             fresh = []
             for d in _TMP_DIRS:
                 real = os.path.realpath(d)
@@ -136,15 +142,14 @@ def enter_session(uid: int, workdir_fd: int, workdir: str, read_paths: list[str]
             _expose(fds, fresh)
             info["mountns"] = True
     finally:
-        for p, fd in fds.items():
-            if fd != workdir_fd:
-                os.close(fd)
-    os.fchdir(workdir_fd)
-    os.close(workdir_fd)
+        for fd in fds.values():
+            os.close(fd)
     lim.drop_bounding_set()
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)  # clears every capability: no SECBIT_KEEP_CAPS
+    os.fchdir(workdir_fd)  # as its owner: root without CAP_DAC_* may not enter a 0700 dir of the uid
+    os.close(workdir_fd)
     if os.getresuid() != (uid, uid, uid) or lim.has_capabilities():
         raise OSError("the session's worker could not drop its privileges")
     info["uid"] = True

@@ -33,14 +33,16 @@ def fork() -> int:
 
 
 def kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        os.kill(pid, signal.SIGKILL)  # the child may not have its own group yet
-    except (ProcessLookupError, PermissionError):
-        pass
+    """SIGKILL ``pid``'s process group and ``pid``. A gone or foreign (EPERM) process is fine; the audit
+    hook's refusal (a PermissionError without errno: a script called this) is not swallowed."""
+    for kill in (os.killpg, os.kill):  # the child may not have its own group yet
+        try:
+            kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        except PermissionError as e:
+            if e.errno is None:
+                raise
 
 
 def kill_strays() -> None:
@@ -264,7 +266,7 @@ def _child(code: str, chan: socket.socket, out_fd: int) -> None:
 def _result_frame(error: tuple[str, str, str] | None, collector: capture.Collector, out_fd: int,
                   writer: report.CappedWriter, L: lim.Limits, names_before: list[str]) -> bytes:
     data = os.pread(out_fd, L.max_output_bytes + 1, 0)
-    stdout = report.finish_output(data, L.max_output_bytes, writer.cut)
+    stdout = report.finish_output(data, L.max_output_bytes, writer.cut) + collector.notes()
     figures, blobs = capture.encode_figures(collector.figures)
     result = {
         "ok": error is None,

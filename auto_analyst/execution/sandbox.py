@@ -8,6 +8,7 @@ for why each limit exists.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import socket
@@ -20,6 +21,7 @@ from typing import Any
 from auto_analyst.errors import BadInputError, SandboxError
 from auto_analyst.execution.inprocess import run_in_process
 from auto_analyst.execution.limits import Limits, set_dumpable
+from auto_analyst.execution.privdrop import UID_BASE, UID_SPAN
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, readable, recv, send
 from auto_analyst.execution.zygote import Zygote
 from auto_analyst.results import ErrorInfo, FigureOut, RunResult, TableOut
@@ -28,6 +30,8 @@ __all__ = ["Sandbox", "Zygote", "run_in_process"]
 
 _OP_TIMEOUT = 60.0  # seconds for a non-run request (loading a large Parquet file is the slowest)
 _BACKSTOP = 10.0  # seconds past run_timeout before the caller stops trusting the state process
+_UIDS: dict[int, str] = {}  # session uids in use by this process -> their work dir
+_UIDS_LOCK = threading.Lock()
 _RESTART_NOTE = "[sandbox restarted: the session's worker had stopped; the tables were reloaded, variables from earlier runs are lost]\n"
 
 
@@ -56,11 +60,31 @@ class Sandbox:
         self._sock: socket.socket | None = None
         self._state_pid = 0
         self._tables: dict[str, str] = {}
+        self._sent: dict[str, list] = {}  # table -> (path, size, mtime) the current state process has
         self._active = ""
+        self._uid = 0
         self._closed = False
         self._ever_started = False
 
     # -- lifecycle ----------------------------------------------------------------------------
+
+    def _session_uid(self) -> int:
+        """This session's own uid: derived from the work dir, so it is the same after a restart (and
+        the files earlier runs wrote stay the session's), unique among this process's sessions."""
+        key = os.path.realpath(self.workdir)
+        h = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+        with _UIDS_LOCK:
+            for i in range(UID_SPAN):
+                uid = UID_BASE + (h + i) % UID_SPAN
+                if _UIDS.get(uid) in (None, key):
+                    _UIDS[uid] = key
+                    return uid
+        raise SandboxError("no free session uid")
+
+    def _release_uid(self) -> None:
+        with _UIDS_LOCK:
+            if self._uid and _UIDS.get(self._uid) == os.path.realpath(self.workdir):
+                del _UIDS[self._uid]
 
     def start(self) -> None:
         """Start this session's state process (idempotent).
@@ -77,16 +101,22 @@ class Sandbox:
             set_dumpable(False)
             self.workdir.mkdir(parents=True, exist_ok=True)
             self.figures_dir.mkdir(parents=True, exist_ok=True)
+            if Zygote.get().info.get("privdrop"):
+                # The session's own uid owns its work dir (only the top: chown-ing what a script left
+                # inside, as root, could be steered through symlinks).
+                self._uid = self._uid or self._session_uid()
+                os.chown(self.workdir, self._uid, self._uid)
+                self.workdir.chmod(0o700)
             try:
-                sock, pid = Zygote.get().spawn()
+                sock, pid = Zygote.get().spawn(self._uid, self.workdir.resolve())
             except SandboxError:
-                sock, pid = Zygote.get().spawn()  # get() restarts a zygote that died meanwhile
+                sock, pid = Zygote.get().spawn(self._uid, self.workdir.resolve())  # get() restarts a zygote that died meanwhile
             self._sock, self._state_pid = sock, pid
             self._ever_started = True
             try:
                 self._request({"op": "init", "cwd": str(self.workdir.resolve()), "limits": self.limits.to_dict()}, retry=False)
                 if self._tables:
-                    self._request({"op": "load", "tables": self._tables, "active": self._active}, retry=False)
+                    self._send_tables(retry=False)
             except SandboxError:
                 self._drop()
                 raise
@@ -104,6 +134,7 @@ class Sandbox:
                     pass
             self._drop()
             self._closed = True
+            self._release_uid()
 
     def __enter__(self) -> "Sandbox":
         self.start()
@@ -116,10 +147,12 @@ class Sandbox:
         if self._sock is not None:
             self._sock.close()
         self._sock, self._state_pid = None, 0
+        self._sent = {}
 
     # -- requests -----------------------------------------------------------------------------
 
-    def _request(self, msg: dict[str, Any], timeout: float = _OP_TIMEOUT, retry: bool = True) -> dict[str, Any]:
+    def _request(self, msg: dict[str, Any], timeout: float = _OP_TIMEOUT, retry: bool = True,
+                 blobs: list[bytes] | None = None) -> dict[str, Any]:
         """Send one non-run request and wait for its reply.
 
         A state process found dead is restarted (tables reloaded) and the request sent once more;
@@ -127,13 +160,15 @@ class Sandbox:
         """
         assert self._sock is not None
         try:
-            send(self._sock, msg)
+            send(self._sock, msg, blobs)
             reply, _ = recv(self._sock, timeout=timeout)
         except (ChannelClosed, FrameTooLarge) as e:
             self._kill_state()
             if not retry or msg.get("op") == "init":
                 raise SandboxError(f"The session's worker stopped answering ({e}).") from None
-            self.start()
+            self.start()  # a restart sends every table again
+            if msg.get("op") == "load":
+                return {"ok": True}
             return self._request(msg, timeout, retry=False)
         if not reply.get("ok"):
             err = reply.get("error") or {}
@@ -155,8 +190,9 @@ class Sandbox:
     def load_tables(self, tables: dict[str, Path], active: str) -> None:
         """Make Parquet files the session's tables (call again after adding a table).
 
-        Each file is made read-only (0o444) and the workers are refused writes to it. A table
-        already loaded from the same unchanged file keeps its in-session object.
+        Each file is made read-only for its owner only (0o400): this process reads it and sends
+        the bytes, so the workers (another uid when running as root) need no access to it at all.
+        A table already loaded from the same unchanged file keeps its in-session object.
 
         Args:
             tables: table name -> Parquet file written by the caller. Names that are Python
@@ -175,13 +211,37 @@ class Sandbox:
             p = Path(path).resolve()
             if not p.is_file():
                 raise BadInputError(f"Table file {p} does not exist.")
-            p.chmod(0o444)
+            p.chmod(0o400)
             paths[str(name)] = str(p)
         with self._lock:
             self.start()
-            self._request({"op": "load", "tables": paths, "active": active})
+            old = dict(self._tables), self._active
             self._tables.update(paths)
             self._active = active
+            try:
+                self._send_tables()
+            except BaseException:
+                self._tables, self._active = old
+                raise
+
+    def _send_tables(self, retry: bool = True) -> None:
+        """Send the Parquet bytes of every table the current state process does not have yet."""
+        spec, blobs, keys = {}, [], {}
+        for name, path in self._tables.items():
+            try:
+                st = os.stat(path)
+                key = [path, st.st_size, st.st_mtime_ns]
+                keys[name] = key
+                if self._sent.get(name) == key:
+                    spec[name] = {"key": key, "blob": None}
+                else:
+                    blobs.append(Path(path).read_bytes())
+                    spec[name] = {"key": key, "blob": len(blobs) - 1}
+            except OSError as e:
+                raise SandboxError(f"Table file {path} could not be read: {e}") from None
+        msg = {"op": "load", "tables": spec, "active": self._active, "protect": list(self._tables.values())}
+        self._request(msg, retry=retry, blobs=blobs)
+        self._sent = keys
 
     def set_active(self, name: str) -> None:
         """Bind ``df`` to the table ``name``.

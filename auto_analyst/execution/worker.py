@@ -1,13 +1,15 @@
 """The child side: zygote, session state processes and run children (``python -m auto_analyst.execution.worker FD``).
 
-Process tree (all started from a clean environment, in their own network namespace, without
-capabilities):
+Process tree (all started from a clean environment, in their own network namespace; the zygote
+keeps only the capabilities it needs to give sessions their own uid, the others have none):
 
 * **zygote** – started once per caller process; imports pandas, numpy, scipy, statsmodels,
   sklearn, plotly and matplotlib (≈2.5 s) and then only forks. It is a child subreaper, so the
   state processes that outlive their parent are reaped here.
-* **state process** – one per session, forked from the zygote. It holds the session's
-  namespace (tables and the variables scripts created) and never runs generated code itself.
+* **state process** – one per session, forked from the zygote. When the caller is root it first
+  takes its own mount namespace and the session's own uid (:mod:`.privdrop`). It holds the
+  session's namespace (tables, received as Parquet bytes from the caller, and the variables
+  scripts created) and never runs generated code itself.
 * **run child** – forked from the state process for each script (see :mod:`.run`), in its own
   process group, with rlimits applied and the audit hook armed. If the script succeeds, the run
   child becomes the session's new state process and the old one exits; if it fails, times out
@@ -21,6 +23,7 @@ and the state process forks the next run's child ahead of time, when it has been
 from __future__ import annotations
 
 import gc
+import io
 import keyword
 import os
 import signal
@@ -29,8 +32,9 @@ import sys
 import time
 from typing import Any
 
-from auto_analyst.execution import capture, guard, report
+from auto_analyst.execution import capture, guard, privdrop, report
 from auto_analyst.execution import limits as lim
+from auto_analyst.execution import run as run_module
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, readable, recv, send
 from auto_analyst.execution.run import CFG, NS, drop_standby, fork, kill_group, kill_strays, prefork, run
 
@@ -69,7 +73,8 @@ def zygote_main(ctrl_fd: int) -> None:
     _preload()
     capture.install_display_patches()
     guard.install()
-    guard.trust(fork, kill_group, kill_strays, lim.lift_cpu_limit)
+    guard.trust((fork, kill_group, kill_strays, lim.lift_cpu_limit), (sys.modules[__name__], run_module, lim, guard))
+    read_paths = privdrop.python_paths()
     try:
         lim._get_libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     except (OSError, AttributeError):
@@ -88,15 +93,30 @@ def zygote_main(ctrl_fd: int) -> None:
             break
         if msg.get("op") != "spawn":
             continue
+        workdir_fd = -1
+        if msg.get("uid"):
+            try:
+                _, fds, _, _ = socket.recv_fds(ctrl, 1, 1)
+            except OSError:
+                break
+            if not fds:
+                continue
+            workdir_fd = fds[0]
         parent_end, child_end = socket.socketpair()
         pid = fork()
         if pid == 0:
             ctrl.close()
             parent_end.close()
             try:
+                if msg.get("uid"):
+                    privdrop.enter_session(int(msg["uid"]), workdir_fd, str(msg["workdir"]), read_paths)
                 _state_main(child_end)
+            except BaseException as e:  # noqa: BLE001 - never serve a session that kept root
+                print(f"session worker failed to start: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
             finally:
                 os._exit(0)
+        if workdir_fd >= 0:
+            os.close(workdir_fd)
         child_end.close()
         try:
             send(ctrl, {"op": "spawned", "pid": pid})
@@ -137,7 +157,7 @@ def _state_main(sock: socket.socket) -> None:
                 idle_work = True  # this is the standby child, now the committed state
                 continue
         try:
-            msg, _ = recv(sock)
+            msg, blobs = recv(sock)
         except (ChannelClosed, FrameTooLarge):
             break
         op = msg.get("op")
@@ -152,7 +172,7 @@ def _state_main(sock: socket.socket) -> None:
                 continue
             if op in ("init", "load", "active"):
                 drop_standby()  # it was forked from the state before this change
-            reply = _handle(op, msg)
+            reply = _handle(op, msg, blobs)
         except Exception as e:  # noqa: BLE001 - report, keep serving
             reply = {"ok": False, "error": {"kind": type(e).__name__, "message": f"{type(e).__name__}: {e}"}}
         try:
@@ -162,7 +182,7 @@ def _state_main(sock: socket.socket) -> None:
     drop_standby()
 
 
-def _handle(op: str | None, msg: dict[str, Any]) -> dict[str, Any]:
+def _handle(op: str | None, msg: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
     if op == "init":
         os.chdir(msg["cwd"])
         # Temporary files stay in the session's own folder, which outlives any zygote restart.
@@ -173,7 +193,7 @@ def _handle(op: str | None, msg: dict[str, Any]) -> dict[str, Any]:
         CFG["limits"] = lim.Limits(**msg["limits"])
         return {"ok": True, "pid": os.getpid()}
     if op == "load":
-        return _load(msg["tables"], msg["active"])
+        return _load(msg["tables"], msg["active"], msg.get("protect") or [], blobs)
     if op == "active":
         tables = NS.get("tables")
         if not isinstance(tables, dict) or msg["name"] not in tables:
@@ -185,26 +205,34 @@ def _handle(op: str | None, msg: dict[str, Any]) -> dict[str, Any]:
     return {"ok": False, "error": {"kind": "protocol", "message": f"unknown operation {op!r}"}}
 
 
-def _load(tables: dict[str, str], active: str) -> dict[str, Any]:
+def _load(tables: dict[str, Any], active: str, protect: list[str], blobs: list[bytes]) -> dict[str, Any]:
+    """Build the session's tables from Parquet bytes sent by the caller.
+
+    The worker never opens the data files (its uid may not read them): ``tables`` maps each name to
+    ``{"key": ..., "blob": index or None}``; a table without a blob is one the caller already sent
+    to this state process unchanged, and keeps its in-session object (a script may have cleaned it
+    in place).
+    """
     import pandas as pd
 
     current = NS.get("tables") if isinstance(NS.get("tables"), dict) else {}
-    for name, path in tables.items():
-        st = os.stat(path)
-        key = (path, st.st_size, st.st_mtime_ns)
-        if CFG["loaded"].get(name) == key and name in current:
-            continue  # keep the session's object: a script may have cleaned it in place
+    for name, spec in tables.items():
+        idx = spec.get("blob")
+        if idx is None:
+            if name not in current:
+                raise KeyError(f"table {name!r} was not sent")
+            continue
         # Fewer Arrow threads in the state process, which forks every run.
-        frame = pd.read_parquet(path, use_threads=False, pre_buffer=False)
+        frame = pd.read_parquet(io.BytesIO(blobs[int(idx)]), use_threads=False)
         current[name] = frame
-        CFG["loaded"][name] = key
+        CFG["loaded"][name] = spec.get("key")
         if name.isidentifier() and not keyword.iskeyword(name) and name not in _RESERVED:
             NS[name] = frame
     NS["tables"] = current
     if active not in current:
         raise KeyError(f"no table named {active!r}")
     NS["df"] = current[active]
-    CFG["protected"] = sorted(set(CFG["protected"]) | {os.path.realpath(p) for p in tables.values()})
+    CFG["protected"] = sorted(set(CFG["protected"]) | {os.path.realpath(p) for p in protect})
     if guard.is_armed():
         guard.arm(CFG["protected"])
     return {"ok": True, "names": report.user_names(NS)}

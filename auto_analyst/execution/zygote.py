@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 from auto_analyst.errors import SandboxError
 from auto_analyst.execution.limits import clean_env, make_private_dir
@@ -68,19 +69,29 @@ class Zygote:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def spawn(self) -> tuple[socket.socket, int]:
+    def spawn(self, uid: int = 0, workdir: Path | None = None) -> tuple[socket.socket, int]:
         """A new session state process: (connected socket, pid).
+
+        With ``uid`` (only when ``info["privdrop"]``), the state process runs as that uid/gid in
+        its own mount namespace, with ``workdir`` (which it gets as a descriptor opened here, so
+        neither the zygote nor the session needs a path to it) as its cwd.
 
         Raises:
             SandboxError: the zygote did not answer.
         """
+        fd = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY) if uid and workdir is not None else -1
         with self._lock:
             try:
-                send(self.ctrl, {"op": "spawn"})
+                send(self.ctrl, {"op": "spawn", "uid": uid if fd >= 0 else 0, "workdir": str(workdir or "")})
+                if fd >= 0:
+                    socket.send_fds(self.ctrl, [b"W"], [fd])
                 reply, _ = recv(self.ctrl, timeout=30)
                 _, fds, _, _ = socket.recv_fds(self.ctrl, 1, 1)
             except (ChannelClosed, FrameTooLarge, OSError) as e:
                 raise SandboxError(f"The sandbox worker did not start a session: {e}") from None
+            finally:
+                if fd >= 0:
+                    os.close(fd)
         if not fds:
             raise SandboxError("The sandbox worker sent no session connection.")
         os.set_inheritable(fds[0], False)  # received descriptors are inheritable; no exec of ours needs it

@@ -128,7 +128,7 @@ def test_load_tables_again_adds_a_table_and_keeps_the_others(sandbox, table_file
     sandbox.load_tables({**table_files, "more-data": extra}, "more-data")
     r = sandbox.run("print(len(df), 'flag' in sales.columns, sorted(tables))")
     assert r.stdout == "3 True ['more-data', 'sales', 'shops']\n"
-    assert oct(extra.stat().st_mode & 0o777) == "0o444"
+    assert oct(extra.stat().st_mode & 0o777) == "0o400"
 
 
 def test_cancel_stops_a_run(sandbox):

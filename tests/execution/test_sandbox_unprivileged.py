@@ -19,7 +19,7 @@ SCRIPT = textwrap.dedent('''
     import json, os, sys
     from pathlib import Path
     from auto_analyst.execution import limits
-    assert limits._drop_capabilities() and not limits._has_capabilities()
+    assert limits._drop_capabilities() and not limits.has_capabilities()
     from auto_analyst.config import Settings
     from auto_analyst.execution.sandbox import Sandbox, Zygote
     home = Path(sys.argv[1])
@@ -30,8 +30,7 @@ SCRIPT = textwrap.dedent('''
         out["info"] = Zygote.get().info
         out["sum"] = sb.run("show(df['v'].sum())").tables[0].rows
         me = os.getpid()
-        r = sb.run("import auto_analyst.execution.guard as g\\ng._state['armed'] = False\\n"
-                   f"print(open('/proc/{me}/environ').read())")
+        r = sb.run(f"print(open('/proc/{me}/environ').read())")
         out["environ"] = [r.ok, r.error.kind if r.error else None, "SECRET" in r.stdout]
         r = sb.run("import socket\\nsocket.create_connection(('127.0.0.1', 9), timeout=1)")
         out["socket"] = r.error.kind if r.error else None
