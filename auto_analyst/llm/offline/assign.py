@@ -215,7 +215,7 @@ def _chart(spec: QuerySpec, kind: str, text: str, group_cols, numeric, categoric
             return
         spec.y, spec.x = numeric[0], (groups[0] if groups else None)
     elif kind == "line":
-        from auto_analyst.llm.offline.parser import time_column
+        from auto_analyst.llm.offline.conditions import time_column
 
         tcol = dates[0] if dates else (spec.time_column or time_column(table))
         ordered = [g for g in groups if g in numeric_like(table)]
