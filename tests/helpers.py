@@ -48,3 +48,27 @@ def _same(shown: str, wanted: str) -> bool:
     """Names match, ignoring case and the filters said after them: 'total revenue (region = North)'."""
     shown, wanted = shown.lower(), wanted.lower()
     return shown == wanted or shown.split(" (")[0] == wanted
+
+
+def seeded_sessions(tmp_path_factory, name: str, build, seeds):
+    """One session per generated table (questions in one session are turns of one conversation).
+
+    Yields {seed: Session} with table ``f"{name}{seed}"`` = ``build(seed)``; closes them afterwards.
+    """
+    from auto_analyst import Analyst, Settings
+
+    analyst = Analyst(settings=Settings.load({"home": tmp_path_factory.mktemp("home")}))
+    sessions = {}
+    for seed in seeds:
+        sessions[seed] = analyst.session()
+        sessions[seed].add_frame(f"{name}{seed}", build(seed))
+    yield sessions
+    analyst.close()
+
+
+def ask_checked(sessions, key, question: str, status: str = "ok") -> Result:
+    """Ask ``question`` in ``sessions[key]``; the status must match and no answer number may be unsupported."""
+    r = sessions[key].ask(question)
+    assert r.status == status, (question, r.status, r.answer, r.error, r.code)
+    assert r.trace.unsupported_numbers == [], (r.answer, r.trace.unsupported_numbers)
+    return r

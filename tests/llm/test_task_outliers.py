@@ -6,8 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from auto_analyst import Analyst, Settings
-from tests.helpers import table, value
+from tests.helpers import ask_checked, seeded_sessions, table, value
 
 SEEDS = [6, 7, 8]
 
@@ -35,20 +34,10 @@ def z_flags(x: pd.Series, t: float = 3) -> pd.Series:
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory):
-    analyst = Analyst(settings=Settings.load({"home": tmp_path_factory.mktemp("home")}))
-    sessions = {}
-    for seed in SEEDS:  # one session per table: questions in one session are turns of one conversation
-        sessions[seed] = analyst.session()
-        sessions[seed].add_frame(f"visits{seed}", visits(seed))
-    yield sessions
-    analyst.close()
+    yield from seeded_sessions(tmp_path_factory, "visits", visits, SEEDS)
 
 
-def ask(session, seed, q, status="ok"):
-    r = session[seed].ask(q)
-    assert r.status == status, (q, r.status, r.answer, r.error, r.code)
-    assert r.trace.unsupported_numbers == [], (r.answer, r.trace.unsupported_numbers)
-    return r
+ask = ask_checked
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -8,8 +8,7 @@ import pytest
 import statsmodels.formula.api as smf
 from scipy import stats
 
-from auto_analyst import Analyst, Settings
-from tests.helpers import table, value
+from tests.helpers import ask_checked, seeded_sessions, table, value
 
 SEEDS = [0, 1, 2]
 
@@ -30,20 +29,10 @@ def homes(seed: int, n: int = 240) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory):
-    analyst = Analyst(settings=Settings.load({"home": tmp_path_factory.mktemp("home")}))
-    sessions = {}
-    for seed in SEEDS:  # one session per table: questions in one session are turns of one conversation
-        sessions[seed] = analyst.session()
-        sessions[seed].add_frame(f"homes{seed}", homes(seed))
-    yield sessions
-    analyst.close()
+    yield from seeded_sessions(tmp_path_factory, "homes", homes, SEEDS)
 
 
-def ask(session, seed, q, status="ok"):
-    r = session[seed].ask(q)
-    assert r.status == status, (q, r.status, r.answer, r.error, r.code)
-    assert r.trace.unsupported_numbers == [], (r.answer, r.trace.unsupported_numbers)
-    return r
+ask = ask_checked
 
 
 def coef_table(r, target):
