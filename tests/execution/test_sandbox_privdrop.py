@@ -12,7 +12,6 @@ import os
 import signal
 import uuid
 
-import pandas as pd
 import pytest
 
 from auto_analyst.execution import privdrop
