@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from auto_analyst import Analyst, Settings
-from tests.helpers import sales_table, table, value
+from tests.helpers import ask_checked, sales_table, seeded_sessions, table, value
 
 SEEDS = [1, 2, 3]
 
@@ -131,3 +131,29 @@ def test_answer_format_names(sessions, seed):
 def test_questions_it_must_decline(sessions, q):
     r = ask(sessions[SEEDS[0]], q, status="declined")
     assert r.code == "" and "model" in r.answer or "columns" in r.answer.lower() or "Columns" in r.answer
+
+
+@pytest.fixture(scope="module")
+def churn_sessions(tmp_path_factory):
+    def churn(seed):
+        rng = np.random.default_rng(seed)
+        n = 300
+        return pd.DataFrame({"plan": rng.choice(["Basic", "Plus", "Pro"], n), "tenure": rng.integers(1, 60, n),
+                             "churned": rng.random(n) < 0.4})
+    yield from seeded_sessions(tmp_path_factory, "customers", churn, SEEDS)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_yes_no_columns_as_conditions_and_rates(churn_sessions, seed):
+    s = churn_sessions[seed]
+    df = s.tables[f"customers{seed}"].frame
+    s.reset_memory()
+    r = ask_checked(churn_sessions, seed, "average tenure of churned customers")
+    assert value(r, "mean tenure") == pytest.approx(df.loc[df["churned"], "tenure"].mean())
+    s.reset_memory()
+    r = ask_checked(churn_sessions, seed, "average tenure of customers who did not churn")
+    assert value(r, "mean tenure") == pytest.approx(df.loc[~df["churned"], "tenure"].mean())
+    s.reset_memory()
+    r = ask_checked(churn_sessions, seed, "what share of customers churned, by plan?")
+    got = table(r, "percent churned by plan").set_index("plan")["percent churned"]
+    assert got.to_dict() == pytest.approx((100 * df.groupby("plan")["churned"].mean()).to_dict())

@@ -6,7 +6,8 @@ import re
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.llm.offline import lexicon as lx
-from auto_analyst.llm.offline.spec import FUNC_WORDS, Measure, QuerySpec
+from auto_analyst.llm.offline.matching import fold
+from auto_analyst.llm.offline.spec import FUNC_WORDS, Filter, Measure, QuerySpec
 
 __all__ = ["assign", "default_func"]
 
@@ -29,6 +30,19 @@ def assign(spec: QuerySpec, text: str, funcs: list[tuple[int, str, str]], chart:
         spec.task = "decline"
         return
     group_cols = list(dict.fromkeys(group_cols))
+    flags = [c.name for c in table.columns if c.kind == "boolean" and c.name in categorical]
+    if flags and not chart and task_word is None and n is None:
+        categorical = [c for c in categorical if c not in flags]
+        if spec.percent and len(flags) == 1 and not numeric:
+            # "what share of customers churned, by plan": the percent of rows where the flag is true
+            spec.task, spec.group_by = "aggregate", group_cols
+            spec.measures = [Measure(func="pct_true", column=flags[0])]
+            return
+        for flag in flags:  # "churned customers", "customers who did not churn": keep rows where it is so
+            stem = re.escape(fold(flag.lower())[:4])
+            negated = re.search(r"\b(?:not|non|never|didn't|did not|didnt|haven't|has not|have not)[\s-]+(?:\w+\s+)?" + stem,
+                                text) is not None
+            spec.filters.append(Filter(column=flag, op="==", value=not negated))
     if numeric and len({f for _, f, _ in funcs}) > 1 and any(w in ("number of", "count of") for _, f, w in funcs):
         # "the mean number of wins": the number is the column itself, not a count of rows
         funcs = [(pos, f, w) for pos, f, w in funcs if w not in ("number of", "count of")]

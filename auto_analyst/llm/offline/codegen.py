@@ -131,6 +131,8 @@ def _agg_expr(m: Measure, var: str, groups: list[str]) -> str:
     if m.column is None:
         return f"{var}.groupby({groups!r}).size()" if groups else f"len({var})"
     base = f"{var}.groupby({groups!r})[{_c(m.column)}]" if groups else f"{var}[{_c(m.column)}]"
+    if m.func == "pct_true":  # the share of rows where a yes/no column is true, in percent
+        return f"(100 * {base}.mean())"
     return f"{base}.{PANDAS_FUNC[m.func]}()"
 
 

@@ -25,7 +25,7 @@ CMP_AFTER = re.compile(
     r"^\s*(?P<op>>=|<=|!=|==|=|>|<|is greater than or equal to|greater than or equal to|is greater than|greater than|"
     r"more than|higher than|larger than|above|over|exceeding|exceeds|at least|is less than|less than|lower than|"
     r"smaller than|below|under|at most|is between|between|is|equals|equal to|of)\s*"
-    r"(?P<v1>-?\d+(?:\.\d+)?|'[^']*')(?:\s*(?:and|to)\s*(?P<v2>-?\d+(?:\.\d+)?))?")
+    r"(?P<v1>-?\d+(?:\.\d+)?|'[^']*'|true\b|false\b)(?:\s*(?:and|to)\s*(?P<v2>-?\d+(?:\.\d+)?))?")
 OPS = {">=": ">=", "<=": "<=", "!=": "!=", "==": "==", "=": "==", ">": ">", "<": "<", "is": "==", "equals": "==",
        "equal to": "==", "of": "==", "at least": ">=", "at most": "<=", "between": "between", "is between": "between",
        "is greater than or equal to": ">=", "greater than or equal to": ">="}
@@ -76,7 +76,10 @@ def read_filters(st: ParseState, spec: QuerySpec, mentions: list[Mention], table
             continue  # "unemp between 1990 and 1995": years, not values of unemp (whose values are far smaller)
         op = OPS[after.group("op")]
         raw = after.group("v1")
-        v1 = originals.get(raw.strip("'"), raw.strip("'")) if raw.startswith("'") else _num(raw)
+        if raw in ("true", "false"):
+            v1 = raw == "true"
+        else:
+            v1 = originals.get(raw.strip("'"), raw.strip("'")) if raw.startswith("'") else _num(raw)
         col = table.columns[[c.name for c in table.columns].index(m.column)]
         if op == "==" and isinstance(v1, (int, float)) and col.kind != "numeric" and after.group("op") in ("is", "of"):
             continue

@@ -12,14 +12,15 @@ from pydantic import BaseModel, Field
 
 __all__ = ["Filter", "Measure", "QuerySpec", "quote_col", "quote_val"]
 
-Func = Literal["mean", "median", "sum", "count", "min", "max", "std", "var", "nunique"]
+Func = Literal["mean", "median", "sum", "count", "min", "max", "std", "var", "nunique", "pct_true"]
 # built-in tasks; task plugins (auto_analyst.llm.offline.tasks) add their own names
 Task = str
 Chart = Literal["histogram", "bar", "scatter", "line", "box", "pie"]
 Grain = Literal["day", "week", "month", "quarter", "year"]
 
 FUNC_WORDS = {"mean": "mean", "median": "median", "sum": "total", "count": "count", "min": "minimum",
-              "max": "maximum", "std": "standard deviation", "var": "variance", "nunique": "number of distinct"}
+              "max": "maximum", "std": "standard deviation", "var": "variance", "nunique": "number of distinct",
+              "pct_true": "percent"}
 
 
 def quote_col(name: str) -> str:
@@ -27,7 +28,9 @@ def quote_col(name: str) -> str:
 
 
 def quote_val(value: Any) -> str:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
         return repr(value)
     return "'" + str(value).replace("'", "’") + "'"
 
