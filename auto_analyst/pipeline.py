@@ -222,7 +222,6 @@ class Pipeline:
             script = self.call(budget, self.combiner, trace, goal=goal, dataset_description=ctx.dataset_description,
                                blocks=blocks).script
         timings["combining"] = round(time.perf_counter() - t, 4)
-        self._agent_of_script = steps[-1].agent
         return script
 
     def _run_and_fix(self, ctx: TurnContext, script: str, budget: LMBudget, result: Result, emit, cancel) -> RunResult:

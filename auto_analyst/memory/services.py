@@ -41,7 +41,6 @@ class Prepared:
     user_context: str
     style: str
     known_fixes: str
-    history_json: str
     sizes: list = field(default_factory=list)
     hits: list[MemoryHit] = field(default_factory=list)
 
@@ -127,7 +126,7 @@ class MemoryServices:
         sizes = [s if s.part != "short_term" else s.model_copy(update={"tokens": count_tokens(memory)})
                  for s in built.sizes]
         return Prepared(short_term_memory=memory, user_context=user_context, style=render(profile),
-                        known_fixes="\n\n".join(e.document for e in fixes), history_json="[]",
+                        known_fixes="\n\n".join(e.document for e in fixes),
                         sizes=sizes, hits=hits)
 
     def _known_fixes(self, user: str, question: str) -> list:

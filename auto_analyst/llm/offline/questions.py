@@ -168,7 +168,6 @@ def _to_chart(new: QuerySpec, kind: str, p: Pieces, table: TableDescription) -> 
         return
     if new.task == "value_counts":
         new.task, new.chart, new.group_by = "chart", (kind if kind != "auto" else "bar"), new.columns[:1]
-        new.measures = new.measures or []
         from auto_analyst.llm.offline.spec import Measure
 
         new.measures = [Measure(func="count")]

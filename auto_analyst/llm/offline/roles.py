@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -15,10 +14,10 @@ from auto_analyst.llm.offline.fixes import fix_script
 from auto_analyst.llm.offline.protocol import Prompt
 from auto_analyst.llm.offline.questions import understand
 from auto_analyst.llm.offline.router import route
+from auto_analyst.memory.services import QUOTE  # one definition of what a quote of an earlier answer is
 
 __all__ = ["respond"]
 
-QUOTED = re.compile(r"[\"“«']([^\"”»'\s][^\"”»']{18,}[^\"”»'\s])[\"”»']")
 CANNOT = ("The embedded offline model can't answer this kind of question. Rephrase it with column names and a "
           "statistic or chart (for example 'mean of price by category'), or use a language model: "
           "--model openai/gpt-4o-mini (key in OPENAI_API_KEY) or any model LiteLLM supports.")
@@ -55,7 +54,7 @@ def planner(p: Prompt) -> dict[str, Any]:
         out["decline_reason"] = "No table is loaded; load a CSV, Excel or Parquet file first."
         return out
     if any(isinstance(t, dict) and t.get("quoted") for t in _turns(p)):
-        goal = QUOTED.sub(" ", goal)  # the quote points at an earlier turn (now the previous one); it is not a question
+        goal = QUOTE.sub(" ", goal)  # the quote points at an earlier turn (now the previous one); it is not a question
     goal, names, rounding = split_format(goal)
     specs = understand(goal, desc, _previous(p))
     if rounding is not None:
@@ -220,6 +219,3 @@ def respond(p: Prompt) -> dict[str, Any]:
         raise KeyError(sorted(outs))
     return handler(p)
 
-
-def dumps(values: dict[str, Any]) -> str:
-    return json.dumps(values)
