@@ -91,10 +91,10 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
     target = info(table, y)
     forest = re.search(r"\brandom\s+forest", text) is not None
     if target.kind == "numeric" and target.distinct > 2 and named_features and not forest and not ML_WORDS.search(text):
-        from auto_analyst.llm.offline.tasks import regression  # "predict price from area": OLS
+        from auto_analyst.llm.offline.tasks import PLUGINS  # "predict price from area": OLS (by name: no import cycle)
 
         spec.assumptions.append("no model named: fitted an OLS linear regression")
-        return regression.fill(p, spec, table, y, named_features)
+        return PLUGINS["regression"].fill(p, spec, table, y, named_features)
     if is_identifier(target) or target.kind in ("text", "datetime"):
         spec.problems.append(f"'{y}' is an identifier, free text or a date; a model can't predict it.")
         return True

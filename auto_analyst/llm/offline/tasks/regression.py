@@ -128,9 +128,9 @@ def fill(p: Pieces, spec: QuerySpec, table: TableDescription, y: str | None, xs:
         return True
     target = info(table, y)
     if target.kind != "numeric" and xs is None and not EXPLICIT.search(p.text):
-        from auto_analyst.llm.offline.tasks import ml  # "what affects churn": a classification model
+        from auto_analyst.llm.offline.tasks import PLUGINS  # "what affects churn": a classification model (by name)
 
-        return ml.recognize(p, spec, table)
+        return PLUGINS["ml"].recognize(p, spec, table)
     if target.kind != "numeric":
         spec.problems.append(f"'{y}' is not numeric, so a linear (OLS) regression does not fit it; ask "
                              f"'build a model that predicts {y}' for a classification model.")
