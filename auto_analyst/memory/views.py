@@ -135,7 +135,17 @@ class UserFixMemory(_View):
         entry = mem.get(entry_id)
         owner = GLOBAL if entry is not None and entry.user == GLOBAL else self.user
         if not mem.forget(entry_id, user=owner):
-            raise NotFoundError(f"No entry {entry_id!r} owned by {owner!r}.")
+            raise NotFoundError(f"There is no entry {entry_id!r} owned by {owner!r}; see `memory list`.")
+
+    def check_clear(self, owner: str) -> None:
+        """Raise unless the user may clear ``owner``'s entries: their own, or the shared ones (``"global"``).
+
+        Raises:
+            BadInputError: ``owner`` is another user.
+        """
+        if owner not in (self.user, GLOBAL):
+            raise BadInputError(f"You are {self.user!r}; you can clear your own entries or the shared ones "
+                                f"('global'), not {owner!r}'s. Use --user {self.user} or the global --user option.")
 
     def clear(self, owner: str | None = None) -> int:
         """Delete every entry of the user (``owner`` None or the user) or every shared one (``owner="global"``).
@@ -144,9 +154,7 @@ class UserFixMemory(_View):
             BadInputError: ``owner`` is another user.
         """
         owner = owner or self.user
-        if owner not in (self.user, GLOBAL):
-            raise BadInputError(f"You are {self.user!r}; you can clear your own entries or the shared ones "
-                                f"('global'), not {owner!r}'s. Use --user {self.user} or the global --user option.")
+        self.check_clear(owner)
         return self._stores.errors.clear(user=owner)
 
     def reindex(self) -> int:

@@ -8,6 +8,7 @@ import stat
 import pytest
 from click.testing import CliRunner
 
+from auto_analyst.cli.context import CliContext
 from auto_analyst.web import create_app
 
 
@@ -100,7 +101,7 @@ def test_serve_builds_the_app_from_settings_and_closes_it(monkeypatch, settings)
         return FakeServer()
 
     monkeypatch.setattr(werkzeug.serving, "make_server", fake_make_server)
-    result = CliRunner().invoke(serve, [], obj={"settings": settings})
+    result = CliRunner().invoke(serve, [], obj=CliContext(settings))
     assert result.exit_code == 0, result.output
     assert (seen["host"], seen["port"], seen["threaded"], seen["closed"]) == ("127.0.0.1", settings.port, True, True)
     assert "http://127.0.0.1:5555/" in result.output
