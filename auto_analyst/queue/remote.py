@@ -76,11 +76,13 @@ class QueueSandbox:
             raise SandboxError("This sandbox was closed; create a new one.")
 
     def close(self) -> None:
-        """Stop the session's sandbox on its worker and forget its state (idempotent)."""
+        """Let go of the session (idempotent). Its sandbox stays on its worker, whose least-recently-used
+        limit (``worker_sessions``) closes it: another web process may still be serving the same session."""
+        self._closed = True
+
+    def forget(self) -> None:
+        """Stop the session's sandbox on its worker and forget its state (a deleted conversation)."""
         with self._lock:
-            if self._closed:
-                return
-            self._closed = True
             try:
                 self._call("close", {}, timeout=15.0)
             except (SandboxError, BadInputError):
@@ -88,6 +90,7 @@ class QueueSandbox:
             finally:
                 self.log.clear(self.key)
                 routing.forget_route(self.redis, self.key)
+                self._closed = True
 
     def __enter__(self) -> QueueSandbox:
         self.start()
