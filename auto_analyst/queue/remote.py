@@ -162,6 +162,7 @@ class QueueSandbox:
         call sent once more when ``retry``; otherwise :class:`_WorkerLost`.
         """
         from rq import Queue
+        from rq.job import JobStatus
 
         from auto_analyst.queue.worker import execute
 
@@ -181,8 +182,9 @@ class QueueSandbox:
                 cancel_sent = True
             if not routing.alive(self.redis, worker):
                 routing.forget_route(self.redis, self.key)
+                started = job.get_status(refresh=True) not in (JobStatus.QUEUED, JobStatus.DEFERRED)
                 job.cancel()
-                if retry:
+                if retry or not started:  # a call still waiting in the dead worker's queue never ran: resend it
                     return self._call(op, payload, timeout, cancel, retry=False)
                 raise _WorkerLost(worker)
             if time.monotonic() > deadline:
