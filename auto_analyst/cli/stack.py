@@ -38,7 +38,7 @@ def stack() -> None:
 @stack.command("up", cls=Command)
 @click.option("--dir", "folder", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Folder for the databases, logs and pid files (created).")
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64), help="Queue workers.")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(0, 64), help="Queue workers.")
 @click.option("--processes", default=2, show_default=True, type=click.IntRange(1, 64), help="Web processes.")
 @click.option("--port", default=8765, show_default=True, type=int, help="Port of the web page.")
 @click.option("--no-web", is_flag=True, help="Start the services and workers only (tests start their own web).")
