@@ -331,6 +331,8 @@ class Pipeline:
                 return run
             if run.error and run.error.kind in ("cancelled",):
                 raise CancelledError("Cancelled.")
+            if run.error and run.error.kind == "worker_lost":
+                break  # the script was not at fault: no fix; the session goes on on another worker
             error_text = f"{run.error.message}\n{run.traceback[-1500:]}" if run.error else run.traceback
             if last_error is not None and run.error and run.error.message == last_error:
                 break  # the same error again: the fixer is not getting anywhere

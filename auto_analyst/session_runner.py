@@ -70,9 +70,9 @@ class SessionRunner:
         paths = {}
         for name, t in tables.items():
             p = tdir / f"{name}.parquet"
-            if p.exists() and self._pushed.get(name) is not t.frame:
-                p.unlink()  # a file left by an earlier process for this session id may hold other data
-            if not p.exists():
+            if self._pushed.get(name) is not t.frame:
+                # (re)written whole and renamed into place: a file left by an earlier process may hold other
+                # data, and with a queue another web process serving this session may be reading it
                 _to_parquet(t.frame, p)
                 self._pushed[name] = t.frame
             paths[name] = p
@@ -89,18 +89,23 @@ class SessionRunner:
         self.sandbox, self.pipeline = None, None
         import shutil
 
-        shutil.rmtree(self.folder / "tables", ignore_errors=True)
+        if not self.runtime.settings.queue_url:  # with a queue, other processes' sessions may still use them
+            shutil.rmtree(self.folder / "tables", ignore_errors=True)
         self._pushed.clear()
 
 
 def _to_parquet(frame: pd.DataFrame, path: Path) -> None:
     """Write a table for the worker; mixed-type object columns go as text (Parquet needs one type)."""
+    import os
+
     out = frame.copy()
     out.columns = [str(c) for c in out.columns]
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        out.to_parquet(path, index=False)
+        out.to_parquet(tmp, index=False)
     except Exception:  # noqa: BLE001 - pyarrow rejects mixed object columns
         for c in out.columns:
             if out[c].dtype == object:
                 out[c] = out[c].astype("string")
-        out.to_parquet(path, index=False)
+        out.to_parquet(tmp, index=False)
+    os.replace(tmp, path)

@@ -19,6 +19,8 @@ from auto_analyst.cli.history import history
 from auto_analyst.cli.memory import memory
 from auto_analyst.cli.profile import profile
 from auto_analyst.cli.serve import serve
+from auto_analyst.cli.stack import stack
+from auto_analyst.cli.worker import worker
 
 __all__ = ["main", "cli"]
 
@@ -37,7 +39,7 @@ def cli(ctx: click.Context, model: str | None, user: str | None) -> None:
     ctx.obj = CliContext(settings, user or settings.user)
 
 
-for _command in (ask, chat, describe, memory, history, profile, entities, serve):
+for _command in (ask, chat, describe, memory, history, profile, entities, serve, worker, stack):
     cli.add_command(_command)
 
 

@@ -50,7 +50,7 @@ def conversation_json(conv: Conversation) -> dict[str, Any]:
     session = conv.session
     tables = [{"name": t.name, "file": (u.original_name if (u := conv.source_of(t.name)) else ""),
                "n_rows": int(len(t.frame)), "n_columns": int(t.frame.shape[1])} for t in session.tables.values()]
-    job = conv.job if conv.busy else None
+    job = service().running_job(conv)
     return conv.summary() | {
         "tables": tables, "active": session.active,
         "results": [render.result_json(r, conv.id, i) for i, r in enumerate(list(session.results))],
@@ -173,7 +173,7 @@ def run_code(sid: str):
 
 
 def _job(conv: Conversation, jid: str):
-    job = conv.jobs.get(jid)
+    job = service().job(conv, jid)
     if job is None:
         raise ApiError(404, "not_found", "No such job in this conversation.")
     return job
@@ -209,5 +209,5 @@ def job_status(sid: str, jid: str):
 def cancel(sid: str, jid: str):
     """Ask the run to stop (the API's cancel event); the stream then ends with the cancelled result."""
     job = _job(conversation(sid), jid)
-    job.cancel.set()
+    job.request_cancel()
     return jsonify({"ok": True, "finished": job.finished})

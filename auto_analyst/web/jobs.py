@@ -51,6 +51,7 @@ class Job:
         self.kind = kind
         self.cancel = threading.Event()
         self.events: list[tuple[str, Any]] = []
+        self.sinks: list[Callable[[str, Any], None]] = []  # also told every event (e.g. shared_jobs' Redis mirror)
         self.finished = False
         self.started = time.time()
         self._work, self._timeout, self._on_done = work, timeout, on_done
@@ -62,6 +63,11 @@ class Job:
         return self
 
     def _push(self, name: str, data: Any) -> None:
+        for sink in self.sinks:
+            try:
+                sink(name, data)
+            except Exception:  # noqa: BLE001 - other processes miss an event; this one still streams it
+                log.exception("job %s: an event sink failed", self.id)
         with self._cond:
             self.events.append((name, data))
             self._cond.notify_all()
@@ -92,6 +98,10 @@ class Job:
                     self._on_done(self)
                 except Exception:  # noqa: BLE001
                     log.exception("job %s: on_done failed", self.id)
+
+    def request_cancel(self) -> None:
+        """Ask the run to stop (what the cancel view calls; a :class:`~.shared_jobs.RemoteJob` does it by Redis)."""
+        self.cancel.set()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the job has finished (True) or ``timeout`` passed (False)."""

@@ -51,7 +51,7 @@ def use_table(sid: str):
     if name not in conv.session.tables:
         raise ApiError(404, "not_found", f"No table {name!r} in this conversation.")
     with conv.lock:
-        if conv.busy:
+        if service().busy(conv):
             raise ApiError(409, "busy", "A question is running; switch tables when it is done.")
         conv.session.use(name)
     return jsonify({"ok": True, "active": conv.session.active})
