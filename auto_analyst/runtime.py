@@ -83,13 +83,13 @@ def lm_factory(settings: Settings, api_key: str | None = None, lm: Any = None) -
     return build
 
 
-def sandbox_factory(settings: Settings, local: bool = False) -> SandboxFactory:
+def sandbox_factory(settings: Settings) -> SandboxFactory:
     """The sandbox factory: ``execution.sandbox.Sandbox(settings, work_dir, figures_dir)``.
 
-    With ``settings.queue_url`` (and not ``local``), a :class:`~auto_analyst.queue.remote.QueueSandbox`
-    instead: the same calls, run by an ``auto-analyst worker`` (which builds its sandboxes with ``local=True``).
+    With ``settings.queue_url``, a :class:`~auto_analyst.queue.remote.QueueSandbox`
+    instead: the same calls, run by an ``auto-analyst worker`` (which builds the plain Sandbox itself).
     """
-    if settings.queue_url and not local:
+    if settings.queue_url:
         from auto_analyst.queue.remote import queue_sandbox_factory
 
         return queue_sandbox_factory(settings)

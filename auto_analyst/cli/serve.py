@@ -61,7 +61,7 @@ def _serve_gunicorn(settings, host: str, port: int, processes: int) -> None:
     process opens its own database engine and Redis connections after the fork)."""
     from gunicorn.app.base import BaseApplication
 
-    from auto_analyst.web.security import load_secret_key
+    from auto_analyst.web import load_secret_key
 
     # made once, before the fork, so every process signs cookies with the same key
     secret = load_secret_key(settings.home / "web" / "secret_key")

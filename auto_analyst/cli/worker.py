@@ -16,7 +16,7 @@ __all__ = ["worker"]
 @click.pass_context
 def worker(ctx: click.Context, queue_url: str | None, name: str | None, burst: bool) -> None:
     """Run queued scripts: this process owns the sandboxes of the sessions routed to it (see docs/scale.md)."""
-    from auto_analyst.queue.worker import run_worker
+    from auto_analyst.queue import run_worker
 
     settings = CliContext.of(ctx).settings
     if queue_url:

@@ -14,10 +14,15 @@ See docs/scale.md for why RQ, and why routing by session plus replay.
 
 from __future__ import annotations
 
-__all__ = ["QueueSandbox", "queue_sandbox_factory"]
+__all__ = ["QueueSandbox", "queue_sandbox_factory", "run_worker"]
 
 
 def __getattr__(name: str):
+    # lazy: importing the package must not import rq or redis
+    if name == "run_worker":
+        from auto_analyst.queue import worker
+
+        return worker.run_worker
     if name in __all__:
         from auto_analyst.queue import remote
 

@@ -24,6 +24,9 @@ from auto_analyst.queue.connection import PREFIX, redis_for, session_key
 from auto_analyst.queue.replay import ReplayLog
 from auto_analyst.results import ErrorInfo, RunResult
 
+EXECUTE = "auto_analyst.queue.worker.execute"
+"""The worker's entry point, named by path: RQ imports it in the worker, so callers never import the worker."""
+
 __all__ = ["QueueSandbox", "queue_sandbox_factory", "WORKER_LOST"]
 
 WORKER_LOST = "worker_lost"
@@ -164,12 +167,10 @@ class QueueSandbox:
         from rq import Queue
         from rq.job import JobStatus
 
-        from auto_analyst.queue.worker import execute
-
         worker, _ = routing.route(self.redis, self.key)
         self.worker = worker
         job = Queue(routing.queue_name(worker), connection=self.redis).enqueue_call(
-            execute, args=(self.key, self.spec, op, payload), timeout=int(timeout) + 60, result_ttl=_RESULT_TTL,
+            EXECUTE, args=(self.key, self.spec, op, payload), timeout=int(timeout) + 60, result_ttl=_RESULT_TTL,
             failure_ttl=_RESULT_TTL)
         deadline = time.monotonic() + timeout
         cancel_sent = False

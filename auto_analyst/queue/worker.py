@@ -1,7 +1,7 @@
 """The ``auto-analyst worker`` process: takes jobs from its own RQ queue and keeps the sessions' sandboxes.
 
 An RQ ``SimpleWorker`` runs each job in this process (RQ's default worker forks a child per job, which
-would lose the sandboxes between jobs). Sandboxes are made by the Runtime's sandbox factory
+would lose the sandboxes between jobs). Sandboxes are the ones the Runtime's sandbox factory makes
 (:func:`auto_analyst.runtime.sandbox_factory`), so a queued run is exactly the run ``ask`` makes
 without a queue. A session this worker does not hold (new, moved here from a lost worker, or closed
 here for room) is rebuilt from the replay log (:mod:`.replay`) before the call runs.
@@ -40,11 +40,10 @@ class WorkerHost:
 
     def __init__(self, settings: Any, make_sandbox: Any = None):
         from auto_analyst.queue.replay import ReplayLog
-        from auto_analyst.runtime import sandbox_factory
         from auto_analyst.storage import database_url
 
         self.settings = settings
-        self.make_sandbox = make_sandbox or sandbox_factory(settings, local=True)
+        self.make_sandbox = make_sandbox or _local_sandbox(settings)
         self.log = ReplayLog(database_url(settings))
         self.sandboxes: OrderedDict[str, Any] = OrderedDict()
         self.replayed = 0  # scripts replayed to rebuild sessions (tests, diagnostics)
@@ -190,3 +189,13 @@ def _warm_up() -> None:
         Zygote.get()
     except Exception:  # noqa: BLE001 - the first run starts it (and reports) if this failed
         log.debug("zygote warm-up failed", exc_info=True)
+
+
+def _local_sandbox(settings: Any) -> Any:
+    """The same sandbox a single-process Runtime builds without ``queue_url``.
+
+    Built here rather than through the Runtime: the Runtime chooses the queue, so it may not be imported by it.
+    """
+    from auto_analyst.execution.sandbox import Sandbox
+
+    return lambda work_dir, figures_dir: Sandbox(settings, work_dir, figures_dir)

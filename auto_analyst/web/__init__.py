@@ -15,7 +15,9 @@ from typing import Any, Mapping
 
 from flask import Flask, send_file
 
-__all__ = ["create_app"]
+from auto_analyst.web.security import load_secret_key
+
+__all__ = ["create_app", "load_secret_key"]
 
 # Multipart framing adds a few hundred bytes per field; 1 MiB of slack keeps a file of exactly
 # max_file_mb from being refused by werkzeug before the loader's own check can explain the limit.
