@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from auto_analyst.agents.registry import Entry
     from auto_analyst.memory.services import MemoryServices
 
-__all__ = ["Analyst", "Session"]  # Session lives in auto_analyst.session
+__all__ = ["Analyst", "Session", "sandbox_protections", "sandbox_notice", "prestart_sandbox"]  # Session lives in auto_analyst.session
 
 
 class Analyst:
@@ -157,3 +157,32 @@ def _login_name() -> str:
         return getpass.getuser()
     except Exception:  # noqa: BLE001 - no login name in some containers
         return "user"
+
+
+def sandbox_protections(settings: Settings) -> list:
+    """What protects generated code on this machine for this user (``auto-analyst doctor``).
+
+    Returns:
+        a list of ``execution.protections.Protection`` (``name``, ``active``, ``detail``); runs ``bwrap`` once.
+    """
+    from auto_analyst.execution.protections import report
+
+    return report(settings)
+
+
+def sandbox_notice(settings: Settings) -> str | None:
+    """The one sentence to show at start when generated code would run without the OS sandbox (or not at all)."""
+    from auto_analyst.execution.protections import startup_notice
+
+    return startup_notice(settings)
+
+
+def prestart_sandbox(settings: Settings) -> None:
+    """Start the worker's warm zygote in the background, so its imports overlap the caller's (returns at once;
+    nothing starts when generated code may not run here). See docs/sandbox.md, "The first answer"."""
+    from auto_analyst.execution.protections import refusal
+
+    if refusal(settings) is None:
+        from auto_analyst.execution.zygote import Zygote
+
+        Zygote.prestart()

@@ -39,7 +39,7 @@ def cli(ctx: click.Context, model: str | None, user: str | None) -> None:
     ctx.obj = CliContext(settings, user or settings.user)
 
 
-for _command in (ask, chat, describe, memory, history, profile, entities, serve, worker, stack):
+for _command in (ask, chat, describe, memory, history, profile, entities, serve, worker, stack, doctor):
     cli.add_command(_command)
 
 

@@ -9,6 +9,8 @@ import click
 from auto_analyst.errors import EXIT_DECLINED, EXIT_OK
 from auto_analyst.errors import exit_code as exit_code_of_kind
 
+from auto_analyst.cli.terminal_text import ascii_json, escape_result
+
 if TYPE_CHECKING:
     from auto_analyst.results import Result
 
@@ -26,8 +28,9 @@ def exit_code(result: Result) -> int:
 
 def print_result(result: Result, as_json: bool = False, show_trace: bool = False, show_code: bool = True) -> None:
     if as_json:
-        click.echo(result.model_dump_json())
+        click.echo(ascii_json(result.model_dump_json()))
         return
+    result = escape_result(result)  # a script's escape sequences are shown, not obeyed by the terminal
     if result.status == "error" and result.error:
         click.secho(f"Error ({result.error.kind}): {result.error.message}", fg="red", err=False)
     else:

@@ -38,6 +38,9 @@ def serve(ctx: click.Context, host: str | None, port: int | None, processes: int
 
     from auto_analyst.web import create_app
 
+    from auto_analyst.cli.doctor import prepare
+
+    prepare(settings)  # the notice, and the worker warming up
     app = create_app({"SETTINGS": settings, "DEBUG": debug})
     server = make_server(host, port, app, threaded=True)
     click.echo(f"Auto-Analyst is serving on http://{host}:{server.server_port}/  (model: {settings.model}; Ctrl+C stops)")
