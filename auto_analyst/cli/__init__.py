@@ -14,6 +14,7 @@ import click
 from auto_analyst.cli.ask import ask, chat
 from auto_analyst.cli.context import CliContext, Group
 from auto_analyst.cli.describe import describe
+from auto_analyst.cli.doctor import doctor
 from auto_analyst.cli.entities import entities
 from auto_analyst.cli.history import history
 from auto_analyst.cli.memory import memory
