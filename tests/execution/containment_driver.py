@@ -180,10 +180,10 @@ def main(base: Path) -> dict:
         fields = dict(b_upload=str(b_upload), b_table=str(b_table), b_dir=str(b_dir), b_work=str(b_work),
                       b_work_file=str(b_work / "notes.txt"), history=str(history), home=str(home), state=str(state),
                       cwd=str(cwd), repo=str(Path(__file__).resolve().parents[2]), server_pid=os.getpid(),
-                      b_pid=b._sandbox._state_pid, port=listener.getsockname()[1], pwn=PWN, canary=CANARY)
+                      b_pid=b._runner.sandbox._state_pid, port=listener.getsockname()[1], pwn=PWN, canary=CANARY)
         watched = {**{str(p): _sha(p) for p in secrets}, str(b_upload): _sha(b_upload), str(b_table): _sha(b_table),
                    str(b_work / "notes.txt"): _sha(b_work / "notes.txt")}
-        rss_base = _rss_of_session(a._sandbox)
+        rss_base = _rss_of_session(a._runner.sandbox)
         for name, template in PROGRAMS.items():
             code = template.format(**fields)
             t0 = time.monotonic()
@@ -199,7 +199,7 @@ def main(base: Path) -> dict:
                      "after": (after.stdout[-300:], after.error.message if after.error else ""),
                      "json": result.model_dump_json(), "escaped_stdout": escape(result.stdout)}
             if name in ("memory_kept", "memfd", "shm_flood"):
-                entry["rss_growth_mb"] = round((_rss_of_session(a._sandbox) - rss_base) / 2**20, 1)
+                entry["rss_growth_mb"] = round((_rss_of_session(a._runner.sandbox) - rss_base) / 2**20, 1)
             if name == "disk_flood":
                 entry["work_mb"] = round(sum(f.stat().st_size for f in (a.dir / "work").rglob("*") if f.is_file()) / 2**20, 1)
             if name == "leave_tmp":
