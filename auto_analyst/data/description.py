@@ -11,17 +11,22 @@ import json
 import math
 from typing import Any, Literal, Mapping
 
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
-__all__ = ["ColumnInfo", "TableDescription", "DatasetDescription", "describe_frame", "describe_tables"]
+__all__ = ["ColumnInfo", "TableDescription", "DatasetDescription", "clip", "describe_column", "describe_frame",
+           "describe_tables"]
 
-ColumnKind = Literal["numeric", "categorical", "datetime", "boolean", "text", "identifier"]
+ColumnKind = Literal["numeric", "categorical", "datetime", "boolean", "text", "identifier", "nested"]
 
 # Above this many columns a table is described by column patterns, not column by column.
 WIDE_TABLE_COLUMNS = 60
 TOP_VALUES = 12
 EXAMPLES = 3
+# Values longer than this are cut in the description (the table keeps them whole): one cell of a
+# document or a JSON blob must not fill the prompt.
+MAX_VALUE_CHARS = 100
 
 
 class ColumnInfo(BaseModel):
@@ -90,6 +95,27 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
+def clip(text: str, limit: int = MAX_VALUE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters with its full length said: 'abc… (200,000 characters)'."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def _clip_value(v: Any) -> Any:
+    return clip(v) if isinstance(v, str) else v
+
+
+def _is_nested(s: pd.Series) -> bool:
+    """Object columns holding lists, dicts or arrays (Parquet list/struct columns, in-memory frames)."""
+    return s.dtype == object and bool(s.map(lambda v: isinstance(v, (list, dict, tuple, np.ndarray)),
+                                            na_action="ignore").fillna(False).astype(bool).any())
+
+
+def _as_json(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    return json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)
+
+
 def _kind(s: pd.Series) -> ColumnKind:
     if pd.api.types.is_bool_dtype(s):
         return "boolean"
@@ -108,7 +134,25 @@ def _kind(s: pd.Series) -> ColumnKind:
 
 
 def describe_column(s: pd.Series, note: str = "") -> ColumnInfo:
-    """Describe one column (any dtype)."""
+    """Describe one column (any dtype).
+
+    Lists and dicts are described by their JSON text (kind ``nested``); columns of values that
+    cannot be hashed or compared (mixed Python objects) by their text; long values are clipped.
+    """
+    if _is_nested(s):
+        text = s.map(_as_json, na_action="ignore")
+        info = _describe(text.astype(object), note)
+        info.kind, info.dtype, info.top_values = "nested", str(s.dtype), []
+        return info
+    try:
+        return _describe(s, note)
+    except TypeError:  # unhashable or incomparable objects: describe what they print as
+        info = _describe(s.map(str, na_action="ignore").astype(object), note)
+        info.dtype = str(s.dtype)
+        return info
+
+
+def _describe(s: pd.Series, note: str) -> ColumnInfo:
     kind = _kind(s)
     non_null = s.dropna()
     info = ColumnInfo(name=str(s.name), dtype=str(s.dtype), kind=kind, missing=int(s.isna().sum()),
@@ -121,8 +165,8 @@ def describe_column(s: pd.Series, note: str = "") -> ColumnInfo:
             info.mean = _jsonable(float(finite.mean())) if len(finite) else None
     if kind in ("categorical", "boolean") and len(non_null):
         counts = non_null.value_counts().head(TOP_VALUES)
-        info.top_values = [(_jsonable(k), int(c)) for k, c in counts.items()]
-    info.examples = [str(_jsonable(v)) for v in non_null.drop_duplicates().head(EXAMPLES)]
+        info.top_values = [(_clip_value(_jsonable(k)), int(c)) for k, c in counts.items()]
+    info.examples = [clip(str(_jsonable(v))) for v in non_null.drop_duplicates().head(EXAMPLES)]
     return info
 
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from auto_analyst.errors import DataLoadError
 
-__all__ = ["Dialect", "detect_encoding", "detect_dialect", "find_header", "header_index", "SAMPLE_BYTES"]
+__all__ = ["Dialect", "detect_encoding", "detect_dialect", "find_header", "header_index", "lift_field_limit",
+           "SAMPLE_BYTES"]
 
 # 256 KiB holds a few thousand rows of a typical export: enough for the detectors, and fast
 # (clevercsv's consistency measure grows with sample size; 256 KiB takes ~50 ms here).
@@ -23,6 +24,15 @@ SAMPLE_BYTES = 256 * 1024
 DELIMITERS = [",", ";", "\t", "|"]
 # Rows of the sample scanned for metadata lines above the header.
 HEADER_SCAN_ROWS = 60
+# The csv module refuses fields over 128 KiB by default; a cell of a real table may be larger (a
+# document, a JSON blob). pyarrow's reader has no such limit; the careful path must not have one.
+FIELD_LIMIT = 2**31 - 1
+
+
+def lift_field_limit() -> None:
+    """Raise the ``csv`` module's field size limit (a process-wide setting) so long cells load whole."""
+    if csv.field_size_limit() < FIELD_LIMIT:
+        csv.field_size_limit(FIELD_LIMIT)
 
 
 @dataclass
@@ -138,7 +148,10 @@ def detect_dialect(text: str, delimiter: str | None = None) -> Dialect:
 
 def _consistency(lines: list[str], delimiter: str) -> float:
     """Share of the last rows of the sample that have the modal field count (0 if that is 1)."""
-    rows = [r for r in csv.reader(io.StringIO("\n".join(lines[:400])), delimiter=delimiter) if r]
+    try:
+        rows = [r for r in csv.reader(io.StringIO("\n".join(lines[:400]), newline=""), delimiter=delimiter) if r]
+    except csv.Error:
+        return 0.0
     rows = rows[len(rows) // 4:] or rows  # skip the top, where metadata lines live
     if not rows:
         return 0.0
@@ -161,7 +174,7 @@ def find_header(text: str, dialect: Dialect, header_row: int | None = None) -> t
     Raises:
         DataLoadError: ``header_row`` is beyond the sample.
     """
-    reader = csv.reader(io.StringIO(text), delimiter=dialect.delimiter, quotechar=dialect.quotechar)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=dialect.delimiter, quotechar=dialect.quotechar)
     rows: list[tuple[int, list[str]]] = []
     limit = HEADER_SCAN_ROWS if header_row is None else header_row + 1
     try:
