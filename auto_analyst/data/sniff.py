@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from auto_analyst.errors import DataLoadError
 
 __all__ = ["Dialect", "detect_encoding", "detect_dialect", "find_header", "header_index", "lift_field_limit",
-           "SAMPLE_BYTES"]
+           "mostly_utf8", "SAMPLE_BYTES"]
 
 # 256 KiB holds a few thousand rows of a typical export: enough for the detectors, and fast
 # (clevercsv's consistency measure grows with sample size; 256 KiB takes ~50 ms here).
@@ -79,7 +79,8 @@ def detect_encoding(sample: bytes, *, complete: bool, name: str = "file") -> str
         codecs.getincrementaldecoder("utf-8")().decode(sample, final=complete)
         return "utf-8"
     except UnicodeDecodeError:
-        pass
+        if mostly_utf8(sample):
+            return "utf-8"  # a damaged byte or two in UTF-8 text; the reader replaces and reports them
     from charset_normalizer import from_bytes  # imported here: loading a UTF-8 file never needs it
 
     matches = list(from_bytes(sample))
@@ -91,6 +92,21 @@ def detect_encoding(sample: bytes, *, complete: bool, name: str = "file") -> str
         if m.chaos <= best + 0.01 and "cp1252" in m.could_be_from_charset:
             return _decodable("cp1252", sample) or "latin-1"
     return _codec_name(matches[0].encoding)
+
+
+# Share of bad bytes among the multi-byte characters up to which text still counts as damaged
+# UTF-8: decoding it as cp1252 instead would garble every accented letter of the file.
+MAX_DAMAGED_SHARE = 0.05
+
+
+def mostly_utf8(data: bytes) -> bool:
+    """True when ``data`` is UTF-8 text with a few invalid bytes: many valid multi-byte characters
+    and at most ``MAX_DAMAGED_SHARE`` as many bad bytes. Legacy encodings (cp1252) have almost no
+    valid multi-byte sequences, so they never qualify."""
+    text = data.decode("utf-8", errors="replace")
+    n_bad = text.count("\ufffd") - data.count("\ufffd".encode())
+    n_wide = len(data) - len(text) + n_bad  # bytes taken by valid multi-byte characters, roughly
+    return n_wide >= 2 and n_bad <= MAX_DAMAGED_SHARE * n_wide
 
 
 def _decodable(enc: str, sample: bytes) -> str | None:

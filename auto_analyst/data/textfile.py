@@ -23,12 +23,14 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from auto_analyst.data.ragged import lines_list, read_careful, swallowed_rows
-from auto_analyst.data.sniff import SAMPLE_BYTES, detect_dialect, detect_encoding, find_header, lift_field_limit
+from auto_analyst.data.sniff import (SAMPLE_BYTES, detect_dialect, detect_encoding, find_header, lift_field_limit,
+                                    mostly_utf8)
 from auto_analyst.errors import DataLoadError
 
 __all__ = ["TextTable", "read_text_table"]
 
 _EOL = re.compile(rb"\r\n|\r|\n")
+_EOL_TEXT = re.compile("\r\n|\r|\n")
 
 
 @dataclass
@@ -80,8 +82,12 @@ def read_text_table(path: Path, *, encoding: str | None = None, delimiter: str |
         raise DataLoadError(f"Unknown encoding {enc!r}; pass a Python codec name such as 'utf-8' "
                             "or 'cp1252'.") from None
     except UnicodeDecodeError:
-        raise DataLoadError(f"{name} is not valid {enc} text; leave encoding unset to detect it, "
-                            "or pass the right one.") from None
+        if encoding is not None or enc not in ("utf-8", "utf-8-sig"):
+            raise DataLoadError(f"{name} is not valid {enc} text; leave encoding unset to detect it, "
+                                "or pass the right one.") from None
+        # Damaged UTF-8 (a BOM declares it, or detection found it): the careful path below replaces
+        # and reports the bad bytes.
+        text = codecs.getincrementaldecoder(enc)(errors="replace").decode(head, final=complete)
     text = text.lstrip("\ufeff")
     if not complete:
         end = max(text.rfind("\n"), text.rfind("\r"))
@@ -113,20 +119,26 @@ def read_text_table(path: Path, *, encoding: str | None = None, delimiter: str |
                              _swallowed(table, dialect.delimiter, nl_in_values), text)
         except pa.ArrowInvalid:
             pass  # a later byte is not UTF-8, or ragged rows: take the careful path below
-    data, enc = _utf8_bytes(path, enc, name)
+    data, enc, warnings = _utf8_bytes(path, enc, name, bom=encoding is None and enc == "utf-8-sig")
     offset = _line_offset(data, n_lines)
     try:
         table = _read_arrow(pa.py_buffer(data), offset, width, dialect.delimiter, nl_in_values)
-        warnings = _swallowed(table, dialect.delimiter, nl_in_values)
+        warnings += _swallowed(table, dialect.delimiter, nl_in_values)
     except pa.ArrowInvalid:
-        table, header, warnings = read_careful(data[offset:].decode("utf-8"), header, dialect.delimiter, name,
-                                               first_line=n_lines + 1)
+        table, header, more = read_careful(data[offset:].decode("utf-8"), header, dialect.delimiter, name,
+                                           first_line=n_lines + 1)
+        warnings += more
     return TextTable(table, header, enc, dialect.delimiter, index, skipped, warnings, text)
 
 
-def _utf8_bytes(path: Path, enc: str, name: str) -> tuple[bytes, str]:
-    """The whole file as UTF-8 bytes without BOM (pyarrow parses UTF-8 only), and its encoding."""
+def _utf8_bytes(path: Path, enc: str, name: str, bom: bool = False) -> tuple[bytes, str, list[str]]:
+    """The whole file as UTF-8 bytes without BOM (pyarrow parses UTF-8 only), its encoding, and warnings.
+
+    A UTF-8 file with a few damaged bytes (it has a BOM, or ``mostly_utf8``) stays UTF-8 with U+FFFD for each bad byte and a warning:
+    decoding it as cp1252 instead would garble every accented letter of the file.
+    """
     data = path.read_bytes()
+    warnings: list[str] = []
     if codecs.lookup(enc).name in ("utf-8", "utf-8-sig"):
         try:  # the sample was UTF-8; a later byte may not be. Chunks keep memory flat.
             dec = codecs.getincrementaldecoder("utf-8")()
@@ -134,6 +146,14 @@ def _utf8_bytes(path: Path, enc: str, name: str) -> tuple[bytes, str]:
                 dec.decode(data[start:start + (16 << 20)])
             dec.decode(b"", final=True)
         except UnicodeDecodeError:
+            damaged = _damaged_utf8(data, bom)
+            if damaged is not None:
+                fixed, lines = damaged
+                places = "1 line has bytes" if len(lines) == 1 else f"{len(lines)} lines have bytes"
+                warnings.append(f"{places} that are not valid UTF-8 ({lines_list(lines)}): each bad byte "
+                                "was replaced by \ufffd; check those cells, or pass encoding=... if the file is not "
+                                "UTF-8")
+                return fixed, "utf-8-sig" if bom else "utf-8", warnings
             # Detect on the lines with non-ASCII bytes: in a mostly-ASCII file they are the only evidence.
             lines = b"\n".join(m.group(0) for _, m in
                                zip(range(5000), re.finditer(rb"[^\r\n]*[\x80-\xff][^\r\n]*", data)))
@@ -145,7 +165,24 @@ def _utf8_bytes(path: Path, enc: str, name: str) -> tuple[bytes, str]:
             raise DataLoadError(f"{name} is not valid {enc} text; pass the right encoding=....") from None
     if data.startswith(codecs.BOM_UTF8):
         data = data[3:]
-    return data, enc
+    return data, enc, warnings
+
+
+def _damaged_utf8(data: bytes, bom: bool) -> tuple[bytes, list[int]] | None:
+    """(the file re-encoded with U+FFFD for bad bytes, the 1-based lines with them) when the file is
+    UTF-8 with a little damage (:func:`~auto_analyst.data.sniff.mostly_utf8`, or it has a BOM);
+    None when it is more likely another encoding."""
+    if not bom and not mostly_utf8(data):
+        return None
+    text = data.decode("utf-8", errors="replace")
+    fixed = text.encode("utf-8")
+    lines, pos, line = [], 0, 1
+    for m in re.finditer("\ufffd", text):
+        line += len(_EOL_TEXT.findall(text, pos, m.start()))
+        pos = m.start()
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return fixed, lines
 
 
 def _line_offset(data: bytes, n_lines: int) -> int:
