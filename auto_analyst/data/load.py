@@ -34,7 +34,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auto_analyst.data.columns import InferOptions, infer_column
+from auto_analyst.data.columns import BOOL_SPELLINGS, InferOptions, infer_column, reader_types
 from auto_analyst.data.compressed import COMPRESSIONS, expanded, sniff_format
 from auto_analyst.data.formats import (TABLE_FORMATS, check_file, excel_sheets, read_excel_grid, read_json,
                                        read_parquet)
@@ -198,8 +198,17 @@ def _load_one(p: Path, fmt: str, shown: Path, compression: str, sheet: str | Non
     name = shown.name
     if fmt == "csv":
         suffix = Path(shown.stem).suffix.lower() if compression else shown.suffix.lower()
+        def typed(sample: pa.Table, header: list[str], sep: str) -> dict[int, pa.DataType]:
+            # Plain decimals are converted by the reader (in parallel, with no text copy) unless
+            # the file writes a decimal comma; everything else is inferred from text as usual.
+            names, originals = clean_headers(header)
+            trimmed = [pc.utf8_trim_whitespace(c) for c in sample.columns]
+            if decimal == "," or (decimal is None and file_decimal(trimmed, sep) == ","):
+                return {}
+            return reader_types(sample, names, set(_check_dtypes(dtypes, names, originals)))
+
         tt = read_text_table(p, encoding=encoding, delimiter=delimiter or _DELIMITER_BY_SUFFIX.get(suffix),
-                             header_row=header_row, name=name)
+                             header_row=header_row, name=name, typed=typed, bool_words=BOOL_SPELLINGS)
         report.encoding, report.delimiter, report.header_row = tt.encoding, tt.delimiter, tt.header_row
         report.skipped_rows, report.warnings = list(tt.skipped), list(tt.warnings)
         frame = _from_text(tt.table, tt.header, report, opts, dtypes)
@@ -248,7 +257,9 @@ def _from_text(table: pa.Table, header: list[str], report: LoadReport, opts: Inf
     if table.num_columns == 0:
         raise DataLoadError(f"{Path(report.path).name} has no columns with data; check the file.")
     if not opts.decimal_forced:
-        sample = [pc.utf8_trim_whitespace(c.slice(0, DECIMAL_SAMPLE_ROWS)) for c in table.columns]
+        # Columns the reader converted vote with their numbers written out (they hold decimal points).
+        sample = [pc.utf8_trim_whitespace(c.slice(0, DECIMAL_SAMPLE_ROWS)) if pa.types.is_string(c.type)
+                  else pc.cast(c.slice(0, DECIMAL_SAMPLE_ROWS), pa.string()) for c in table.columns]
         opts.decimal = file_decimal(sample, report.delimiter or ",")
     opts.dayfirst_hint = opts.decimal == "," or report.delimiter == ";"
     wanted = _check_dtypes(dtypes, table.column_names, originals)

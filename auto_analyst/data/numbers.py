@@ -13,7 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auto_analyst.data.textops import any_bytes, byte_table, contains_text, count_true, delete_ascii, map_ascii
+from auto_analyst.data.textops import (any_bytes, byte_table, contains_text, count_true, delete_ascii, digit_groups,
+                                      map_ascii)
 
 __all__ = ["PLACEHOLDERS", "TEXT_PLACEHOLDERS", "NumericResult", "column_decimal", "file_decimal", "index_counts",
            "parse_numbers"]
@@ -204,8 +205,10 @@ def _parse(arr: pa.ChunkedArray, decimal: str, thousands: str | None, force: boo
     norm, has_group = clean, _mask(clean, sep_byte, lambda: pc.match_substring(clean, seps))
     n_with_sep = _count(has_group) if has_group is not None else 0
     if n_with_sep:
-        grouped = rf"^[+-]?\d{{1,3}}(\{seps}\d{{3}})+(\{decimal}\d*)?$"
-        has_group = pc.fill_null(pc.match_substring_regex(clean, grouped), False)
+        has_group = digit_groups(clean, seps, decimal)
+        if has_group is None:
+            grouped = rf"^[+-]?\d{{1,3}}(\{seps}\d{{3}})+(\{decimal}\d*)?$"
+            has_group = pc.fill_null(pc.match_substring_regex(clean, grouped), False)
         fast = None
         if _count(has_group) == n_with_sep and seps.isascii() and len(seps) == 1:
             fast = delete_ascii(clean, seps.encode())  # every cell with the separator groups digits

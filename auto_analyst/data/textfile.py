@@ -17,6 +17,7 @@ import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -53,7 +54,9 @@ MAX_FIELDS = 20_000
 
 
 def read_text_table(path: Path, *, encoding: str | None = None, delimiter: str | None = None,
-                    header_row: int | None = None, name: str | None = None) -> TextTable:
+                    header_row: int | None = None, name: str | None = None,
+                    typed: Callable[[pa.Table, list[str], str], dict[int, pa.DataType]] | None = None,
+                    bool_words: tuple[list[str], list[str]] = ([], [])) -> TextTable:
     """Read a delimited text file with every column as text (null for empty cells).
 
     Args:
@@ -62,9 +65,12 @@ def read_text_table(path: Path, *, encoding: str | None = None, delimiter: str |
         delimiter: overrides detection.
         header_row: 0-based record index of the header (blank lines count); overrides detection.
         name: the file name used in messages (default ``path.name``).
+        typed: given the first rows (text columns c0, c1, ...), the header and the delimiter, the columns the
+            reader may convert itself (index → type). Any cell of such a column that does not
+            convert makes the whole file be read again as text, so a guess never loses a value.
 
     Returns:
-        The table; its columns are named c0, c1, ... in header order.
+        The table; its columns are named c0, c1, ... in header order, text unless ``typed`` chose.
 
     Raises:
         DataLoadError: empty file, binary file, wrong encoding, no header, or ragged rows beyond repair.
@@ -114,7 +120,9 @@ def read_text_table(path: Path, *, encoding: str | None = None, delimiter: str |
         offset = _line_offset(head, n_lines)
         try:
             with pa.memory_map(str(path)) as mm:
-                table = _read_arrow(mm.read_buffer(), offset, width, dialect.delimiter, nl_in_values)
+                buf = mm.read_buffer()
+                types = _types(buf, offset, width, dialect.delimiter, header, typed)
+                table = _read_arrow(buf, offset, width, dialect.delimiter, nl_in_values, types, bool_words)
             return TextTable(table, header, enc, dialect.delimiter, index, skipped,
                              _swallowed(table, dialect.delimiter, nl_in_values), text)
         except pa.ArrowInvalid:
@@ -122,7 +130,9 @@ def read_text_table(path: Path, *, encoding: str | None = None, delimiter: str |
     data, enc, warnings = _utf8_bytes(path, enc, name, bom=encoding is None and enc == "utf-8-sig")
     offset = _line_offset(data, n_lines)
     try:
-        table = _read_arrow(pa.py_buffer(data), offset, width, dialect.delimiter, nl_in_values)
+        buf = pa.py_buffer(data)
+        types = _types(buf, offset, width, dialect.delimiter, header, typed)
+        table = _read_arrow(buf, offset, width, dialect.delimiter, nl_in_values, types, bool_words)
         warnings += _swallowed(table, dialect.delimiter, nl_in_values)
     except pa.ArrowInvalid:
         table, header, more = read_careful(data[offset:].decode("utf-8"), header, dialect.delimiter, name,
@@ -210,6 +220,8 @@ def _swallowed(table: pa.Table, delimiter: str, nl_in_values: bool) -> list[str]
         return []
     rows = set()
     for col in table.columns:
+        if not pa.types.is_string(col.type):
+            continue
         multi = pc.fill_null(pc.or_(pc.match_substring(col, "\n"), pc.match_substring(col, "\r")), False)
         if not pc.any(multi).as_py():
             continue
@@ -224,15 +236,47 @@ def _swallowed(table: pa.Table, delimiter: str, nl_in_values: bool) -> list[str]
             "(rows may be inside that value)"]
 
 
-def _read_arrow(data: pa.Buffer, offset: int, width: int, delimiter: str, nl_in_values: bool) -> pa.Table:
+def _types(data: pa.Buffer, offset: int, width: int, delimiter: str, header: list[str],
+           typed: Callable[[pa.Table, list[str], str], dict[int, pa.DataType]] | None) -> dict[int, pa.DataType]:
+    """The column types ``typed`` chooses from the rows in the first ``SAMPLE_BYTES`` of the body."""
+    if typed is None:
+        return {}
+    head = data[offset: offset + SAMPLE_BYTES].to_pybytes()
+    if offset + SAMPLE_BYTES < data.size:
+        head = head[: max(head.rfind(b"\n"), head.rfind(b"\r")) + 1]
+    try:
+        sample = _read_arrow(pa.py_buffer(head), 0, width, delimiter, False)
+    except pa.ArrowInvalid:
+        return {}  # ragged or multi-line rows near the top: read everything as text
+    return typed(sample, header, delimiter)
+
+
+def _read_arrow(data: pa.Buffer, offset: int, width: int, delimiter: str, nl_in_values: bool,
+                types: dict[int, pa.DataType] | None = None,
+                bool_words: tuple[list[str], list[str]] = ([], [])) -> pa.Table:
+    """Parse the body with pyarrow; columns are text but for ``types`` (read again as text if one fails)."""
+    if types:
+        try:
+            return _arrow_csv(data, offset, width, delimiter, nl_in_values, types, bool_words)
+        except pa.ArrowInvalid as exc:
+            if "conversion error" not in str(exc):
+                raise  # a parse error (ragged rows): reading as text would fail the same way
+            # a cell the guessed type cannot hold: every column as text, as if nothing was guessed
+    return _arrow_csv(data, offset, width, delimiter, nl_in_values, {})
+
+
+def _arrow_csv(data: pa.Buffer, offset: int, width: int, delimiter: str, nl_in_values: bool,
+               types: dict[int, pa.DataType], bool_words: tuple[list[str], list[str]] = ([], [])) -> pa.Table:
     names = [f"c{i}" for i in range(width)]
     body = data[offset:]
     if body.size == 0:
         return pa.table({n: pa.array([], pa.string()) for n in names})
     return pacsv.read_csv(
         pa.BufferReader(body),
-        read_options=pacsv.ReadOptions(column_names=names, block_size=4 << 20),
+        read_options=pacsv.ReadOptions(column_names=names, block_size=32 << 20),
         parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=nl_in_values),
-        convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, null_values=[""],
-                                             strings_can_be_null=True, quoted_strings_can_be_null=True),
+        convert_options=pacsv.ConvertOptions(column_types={n: types.get(i, pa.string()) for i, n in enumerate(names)},
+                                             null_values=[""], strings_can_be_null=True,
+                                             quoted_strings_can_be_null=True, true_values=bool_words[0],
+                                             false_values=bool_words[1]),
     )
