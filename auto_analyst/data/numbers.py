@@ -13,8 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auto_analyst.data.textops import (any_bytes, byte_table, contains_text, count_true, delete_ascii, digit_groups,
-                                      map_ascii)
+from auto_analyst.data.textops import any_bytes, byte_table, contains_text, count_true, delete_ascii, map_ascii, min_length
 
 __all__ = ["PLACEHOLDERS", "TEXT_PLACEHOLDERS", "NumericResult", "column_decimal", "file_decimal", "index_counts",
            "parse_numbers"]
@@ -37,6 +36,7 @@ _CURRENCY = f"(?:{_SYMBOLS}|{_CODES})"
 _STRIP = r"[%()\s\x{00a0}\x{202f}']"
 # The same characters for the regex-free path (RE2's \s is [\t\n\f\r ]).
 _STRIP_ASCII = b"$%()'\t\n\f\r "
+_STRIP_TABLE = byte_table(_STRIP_ASCII)
 _STRIP_WIDE = ("€", "£", "¥", "₹", "₽", "₩", "₺", "\u00a0", "\u202f")
 _LETTERS = byte_table(bytes(range(65, 91)) + bytes(range(97, 123)))
 _NON_ASCII = byte_table(bytes(range(128, 256)))
@@ -111,6 +111,11 @@ def _strip(arr: pa.ChunkedArray) -> pa.ChunkedArray:
             for ch in _STRIP_WIDE:
                 if contains_text(arr, ch) is not False:
                     arr = pc.replace_substring(arr, ch, "")
+        # Currency, parentheses and percent signs sit at the ends of a cell: trimming them is one
+        # cheap pass, and the same as deleting them when none is left inside a cell.
+        arr = pc.ascii_trim(arr, characters=_STRIP_ASCII.decode())
+        if any_bytes(arr, _STRIP_TABLE) is False:
+            return arr
         out = delete_ascii(arr, _STRIP_ASCII)
         if out is not None:
             return out
@@ -172,9 +177,14 @@ def _parse(arr: pa.ChunkedArray, decimal: str, thousands: str | None, force: boo
         return int(pc.sum(pc.if_else(mask, weights, 0)).as_py() or 0)
 
     total = count(pa.chunked_array([pa.array(np.ones(len(arr), bool))])) if weights is not None else len(arr)
-    is_ph = pc.is_in(arr, value_set=_PH_ANY_CASE)  # null (blank) counts as a placeholder
-    is_inf = pc.fill_null(pc.is_in(arr, value_set=_INF_ANY_CASE), False)
-    candidate = pc.and_not(pc.invert(is_ph), is_inf)
+    if _no_words(arr):
+        # Every placeholder or 'inf' spelling has a letter, a non-ASCII byte or at most 3 bytes:
+        # a column without any of them has none, and only its blanks are placeholders.
+        candidate, n_inf = pc.is_valid(arr), 0
+    else:
+        is_ph = pc.is_in(arr, value_set=_PH_ANY_CASE)  # null (blank) counts as a placeholder
+        is_inf = pc.fill_null(pc.is_in(arr, value_set=_INF_ANY_CASE), False)
+        candidate, n_inf = pc.and_not(pc.invert(is_ph), is_inf), count(is_inf)
     n_cand = count(candidate)
     if n_cand == 0 and not force:
         return None
@@ -205,14 +215,12 @@ def _parse(arr: pa.ChunkedArray, decimal: str, thousands: str | None, force: boo
     norm, has_group = clean, _mask(clean, sep_byte, lambda: pc.match_substring(clean, seps))
     n_with_sep = _count(has_group) if has_group is not None else 0
     if n_with_sep:
-        has_group = digit_groups(clean, seps, decimal)
-        if has_group is None:
-            grouped = rf"^[+-]?\d{{1,3}}(\{seps}\d{{3}})+(\{decimal}\d*)?$"
-            has_group = pc.fill_null(pc.match_substring_regex(clean, grouped), False)
-        fast = None
-        if _count(has_group) == n_with_sep and seps.isascii() and len(seps) == 1:
-            fast = delete_ascii(clean, seps.encode())  # every cell with the separator groups digits
-        norm = fast if fast is not None else pc.if_else(has_group, pc.replace_substring(clean, seps, ""), clean)
+        grouped = rf"^[+-]?\d{{1,3}}(\{seps}\d{{3}})+(\{decimal}\d*)?$"
+        has_group = pc.fill_null(pc.match_substring_regex(clean, grouped), False)
+        if _count(has_group) == n_with_sep:
+            norm = pc.replace_substring(clean, seps, "")  # every cell with the separator groups digits
+        else:
+            norm = pc.if_else(has_group, pc.replace_substring(clean, seps, ""), clean)
     if decimal == ",":
         norm = map_ascii(norm, b",", b".") or pc.replace_substring(norm, ",", ".")
     try:  # the common case, every candidate a number: one C++ cast, no regex pass
@@ -254,9 +262,22 @@ def _parse(arr: pa.ChunkedArray, decimal: str, thousands: str | None, force: boo
     return NumericResult(
         values=values, inferred_type=inferred,
         conversion=_conversion(n_currency, n_negative, n_pct, n_grouped, decimal == "," and has_point > 0, inferred),
-        n_placeholders=total - n_cand - count(is_inf), n_inf=count(is_inf), n_unparsed=n_unparsed,
+        n_placeholders=total - n_cand - n_inf, n_inf=n_inf, n_unparsed=n_unparsed,
         unparsed_examples=[str(e) for e in examples], decimal=decimal, thousands=seps if n_grouped else "",
     )
+
+
+_SHORTEST_WORDLESS = 1 + max(len(p.encode()) for p in PLACEHOLDERS | set(INF_WORDS)
+                             if p.isascii() and not any(c.isalpha() for c in p))
+
+
+def _no_words(arr: pa.ChunkedArray) -> bool:
+    """True when no cell can be a placeholder or an 'inf' word: no letters, no non-ASCII byte, and
+    every cell longer than the symbol placeholders ('-', '--', '???')."""
+    if any_bytes(arr, _LETTERS) is not False or any_bytes(arr, _NON_ASCII) is not False:
+        return False
+    shortest = min_length(arr)
+    return shortest is None or shortest >= _SHORTEST_WORDLESS
 
 
 def _mask(arr: pa.ChunkedArray, chars: bytes, make) -> pa.ChunkedArray | None:

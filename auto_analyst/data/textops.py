@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["any_bytes", "byte_table", "contains_text", "count_true", "delete_ascii", "digit_groups", "map_ascii",
-           "min_length", "normalize", "value_bytes"]
+__all__ = ["any_bytes", "byte_table", "contains_text", "count_true", "delete_ascii", "map_ascii", "min_length",
+           "normalize", "value_bytes"]
 
 _NULL = pa.scalar(None, pa.string())
 # Bytes that may begin or end a whitespace character for utf8_trim_whitespace: ASCII controls,
@@ -110,89 +110,24 @@ def byte_table(chars: bytes) -> np.ndarray:
     return table
 
 
-def _marked(data: np.ndarray, chars: bytes) -> np.ndarray:
-    """Positions of the bytes in ``chars``: equality tests for a few bytes, one table lookup for more."""
-    if len(chars) <= 3:
-        mask = data == chars[0]
-        for c in chars[1:]:
-            mask |= data == c
-        return np.flatnonzero(mask)
-    return np.flatnonzero(byte_table(chars)[data])
-
-
 def delete_ascii(arr: pa.ChunkedArray, chars: bytes) -> pa.ChunkedArray | None:
-    """``arr`` with every byte in ``chars`` (ASCII only) removed from every cell; None if not a string column.
-
-    Works on the positions of the deleted bytes (usually about one per cell), not on every byte:
-    a cell's new start is its old start minus the deleted bytes before it.
-    """
+    """``arr`` with every byte in ``chars`` (ASCII only) removed from every cell; None if not a string column."""
+    drop = byte_table(chars)
     out = []
     for chunk in arr.chunks:
         parts = _parts(chunk)
         if parts is None:
             return None
         offsets, data = parts
-        gone = _marked(data, chars)
-        if not len(gone):
+        keep = ~drop[data]
+        if keep.all():
             out.append(chunk)
             continue
-        shift = np.searchsorted(gone, offsets).astype(np.int32)
-        out.append(_rebuild(chunk, offsets - shift, np.delete(data, gone)))
+        kept = np.empty(len(data) + 1, np.int32)
+        kept[0] = 0
+        np.cumsum(keep, dtype=np.int32, out=kept[1:])
+        out.append(_rebuild(chunk, kept[offsets], data[keep]))
     return pa.chunked_array(out, pa.string())
-
-
-def digit_groups(arr: pa.ChunkedArray, sep: str, decimal: str) -> pa.ChunkedArray | None:
-    """Which cells are numbers with digits grouped by ``sep``: the regex
-    ``^[+-]?\\d{1,3}(SEP\\d{3})+(DEC\\d*)?$`` answered from byte positions, without a regex pass.
-
-    Returns None when it cannot answer exactly (not a plain string column, null cells holding bytes,
-    multi-byte separators): the caller then runs the regex.
-    """
-    if len(sep.encode()) != 1 or len(decimal.encode()) != 1:
-        return None
-    s, d = ord(sep), ord(decimal)
-    out = []
-    for chunk in arr.chunks:
-        parts = _parts(chunk)
-        if parts is None or not _null_slots_empty(chunk, parts[0]):
-            return None
-        offsets, data = parts
-        n = len(offsets) - 1
-        seps = np.flatnonzero(data == s)
-        if not len(seps):
-            out.append(pa.array(np.zeros(n, bool)))
-            continue
-        starts, ends = offsets[:-1].astype(np.int64), offsets[1:].astype(np.int64)
-        cell = np.searchsorted(offsets, seps, side="right") - 1
-        # The integer part ends at the cell's first decimal mark, or at its end.
-        int_end = ends.copy()
-        dots = np.flatnonzero(data == d)
-        dot_cell = np.searchsorted(offsets, dots, side="right") - 1
-        int_end[dot_cell[::-1]] = dots[::-1]  # reversed: the first mark of a cell is written last
-        n_dots = np.bincount(dot_cell, minlength=n)
-        first_byte = np.full(n, -1, np.int64)
-        filled = ends > starts
-        first_byte[filled] = data[starts[filled]]
-        signed = (first_byte == ord("+")) | (first_byte == ord("-"))
-        digits_from = starts + signed
-        # Each separator sits 4k bytes before the integer part's end; the first one 1-3 digits in;
-        # as many separators as groups; every other byte a digit (one decimal mark at most).
-        dist = int_end[cell] - seps
-        bad_sep = np.bincount(cell, weights=((dist <= 0) | (dist % 4 != 0)), minlength=n) > 0
-        n_sep = np.bincount(cell, minlength=n)
-        first_sep = np.full(n, -1, np.int64)
-        first_sep[cell[::-1]] = seps[::-1]
-        lead = first_sep - digits_from
-        groups_ok = (n_sep > 0) & ~bad_sep & (lead >= 1) & (lead <= 3) & (n_sep == (int_end - first_sep) // 4) \
-            & (n_dots <= 1)
-        is_digit = (data >= 48) & (data <= 57)
-        other = np.flatnonzero(~is_digit & (data != s) & (data != d))
-        if len(other):
-            other_cell = np.searchsorted(offsets, other, side="right") - 1
-            sign_ok = (other == starts[other_cell]) & signed[other_cell]
-            groups_ok[other_cell[~sign_ok]] = False
-        out.append(pa.array(groups_ok))
-    return pa.chunked_array(out, pa.bool_())
 
 
 def map_ascii(arr: pa.ChunkedArray, old: bytes, new: bytes) -> pa.ChunkedArray | None:
