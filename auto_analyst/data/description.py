@@ -53,8 +53,20 @@ class TableDescription(BaseModel):
     n_columns: int
     columns: list[ColumnInfo] = Field(default_factory=list)
     column_patterns: list[str] = Field(default_factory=list, description="For wide tables: groups of similar columns.")
+    matched_columns: list[str] = Field(default_factory=list,
+                                       description="For wide tables: the columns the question names or resembles.")
+    all_columns: list[str] = Field(default_factory=list,
+                                   description="For wide tables: every column name in order; 'x_01..x_80' is a run.")
     load_notes: list[str] = Field(default_factory=list, description="The load report in short.")
     reshape_hint: str = ""
+
+    def column_names(self) -> list[str]:
+        """Every column name of the table, in order (``all_columns`` expanded, else ``columns``)."""
+        if self.all_columns:
+            from auto_analyst.data.retrieval import expand_names
+
+            return expand_names(self.all_columns)
+        return [c.name for c in self.columns]
 
 
 class DatasetDescription(BaseModel):
@@ -171,24 +183,39 @@ def _describe(s: pd.Series, note: str) -> ColumnInfo:
 
 
 def describe_frame(name: str, frame: pd.DataFrame, notes: Mapping[str, str] | None = None,
-                   load_notes: list[str] | None = None) -> TableDescription:
-    """Describe one DataFrame. ``notes`` maps column → load-report note."""
+                   load_notes: list[str] | None = None, question: str | None = None) -> TableDescription:
+    """Describe one DataFrame. ``notes`` maps column → load-report note; ``question`` picks the
+    columns of a wide table described in full (see :mod:`auto_analyst.data.wide`)."""
     notes = notes or {}
     desc = TableDescription(name=name, n_rows=len(frame), n_columns=frame.shape[1], load_notes=list(load_notes or []))
     if frame.shape[1] > WIDE_TABLE_COLUMNS:
         from auto_analyst.data.wide import describe_wide  # wide tables are described by patterns
 
-        return describe_wide(desc, frame, notes)
+        return describe_wide(desc, frame, dict(notes), question)
     desc.columns = [describe_column(frame[c], notes.get(str(c), "")) for c in frame.columns]
     return desc
 
 
-def describe_tables(tables: Mapping[str, Any], active: str | None = None) -> DatasetDescription:
+def describe_tables(tables: Mapping[str, Any], active: str | None = None,
+                    question: str | None = None) -> DatasetDescription:
     """Build the dataset description of a session.
 
     Args:
         tables: name → ``LoadedTable`` (anything with ``.frame`` and ``.report``) or DataFrame.
         active: the table bound to ``df``; default the first.
+        question: the question being planned (optional). Tables wider than ``WIDE_TABLE_COLUMNS``
+            then describe in full the columns it names or resembles; without it they describe
+            the first columns outside any pattern. Either way ``all_columns`` names every column.
+
+    Returns:
+        The description; ``to_prompt()`` is its prompt text.
+
+    Example:
+        >>> import pandas as pd
+        >>> wide = pd.DataFrame({f"sensor_{i:02d}": [0.5] for i in range(1, 81)})
+        >>> d = describe_tables({"plant": wide}, question="mean of sensor 75").table()
+        >>> d.matched_columns, d.all_columns
+        (['sensor_75'], ['sensor_01..sensor_80'])
     """
     out = []
     for name, t in tables.items():
@@ -196,5 +223,5 @@ def describe_tables(tables: Mapping[str, Any], active: str | None = None) -> Dat
         report = getattr(t, "report", None)
         col_notes = report.column_notes() if report is not None and hasattr(report, "column_notes") else {}
         load_notes = report.summary_lines() if report is not None and hasattr(report, "summary_lines") else []
-        out.append(describe_frame(name, frame, col_notes, load_notes))
+        out.append(describe_frame(name, frame, col_notes, load_notes, question))
     return DatasetDescription(tables=out, active=active or (out[0].name if out else ""))
