@@ -79,6 +79,7 @@ class InferOptions:
 
     decimal: str = "."
     decimal_forced: bool = False
+    decimal_sampled: bool = False  # the reader's sample decided ``decimal`` already
     thousands: str | None = None
     dayfirst: bool | None = None
     dayfirst_hint: bool = False

@@ -202,8 +202,10 @@ def _load_one(p: Path, fmt: str, shown: Path, compression: str, sheet: str | Non
             # Plain decimals are converted by the reader (in parallel, with no text copy) unless
             # the file writes a decimal comma; everything else is inferred from text as usual.
             names, originals = clean_headers(header)
-            trimmed = [pc.utf8_trim_whitespace(c) for c in sample.columns]
-            if decimal == "," or (decimal is None and file_decimal(trimmed, sep) == ","):
+            if decimal is None:
+                opts.decimal = file_decimal([pc.utf8_trim_whitespace(c) for c in sample.columns], sep)
+                opts.decimal_sampled = True  # decided here, on the first rows: not again
+            if opts.decimal == ",":
                 return {}
             return reader_types(sample, names, set(_check_dtypes(dtypes, names, originals)))
 
@@ -256,7 +258,7 @@ def _from_text(table: pa.Table, header: list[str], report: LoadReport, opts: Inf
     report.skipped_rows += footer
     if table.num_columns == 0:
         raise DataLoadError(f"{Path(report.path).name} has no columns with data; check the file.")
-    if not opts.decimal_forced:
+    if not opts.decimal_forced and not opts.decimal_sampled:
         # Columns the reader converted vote with their numbers written out (they hold decimal points).
         sample = [pc.utf8_trim_whitespace(c.slice(0, DECIMAL_SAMPLE_ROWS)) if pa.types.is_string(c.type)
                   else pc.cast(c.slice(0, DECIMAL_SAMPLE_ROWS), pa.string()) for c in table.columns]

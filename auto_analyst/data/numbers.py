@@ -42,6 +42,8 @@ _LETTERS = byte_table(bytes(range(65, 91)) + bytes(range(97, 123)))
 _NON_ASCII = byte_table(bytes(range(128, 256)))
 _NULL = pa.scalar(None, pa.string())
 _POINT = byte_table(b".eE")
+_DIGITS = byte_table(b"0123456789")
+_MARKS = byte_table(b".,")
 _VALID = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
 # Evidence for the decimal mark of a column, on text already stripped of currency and spaces.
 _COMMA_DEC = r"^[+-]?(\d{1,3}(\.\d{3})+,\d*|\d+,\d{1,2}|\d+,\d{4,}|0,\d+|\d{1,3}(\.\d{3}){2,})$"
@@ -94,7 +96,9 @@ def file_decimal(columns: list[pa.ChunkedArray], delimiter: str) -> str:
         columns: trimmed text columns (a sample of rows is enough).
         delimiter: the field delimiter; with ',' a decimal comma needs quoting, so '.' is the default.
     """
-    votes = [column_decimal(_strip(c)) for c in columns]
+    # A column without a digit or without a point/comma has no evidence: skip its strip and regexes.
+    votes = [column_decimal(_strip(c)) if any_bytes(c, _DIGITS) is not False and any_bytes(c, _MARKS) is not False
+             else None for c in columns]
     comma, dot = votes.count(","), votes.count(".")
     if comma > dot or (comma and delimiter != ","):
         return ","
