@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from auto_analyst.data.dates import parse_dates
 from auto_analyst.data.numbers import PLACEHOLDERS, TEXT_PLACEHOLDERS, parse_numbers
 from auto_analyst.data.report import ColumnReport
-from auto_analyst.data.textops import count_true, min_length, normalize
+from auto_analyst.data.textops import count_true, int_text_shape, min_length, normalize
 from auto_analyst.errors import DataLoadError
 
 __all__ = ["InferOptions", "infer_column", "reader_types", "DTYPE_ALIASES"]
@@ -246,8 +246,15 @@ def _plain_numbers(arr: pa.ChunkedArray, kind: str, rep: ColumnReport) -> pa.Chu
     values = _cast(arr, pa.int64() if kind == "integer" else pa.float64())
     if values is not None and kind == "float" and _count(pc.is_nan(values)):
         values = None
+    shape = int_text_shape(arr) if values is not None and kind == "integer" else None
+    if shape is not None:
+        # Every cell cast to int64, so each is digits with an optional sign: a leading zero or
+        # more digits than a float64 holds exactly makes the full parser decide (identifier).
+        leading_zero, longest = shape
+        if leading_zero or longest > MAX_NUMERIC_DIGITS:
+            return None
     cells = arr if values is not None else pc.if_else(pc.is_in(arr, value_set=_PH_ANY_CASE), _NULL, arr)
-    if kind == "integer" and _count(pc.starts_with(cells, "0")):
+    if shape is None and kind == "integer" and _count(pc.starts_with(cells, "0")):
         leading_zero = pc.and_(pc.starts_with(cells, "0"), pc.greater(pc.utf8_length(cells), 1))
         if _count(pc.and_(leading_zero, pc.invert(pc.match_substring(cells, ".")))):
             return None

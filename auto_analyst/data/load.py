@@ -248,7 +248,7 @@ def _from_text(table: pa.Table, header: list[str], report: LoadReport, opts: Inf
     names, originals = clean_headers(header)
     # Trim once here (a no-op for most columns): layout checks and type inference reuse the result.
     table = pa.table([normalize(c) for c in table.columns], names=names)
-    table, dropped, n_blank = drop_empty(table, originals)
+    table, dropped, n_blank = drop_empty(table, originals, normalized=True)
     originals = [o for n, o in zip(names, originals) if n not in dropped]
     if dropped:
         report.warnings.append(f"dropped {len(dropped)} columns with no header and no values")

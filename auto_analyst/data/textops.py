@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["any_bytes", "byte_table", "contains_text", "count_true", "delete_ascii", "map_ascii", "min_length",
-           "normalize", "value_bytes"]
+__all__ = ["any_bytes", "byte_table", "contains_text", "count_true", "delete_ascii", "int_text_shape", "map_ascii",
+           "min_length", "normalize", "value_bytes"]
 
 _NULL = pa.scalar(None, pa.string())
 # Bytes that may begin or end a whitespace character for utf8_trim_whitespace: ASCII controls,
@@ -153,6 +153,24 @@ def _rebuild(chunk: pa.Array, offsets: np.ndarray, data: np.ndarray) -> pa.Array
     return pa.StringArray.from_buffers(len(chunk), pa.py_buffer(offsets), pa.py_buffer(data),
                                        validity if validity is not None else None, chunk.null_count,
                                        chunk.offset if validity is not None else 0)
+
+
+def int_text_shape(arr: pa.ChunkedArray) -> tuple[bool, int] | None:
+    """(whether a cell has a leading zero, like '007', the longest cell in bytes) of a text column
+    of integers, from the offsets and first bytes only; None for other types or odd layouts."""
+    leading, longest = False, 0
+    for chunk in arr.chunks:
+        parts = _parts(chunk)
+        if parts is None or not _null_slots_empty(chunk, parts[0]):
+            return None
+        offsets, data = parts
+        lengths = np.diff(offsets)
+        if not len(lengths):
+            continue
+        longest = max(longest, int(lengths.max()))
+        multi = offsets[:-1][lengths > 1]
+        leading = leading or bool((data[multi] == ord("0")).any())
+    return leading, longest
 
 
 def min_length(arr: pa.ChunkedArray) -> int | None:

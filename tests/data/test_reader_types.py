@@ -84,3 +84,16 @@ def test_reader_conversions_types_and_counts(tmp_path):
     want = [None if v == "" else v.lower().startswith("y") for v in src["ok"]]
     assert [None if pd.isna(v) else bool(v) for v in df["ok"]] == want
     assert np.allclose(df["price"].dropna(), pd.to_numeric(src["price"], errors="coerce").replace(np.inf, np.nan).dropna())
+
+
+def test_long_digit_strings_after_the_sample_stay_identifiers(tmp_path):
+    rows = ["account,qty"] + [f"{10**11 + i},{i % 7}" for i in range(30_000)]
+    rows[-1] = f"{4 * 10**17 + 12345},3"  # 18 digits, far past the sample: a code, not a number
+    rows[-2] = "012345678901,2"  # a leading zero late in the column
+    p = tmp_path / "acct.csv"
+    p.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    t = load(p)
+    assert pd.api.types.is_string_dtype(t.frame["account"])
+    assert t.frame["account"].iloc[-1] == "400000000000012345" and t.frame["account"].iloc[-2] == "012345678901"
+    assert t.report.column("account").inferred_type == "identifier"
+    assert t.frame["qty"].dtype == "int64"
