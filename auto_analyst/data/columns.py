@@ -14,16 +14,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auto_analyst.data.converted import FALSE_WORDS, TRUE_WORDS, describe_converted, spellings
 from auto_analyst.data.dates import parse_dates
 from auto_analyst.data.numbers import PLACEHOLDERS, TEXT_PLACEHOLDERS, parse_numbers
 from auto_analyst.data.report import ColumnReport
 from auto_analyst.data.textops import count_true, int_text_shape, min_length, normalize
 from auto_analyst.errors import DataLoadError
 
-__all__ = ["InferOptions", "infer_column", "reader_types", "DTYPE_ALIASES"]
+__all__ = ["InferOptions", "infer_column", "DTYPE_ALIASES"]
 
-TRUE_WORDS = ("yes", "y", "true", "t")
-FALSE_WORDS = ("no", "n", "false", "f")
 # float64 holds integers exactly up to 2**53 (16 digits); longer digit strings are account
 # numbers or IDs and would lose digits as numbers, so they stay text.
 MAX_NUMERIC_DIGITS = 15
@@ -41,36 +40,15 @@ _PH = pa.array(sorted(PLACEHOLDERS) + [None], pa.string())  # null (blank) is a 
 _NULL = pa.scalar(None, pa.string())
 
 
-def _spellings(word: str) -> set[str]:
-    """Every text whose utf8_lower is ``word``: each letter in either case, plus the two non-ASCII
-    capitals whose lower case is ASCII (U+0130 → i, U+212A → k)."""
-    forms = [""]
-    for ch in word:
-        options = {ch, ch.upper()} | ({"\u0130"} if ch == "i" else set()) | ({"\u212a"} if ch == "k" else set())
-        forms = [f + o for f in forms for o in options]
-    return set(forms)
-
-
 # A text cell is a placeholder when its lower case is one of TEXT_PLACEHOLDERS; matching every
 # spelling directly saves lower-casing a million cells.
-_TEXT_PH_FORMS = pa.array(sorted({f for p in TEXT_PLACEHOLDERS for f in _spellings(p)}), pa.string())
+_TEXT_PH_FORMS = pa.array(sorted({f for p in TEXT_PLACEHOLDERS for f in spellings(p)}), pa.string())
 _TEXT_PH_MAX_BYTES = max(len(f.encode("utf-8")) for f in _TEXT_PH_FORMS.to_pylist())
 _PH_ANY_CASE = pa.array(sorted({v for p in PLACEHOLDERS for v in (p, p.upper(), p.title())}) + [None], pa.string())
 # Cells on which a large column's type is decided before the whole column is converted; 5,000
 # cells take a millisecond or two per column, and the whole-column conversion re-checks what
 # matters (every cell must still parse, leading zeros still make an identifier).
 SAMPLE_ROWS = 5_000
-
-
-# Number text the CSV reader may convert itself, because infer_column would give the same values:
-# a point or an exponent (a float), integers beside them, no leading zeros, no separators or signs
-# of formatting. Any other cell later in the column makes the reader start again with text.
-_PLAIN_FLOAT = r"^[+-]?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][+-]?\d+)$"
-_PLAIN_INT = r"^[+-]?(0|[1-9]\d*)$|^(?i:[+-]?(nan|inf|infinity))$"
-# ISO dates (and times to the second), which parse_dates reads as ISO8601 with the same values.
-_PLAIN_ISO = r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?$"
-# Filled cells a column needs in the sample before the reader converts it.
-MIN_TYPED_SAMPLE = 100
 
 
 @dataclass
@@ -105,7 +83,7 @@ def infer_column(name: str, raw: pa.ChunkedArray, opts: InferOptions,
     arr = raw if normalized else normalize(raw)
     rep = ColumnReport(name=name)
     if not pa.types.is_string(arr.type):
-        return _typed(name, arr, rep)
+        return describe_converted(name, arr, rep)
     if dtype is not None:
         return _forced(name, arr, opts, dtype, rep)
     if len(arr) > SAMPLE_ROWS:
@@ -171,64 +149,6 @@ def _infer_large(name: str, arr: pa.ChunkedArray, opts: InferOptions,
         if dates is not None:
             return _dates(name, dates, rep)
     return _text(name, arr, rep, identifier=kind == "identifier")
-
-
-BOOL_SPELLINGS = (sorted({f for w in TRUE_WORDS for f in _spellings(w)}),
-                  sorted({f for w in FALSE_WORDS for f in _spellings(w)}))
-"""The true and false cells the CSV reader accepts in a column :func:`reader_types` made boolean."""
-
-
-def reader_types(sample: pa.Table, names: list[str], skip: set[str]) -> dict[int, pa.DataType]:
-    """Columns the CSV reader may convert itself, because every rule of :func:`infer_column` would
-    give the same values: plain decimal numbers (float64), ISO dates and times (timestamp) and
-    yes/no words with both answers (bool, with ``BOOL_SPELLINGS``).
-
-    The reader converts in its own threads without a text copy; one cell later in the file that
-    does not convert makes it read the whole file again as text, so a guess never loses a value.
-
-    Args:
-        sample: the first rows, text columns in file order.
-        names: the column names (for ``skip``).
-        skip: columns the user typed (``dtypes``); they stay text.
-
-    Returns:
-        column index → type.
-    """
-    out: dict[int, pa.DataType] = {}
-    for i, (name, col) in enumerate(zip(names, sample.columns)):
-        values = pc.drop_null(col)
-        if name in skip or len(values) < MIN_TYPED_SAMPLE:
-            continue
-        floats = _count(pc.match_substring_regex(values, _PLAIN_FLOAT))
-        if floats and floats + _count(pc.match_substring_regex(values, _PLAIN_INT)) == len(values):
-            out[i] = pa.float64()
-        elif _count(pc.match_substring_regex(values, _PLAIN_ISO)) == len(values):
-            out[i] = pa.timestamp("s")
-        else:
-            words = set(pc.unique(pc.utf8_lower(values)).to_pylist())
-            if words <= set(TRUE_WORDS + FALSE_WORDS) and words & set(TRUE_WORDS) and words & set(FALSE_WORDS):
-                out[i] = pa.bool_()
-    return out
-
-
-def _typed(name: str, arr: pa.ChunkedArray, rep: ColumnReport) -> tuple[pd.Series, ColumnReport]:
-    """A column the reader converted (see :func:`reader_types`), reported as inference would."""
-    if pa.types.is_boolean(arr.type):
-        rep.inferred_type, rep.conversion, rep.n_placeholders = "boolean", "yes/no text → boolean", arr.null_count
-        mapper = {pa.bool_(): pd.BooleanDtype()}.get if arr.null_count else None
-        return _finish(pd.Series(arr.to_pandas(types_mapper=mapper), name=name), rep)
-    if pa.types.is_timestamp(arr.type):
-        has_time = _count(pc.fill_null(pc.not_equal(pc.floor_temporal(arr, unit="day"), arr), False))
-        rep.inferred_type, rep.n_placeholders = "datetime", arr.null_count
-        rep.conversion = f"ISO date text → {'timestamp' if has_time else 'date'}"
-        return _finish(pd.Series(pc.cast(arr, pa.timestamp("us")).to_pandas(), name=name), rep)
-    nan = pc.fill_null(pc.is_nan(arr), False)  # float64: 'nan' cells are placeholders, 'inf' missing
-    inf = pc.fill_null(pc.is_inf(arr), False)
-    rep.n_inf = _count(inf)
-    if rep.n_inf or _count(nan):
-        arr = pc.if_else(pc.or_(nan, inf), pa.scalar(None, pa.float64()), arr)
-    rep.inferred_type, rep.n_placeholders = "float", arr.null_count - rep.n_inf
-    return _finish(pd.Series(arr.to_pandas(), name=name), rep)
 
 
 def _sample(arr: pa.ChunkedArray) -> pa.ChunkedArray:

@@ -34,7 +34,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auto_analyst.data.columns import BOOL_SPELLINGS, InferOptions, infer_column, reader_types
+from auto_analyst.data.columns import InferOptions, infer_column
+from auto_analyst.data.converted import BOOL_SPELLINGS, reader_types
 from auto_analyst.data.compressed import COMPRESSIONS, expanded, sniff_format
 from auto_analyst.data.formats import (TABLE_FORMATS, check_file, excel_sheets, read_excel_grid, read_json,
                                        read_parquet)
