@@ -199,17 +199,7 @@ def _load_one(p: Path, fmt: str, shown: Path, compression: str, sheet: str | Non
     name = shown.name
     if fmt == "csv":
         suffix = Path(shown.stem).suffix.lower() if compression else shown.suffix.lower()
-        def typed(sample: pa.Table, header: list[str], sep: str) -> dict[int, pa.DataType]:
-            # Plain decimals are converted by the reader (in parallel, with no text copy) unless
-            # the file writes a decimal comma; everything else is inferred from text as usual.
-            names, originals = clean_headers(header)
-            if decimal is None:
-                opts.decimal = file_decimal([pc.utf8_trim_whitespace(c) for c in sample.columns], sep)
-                opts.decimal_sampled = True  # decided here, on the first rows: not again
-            if opts.decimal == ",":
-                return {}
-            return reader_types(sample, names, set(_check_dtypes(dtypes, names, originals)))
-
+        typed = _reader_choice(opts, decimal is None, dtypes)
         tt = read_text_table(p, encoding=encoding, delimiter=delimiter or _DELIMITER_BY_SUFFIX.get(suffix),
                              header_row=header_row, name=name, typed=typed, bool_words=BOOL_SPELLINGS)
         report.encoding, report.delimiter, report.header_row = tt.encoding, tt.delimiter, tt.header_row
@@ -231,6 +221,25 @@ def _load_one(p: Path, fmt: str, shown: Path, compression: str, sheet: str | Non
         raise DataLoadError(f"{name} has column names ({', '.join(map(str, frame.columns[:8]))}) but no data rows; "
                             "there is nothing to analyse. Check that you exported the data, not only the header.")
     return LoadedTable(table_name(shown, sheet), frame, report)
+
+
+def _reader_choice(opts: InferOptions, detect_decimal: bool, dtypes) -> Callable[[pa.Table, list[str], str],
+                                                                                  dict[int, pa.DataType]]:
+    """The ``typed`` callback of :func:`read_text_table`: the columns the reader converts itself.
+
+    It also decides the file's decimal mark on the reader's sample (once, into ``opts``): plain
+    decimals are converted by the reader only when the file writes a decimal point.
+    """
+    def typed(sample: pa.Table, header: list[str], sep: str) -> dict[int, pa.DataType]:
+        names, originals = clean_headers(header)
+        if detect_decimal:
+            opts.decimal = file_decimal([pc.utf8_trim_whitespace(c) for c in sample.columns], sep)
+            opts.decimal_sampled = True
+        if opts.decimal == ",":
+            return {}
+        return reader_types(sample, names, set(_check_dtypes(dtypes, names, originals)))
+
+    return typed
 
 
 def _from_grid(grid: list[list[str]], report: LoadReport, opts: InferOptions, dtypes, header_row) -> pd.DataFrame:
