@@ -248,7 +248,7 @@ def _parse(arr: pa.ChunkedArray, decimal: str, thousands: str | None, force: boo
         values = pc.if_else(pct, pc.divide(values, 100.0), values)
     # Only whether some valid cell has a point or exponent matters (integer or float). When every
     # candidate parsed, the cells of norm are exactly the valid ones: a byte scan answers.
-    found = any_bytes(norm, _POINT) if valid is candidate else None
+    found = any_bytes(norm, _POINT, exact=True) if valid is candidate else None
     if found is not None:
         has_point = int(found)
     else:
