@@ -128,6 +128,8 @@ def _infer_large(name: str, arr: pa.ChunkedArray, opts: InferOptions,
     Plain numbers are cast in C++ (after placeholders become null); a cast that fails, or any
     formatted numbers, take the full parser, which re-applies every rule to the whole column.
     """
+    if arr.null_count == len(arr):
+        return _infer(name, arr, opts, rep)  # no value at all: 'empty', whatever its length
     _, guess = _infer(name, _sample(arr), opts, ColumnReport(name=name))
     kind = guess.inferred_type
     if kind in ("integer", "float") and not guess.conversion:

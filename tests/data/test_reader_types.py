@@ -97,3 +97,10 @@ def test_long_digit_strings_after_the_sample_stay_identifiers(tmp_path):
     assert t.frame["account"].iloc[-1] == "400000000000012345" and t.frame["account"].iloc[-2] == "012345678901"
     assert t.report.column("account").inferred_type == "identifier"
     assert t.frame["qty"].dtype == "int64"
+
+
+def test_a_long_column_without_values_is_empty(tmp_path):
+    p = tmp_path / "blank.csv"
+    p.write_text("id,VIS,x\n" + "".join(f"{i},,{i}.5\n" for i in range(8_000)), encoding="utf-8")
+    rep = load(p).report.column("VIS")
+    assert (rep.inferred_type, rep.conversion, rep.n_placeholders) == ("empty", "no values", 0)
