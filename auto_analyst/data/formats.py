@@ -180,7 +180,11 @@ def read_json(path: Path, encoding: str, name: str | None = None) -> pd.DataFram
             ``MAX_JSON_DEPTH`` levels.
     """
     name = name or path.name
-    text = path.read_bytes().decode(encoding, errors="strict").lstrip("\ufeff")
+    try:
+        text = path.read_bytes().decode(encoding, errors="strict").lstrip("\ufeff")
+    except (UnicodeDecodeError, LookupError):
+        raise DataLoadError(f"{name} is not valid {encoding} text; leave encoding unset to detect it, "
+                            "or pass the right one.") from None
     try:
         try:
             data = json.loads(text)

@@ -155,6 +155,9 @@ def _guarded(path: str | Path, work: Callable[[], _T]) -> _T:
         return work()
     except DataLoadError:
         raise
+    except PermissionError as exc:
+        raise DataLoadError(f"{Path(path).name} cannot be read (permission denied); check the file's "
+                            "permissions or copy it somewhere readable.") from exc
     except MemoryError as exc:
         raise DataLoadError(f"{Path(path).name} is too large to load in the memory available; load a smaller "
                             "extract or lower max_file_mb.") from exc

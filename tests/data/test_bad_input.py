@@ -313,3 +313,38 @@ def test_utf8_with_one_damaged_byte_keeps_every_accent(tmp_path, bom):
     assert t.frame["x"].sum() == pytest.approx(sum(range(30)) + 15)
     assert t.report.encoding == ("utf-8-sig" if bom else "utf-8")
     assert any(w.startswith("1 line has bytes that are not valid UTF-8 (line 9)") for w in t.report.warnings), t.report.warnings
+
+
+def test_unreadable_and_misdecoded_files_are_refused_in_one_sentence(tmp_path):
+    import os
+
+    p = tmp_path / "locked.csv"
+    p.write_text("a,b\n1,2\n", encoding="utf-8")
+    j = tmp_path / "accents.json"
+    j.write_bytes('[{"city": "Zürich"}]'.encode("utf-8"))
+    with pytest.raises(DataLoadError, match="is not valid ascii text") as info:
+        load(j, encoding="ascii")
+    _one_sentence(info.value, "accents.json")
+    if os.geteuid() != 0:  # root reads anything
+        p.chmod(0)
+        with pytest.raises(DataLoadError, match="permission denied") as info:
+            load(p)
+        _one_sentence(info.value, "locked.csv")
+
+
+def test_permission_and_memory_errors_get_their_own_sentence(tmp_path, monkeypatch):
+    import importlib
+
+    loader = importlib.import_module("auto_analyst.data.load")
+    p = tmp_path / "t.csv"
+    p.write_text("a,b\n1,2\n", encoding="utf-8")
+    for exc, words in ((PermissionError(13, "Permission denied"), "cannot be read (permission denied)"),
+                       (MemoryError(), "is too large to load in the memory available")):
+        def boom(*args, exc=exc, **kwargs):
+            raise exc
+
+        monkeypatch.setattr(loader, "read_text_table", boom)
+        with pytest.raises(DataLoadError, match=words.replace("(", r"\(").replace(")", r"\)")) as info:
+            load(p)
+        assert info.value.__cause__ is exc
+        _one_sentence(info.value, "t.csv")
