@@ -104,7 +104,8 @@ def read_excel_grid(path: Path, sheet: str | None, name: str | None = None) -> t
     if sheet is None:
         sheet = names[0]
     if sheet not in names:
-        raise DataLoadError(f"{name or path.name} has no sheet {sheet!r}; its sheets are {', '.join(map(repr, names))}.")
+        raise DataLoadError(f"{name or path.name} has no sheet {sheet!r}; its sheets are "
+                            f"{', '.join(map(repr, names))}.")
     wb = load_workbook(path, read_only=True, data_only=True)
     try:
         rows = [[_cell_text(v) for v in row] for row in wb[sheet].iter_rows(values_only=True)]
@@ -142,7 +143,8 @@ def read_parquet(path: Path, name: str | None = None) -> tuple[pd.DataFrame, lis
     try:
         table = pq.read_table(path)
     except Exception:  # noqa: BLE001 - pyarrow raises ArrowInvalid/OSError for damaged files
-        raise DataLoadError(f"{name or path.name} is not a readable Parquet file; write it again or export CSV.") from None
+        raise DataLoadError(f"{name or path.name} is not a readable Parquet file; write it again or "
+                            "export CSV.") from None
     nested = [f for f in table.schema if pa.types.is_nested(f.type)]
     frame = table.drop_columns([f.name for f in nested]).to_pandas() if nested else table.to_pandas()
     warnings = []

@@ -13,7 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auto_analyst.data.textops import any_bytes, byte_table, contains_text, count_true, delete_ascii, map_ascii, min_length
+from auto_analyst.data.textops import (any_bytes, byte_table, contains_text, count_true, delete_ascii, map_ascii,
+                                      min_length)
 
 __all__ = ["PLACEHOLDERS", "TEXT_PLACEHOLDERS", "NumericResult", "column_decimal", "file_decimal", "index_counts",
            "parse_numbers"]

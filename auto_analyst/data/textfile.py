@@ -144,8 +144,9 @@ def read_text_table(path: Path, *, encoding: str | None = None, delimiter: str |
 def _utf8_bytes(path: Path, enc: str, name: str, bom: bool = False) -> tuple[bytes, str, list[str]]:
     """The whole file as UTF-8 bytes without BOM (pyarrow parses UTF-8 only), its encoding, and warnings.
 
-    A UTF-8 file with a few damaged bytes (it has a BOM, or ``mostly_utf8``) stays UTF-8 with U+FFFD for each bad byte and a warning:
-    decoding it as cp1252 instead would garble every accented letter of the file.
+    A UTF-8 file with a few damaged bytes (it has a BOM, or ``mostly_utf8``) stays UTF-8, with
+    U+FFFD for each bad byte and a warning: decoding it as cp1252 instead would garble every
+    accented letter of the file.
     """
     data = path.read_bytes()
     warnings: list[str] = []

@@ -133,7 +133,8 @@ def describe_wide(desc: TableDescription, frame: pd.DataFrame, notes: dict[str, 
         kinds = frame.dtypes.astype(str).value_counts()
         patterns = [f"{n} columns of dtype {k}" for k, n in kinds.items()]
     if hidden:
-        patterns.append(f"{len(hidden)} more columns not described one by one ({_stats(frame, [by_name[c] for c in hidden])}); "
+        stats = _stats(frame, [by_name[c] for c in hidden])
+        patterns.append(f"{len(hidden)} more columns not described one by one ({stats}); "
                         "their names are in all_columns")
     desc.column_patterns = patterns
     desc.columns = [describe_column(frame[by_name[c]], notes.get(c, "")) for c in shown]
