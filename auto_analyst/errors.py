@@ -33,7 +33,7 @@ EXIT_OK, EXIT_DECLINED = 0, 3
 
 ERROR_KINDS: dict[str, tuple[int, int]] = {  # kind: (CLI exit code, HTTP status)
     # exit 2: the caller's input or configuration
-    "bad_input": (2, 400), "data_load": (2, 422), "not_found": (2, 404), "model_config": (2, 400),
+    "bad_input": (2, 400), "data_load": (2, 400), "not_found": (2, 404), "model_config": (2, 400),
     # exit 1: everything else (the model, the sandbox, a cancelled question, our own failure)
     "model": (1, 502), "model_output": (1, 502), "model_rate_limit": (1, 429), "model_timeout": (1, 504),
     "unknown_signature": (1, 502), "sandbox": (1, 500), "cancelled": (1, 409), "internal": (1, 500),

@@ -21,7 +21,7 @@ def upload(sid: str):
 
     Raises:
         ApiError: 400 without a file or with an unsupported type; 413 over ``max_file_mb``
-            (werkzeug stops reading at MAX_CONTENT_LENGTH); 422 when the file is not a table.
+            (werkzeug stops reading at MAX_CONTENT_LENGTH); 400 when the file is not a table.
     """
     conv = conversation(sid)
     file = request.files.get("file")
