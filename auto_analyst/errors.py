@@ -20,6 +20,7 @@ __all__ = [
     "ModelTimeoutError",
     "SandboxError",
     "CancelledError",
+    "BudgetError",
     "UnknownSignature",
     "ERROR_KINDS",
     "EXIT_OK",
@@ -44,6 +45,7 @@ ERROR_KINDS: dict[str, tuple[int, int]] = {
     "unknown_signature": (1, 502),
     "sandbox": (1, 500),
     "cancelled": (1, 409),
+    "budget": (1, 402),
     "internal": (1, 500),
 }
 """Error kind → (CLI exit code, HTTP status). A kind not listed (a run error such as ``KeyError``) is (1, 500)."""
@@ -143,3 +145,9 @@ class CancelledError(AutoAnalystError):
     """The caller cancelled the question (``cancel`` event set)."""
 
     kind = "cancelled"
+
+
+class BudgetError(AutoAnalystError):
+    """A question reached its cost or prompt-token cap (settings ``max_cost_usd``, ``max_prompt_tokens``)."""
+
+    kind = "budget"

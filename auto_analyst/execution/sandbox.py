@@ -363,6 +363,7 @@ class Sandbox:
         return RunResult(
             ok=bool(msg.get("ok")),
             stdout=str(msg.get("stdout") or ""),
+            warnings=[str(w) for w in msg.get("warnings") or []],
             error=ErrorInfo(kind=str(err.get("kind")), message=str(err.get("message"))) if err else None,
             traceback=str(msg.get("traceback") or ""),
             tables=[TableOut(**t) for t in msg.get("tables") or []],
