@@ -80,6 +80,10 @@ class Analyst:
     # -------------------------------------------------------------- sessions
     def resume(self, session_id: str | None = None, user: str | None = None) -> Session:
         """Continue a saved session (the user's last one when ``session_id`` is None); see :meth:`Session.resume`."""
+        with self._lock:
+            open_sessions = list(self._sessions.values())
+        for other in open_sessions:
+            other.settle()  # a session still summarising its last turn saves its memory first
         s = Session.resume(self.runtime, user or self.user, session_id)
         with self._lock:
             self._sessions[s.id] = s

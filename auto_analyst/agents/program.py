@@ -65,6 +65,13 @@ class Program(dspy.Module):
             _predictor(new, name).load_state(pred.dump_state())
         return new
 
+    def using(self, planner: Planner, analysts: dict[str, AnalystAgent]) -> Program:
+        """A shallow copy of this Program calling ``planner`` and ``analysts`` (an optimizer's candidates)."""
+        view = object.__new__(type(self))
+        view.__dict__.update(self.__dict__)
+        view.planner, view.analysts, view._lock = planner, dict(analysts), threading.Lock()
+        return view
+
     def planner_for(self) -> Planner:
         """The planner for the analysts registered now (rebuilt with the same demos if they changed)."""
         names = tuple(e.name for e in self.registry.analysts())
