@@ -33,10 +33,14 @@ __all__ = ["BenchmarkProgram", "Compiled", "optimize", "trainset"]
 
 
 class _Runner:
-    """Runs one benchmark question through a fresh session using a given Program (not part of the DSPy state)."""
+    """Runs one benchmark question through a fresh session using a given Program (not part of the DSPy state).
 
-    def __init__(self, settings: Settings, lm: Any, memory: MemoryServices):
-        self.settings, self.lm, self.memory = settings, lm, memory
+    It holds the base Program too (the predictors the optimizer leaves alone), out of the optimizer's sight: a
+    Module attribute would make them candidates, shared by student and teacher.
+    """
+
+    def __init__(self, settings: Settings, lm: Any, memory: MemoryServices, base: Program):
+        self.settings, self.lm, self.memory, self.base = settings, lm, memory, base
 
     def __deepcopy__(self, memo):
         return self  # the optimizer copies programs; the runner (LM, stores) is shared, never copied
@@ -61,15 +65,14 @@ class BenchmarkProgram(dspy.Module):
     """The whole product on one benchmark question, as a Module whose predictors are the planner and the analysts.
 
     Args:
-        program: the other predictors (combiner, fixer, answer writer, summarizers) come from here, unchanged.
-        runner: runs a question with a Program (see ``_Runner``).
+        runner: runs a question with a Program (see ``_Runner``); the planner and analysts start as its base
+            Program's, whose other predictors (combiner, fixer, answer writer, summarizers) stay unchanged.
     """
 
-    def __init__(self, program: Program, runner: _Runner):
+    def __init__(self, runner: _Runner):
         super().__init__()
-        self.planner = program.planner
-        self.analysts = dict(program.analysts)
-        self._base = program
+        self.planner = runner.base.planner
+        self.analysts = dict(runner.base.analysts)
         self._runner = runner
 
     def __deepcopy__(self, memo):
@@ -82,19 +85,20 @@ class BenchmarkProgram(dspy.Module):
         return new
 
     def forward(self, question: str, file_name: str):
-        result = self._runner(self._base.using(self.planner, self.analysts), file_name, question)
+        result = self._runner(self._runner.base.using(self.planner, self.analysts), file_name, question)
         return dspy.Prediction(answer=result.answer, status=result.status)
 
 
 def trainset(split: Path, questions: list[Question]) -> list[dspy.Example]:
-    """The questions as DSPy examples: inputs ``question`` (benchmark format) and ``file_name``; label ``labels``."""
+    """The questions as DSPy examples: inputs ``question`` (benchmark format) and ``file_name``; label ``expected``
+    (the benchmark's ``labels``; ``Example.labels`` is a method of DSPy's)."""
     return [dspy.Example(question=prompt(q), file_name=str(Path(split) / "tables" / q.file_name),
-                         labels=q.labels).with_inputs("question", "file_name") for q in questions]
+                         expected=q.labels).with_inputs("question", "file_name") for q in questions]
 
 
 def metric(example: dspy.Example, prediction: dspy.Prediction, trace: Any = None) -> bool:
     """The benchmark's rule: every labelled sub-answer right (:func:`~auto_analyst.evals.dabench.score`)."""
-    return score(prediction.status, prediction.answer, example.labels) == "right"
+    return score(prediction.status, prediction.answer, example.expected) == "right"
 
 
 @dataclass
@@ -126,7 +130,7 @@ def optimize(settings: Settings, lm: Any, split: Path, name: str = "default", li
     base = program or Program()
     memory = MemoryServices(settings)
     try:
-        student = BenchmarkProgram(base, _Runner(settings, lm, memory))
+        student = BenchmarkProgram(_Runner(settings, lm, memory, base))
         optimizer = dspy.BootstrapFewShot(metric=metric, max_bootstrapped_demos=max_demos, max_labeled_demos=0,
                                           max_rounds=1, max_errors=len(questions) + 1)
         compiled = optimizer.compile(student, trainset=trainset(split, questions))
