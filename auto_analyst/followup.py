@@ -17,14 +17,13 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from auto_analyst.agents.modules import AGENT_VERSION
 from auto_analyst.errors import AutoAnalystError
 
 if TYPE_CHECKING:
     from auto_analyst.llm.usage import LMBudget
-    from auto_analyst.pipeline import Pipeline, TurnContext
     from auto_analyst.results import Result
 
 __all__ = ["Followups", "FixRecord", "after_answer"]
@@ -86,8 +85,12 @@ class FixRecord:
     good_code: str = ""
 
 
-def after_answer(pipeline: Pipeline, ctx: TurnContext, result: Result, budget: LMBudget, fixed: FixRecord) -> None:
+def after_answer(pipeline: Any, ctx: Any, result: Result, budget: LMBudget, fixed: FixRecord) -> None:
     """The interaction summary and, after a successful fix, the error-fix memory entry; then ``ctx.after``.
+
+    ``pipeline`` is the question's ``pipeline.Pipeline`` (its ``call`` and ``program``) and ``ctx`` its
+    ``pipeline.TurnContext``; they are not imported here, so that this module and the pipeline do not
+    import each other.
 
     Both calls count against the question's budget; when one fails the answer stands (short-term memory then
     keeps the answer itself, and the fix is not remembered).
@@ -109,7 +112,7 @@ def after_answer(pipeline: Pipeline, ctx: TurnContext, result: Result, budget: L
             ctx.after(result, budget.usage())
 
 
-def _remember_fix(pipeline: Pipeline, ctx: TurnContext, result: Result, budget: LMBudget, fixed: FixRecord) -> None:
+def _remember_fix(pipeline: Any, ctx: Any, result: Result, budget: LMBudget, fixed: FixRecord) -> None:
     """The error summarizer writes the entry from the first failing script and the fix; the memory stores it."""
     first = result.attempts[0]
     kind, message = (first.error.kind, first.error.message) if first.error else ("", "")

@@ -42,17 +42,14 @@ def eval_group() -> None:
 @click.pass_context
 def dabench(ctx, model, split, limit, mode, out, as_json):
     """Ask every question of a DABench split and score it by the benchmark's rule: right / wrong / declined."""
-    from auto_analyst.evals.dabench import load_split, run
-
     split = split or _default_split()
-    questions = load_split(split, limit)
     analyst = CliContext.of(ctx).analyst(model=model)
 
     def progress(row):
         if not as_json:
             click.secho(f"  #{row['id']:<4} {row['verdict']:<8} {row['answer'][:90]!r}", err=True, dim=True)
 
-    report = run(analyst, split, questions, mode=mode, on_row=progress)
+    report = analyst.eval_dabench(split, limit=limit, mode=mode, on_row=progress)
     if out:
         out.write_text(json.dumps(report.rows, indent=1))
     if as_json:

@@ -24,16 +24,7 @@ def optimize(ctx, model, trainset, name, limit, demos):
 
     Later sessions use the compiled program when the program setting names it (AUTO_ANALYST_PROGRAM=NAME).
     """
-    from auto_analyst.agents.program import Program
-    from auto_analyst.agents.registry import default_registry
-    from auto_analyst.evals.optimize import optimize as compile_program
-    from auto_analyst.runtime import lm_factory
-
-    cli_ctx = CliContext.of(ctx)
-    settings = cli_ctx.settings.replace(model=model) if model else cli_ctx.settings
-    registry = default_registry()
-    done = compile_program(settings, lm_factory(settings)(registry), trainset, name=name, limit=limit,
-                           max_demos=demos, program=Program(registry))
+    done = CliContext.of(ctx).analyst(model=model).optimize(trainset, name=name, limit=limit, max_demos=demos)
     tuned = {k: v for k, v in done.demos.items() if v}
     click.echo(f"Compiled over {done.questions} question(s): " +
                (", ".join(f"{k} {v} demo(s)" for k, v in tuned.items()) or "no run was right, so no demos were kept"))

@@ -1,7 +1,7 @@
 """DABench through the Python API: the benchmark's prompt format and scoring rule, one implementation.
 
 A split is a folder with ``questions.jsonl`` (id, question, constraints, format, file_name, level,
-concepts, labels) and ``tables/`` (layout of InfiAgent-DABench; ``../shared/bench/dabench-dev``).
+concepts, labels) and ``tables/`` (the layout of InfiAgent-DABench's validation split).
 A question is sent as the benchmark poses it: question, constraints, answer format, on one line
 (:func:`prompt`). Scoring is the benchmark's own rule (the split's README): a sub-answer
 ``@name[value]`` is right when the strings are equal or both parse as numbers differing by less

@@ -111,7 +111,7 @@ class Compiled:
 
 
 def optimize(settings: Settings, lm: Any, split: Path, name: str = "default", limit: int | None = None,
-             max_demos: int = 2, program: Program | None = None) -> Compiled:
+             max_demos: int = 2, program: Program | None = None, memory: MemoryServices | None = None) -> Compiled:
     """Compile the planner and the analysts over a train split with ``BootstrapFewShot``; save the program.
 
     Args:
@@ -122,20 +122,23 @@ def optimize(settings: Settings, lm: Any, split: Path, name: str = "default", li
         limit: only the first N training questions.
         max_demos: demos per predictor (DSPy's ``max_bootstrapped_demos``).
         program: the predictors to start from (default a new :class:`Program` over the built-in agents).
+        memory: the memory services the training sessions use (default new ones over ``settings.home``, closed after).
 
     Raises:
         BadInputError: ``split`` is not a DABench split.
     """
     questions = load_split(split, limit)
     base = program or Program()
-    memory = MemoryServices(settings)
+    own = memory is None
+    memory = memory or MemoryServices(settings)
     try:
         student = BenchmarkProgram(_Runner(settings, lm, memory, base))
         optimizer = dspy.BootstrapFewShot(metric=metric, max_bootstrapped_demos=max_demos, max_labeled_demos=0,
                                           max_rounds=1, max_errors=len(questions) + 1)
         compiled = optimizer.compile(student, trainset=trainset(split, questions))
     finally:
-        memory.close()
+        if own:
+            memory.close()
     path = program_path(settings.home, name)
     path.parent.mkdir(parents=True, exist_ok=True)
     compiled.save(str(path))

@@ -108,7 +108,8 @@ def resolve_table(ref: str, repo: Path, shared: Path | None) -> Path:
     if head == "datasets":
         return Path(repo) / "datasets" / rest
     if shared is None:
-        raise BadInputError(f"Table {ref!r} is in ../shared, which was not found; set AUTO_ANALYST_SHARED.")
+        raise BadInputError(f"Table {ref!r} is in the shared folder (bench/, cases/), which was not found; "
+                            "set AUTO_ANALYST_SHARED.")
     if head == "bench":
         return Path(shared) / "bench" / "dabench-dev" / "tables" / rest
     if head == "cases":
