@@ -1,15 +1,15 @@
 """LM calls and sequential round trips of one question, with a scripted model that takes 1 s a call.
 
 Usage:
-    python benchmarks/bench_lm_path.py [--delay 1.0] [--before main] [--repeat 1]
+    python benchmarks/bench_lm_path.py [--delay 1.0] [--before REF]
 
 Three questions: one agent; three agents (preprocessing creates a variable the other two use); and one
 agent whose first script fails once (the fixer runs). For each, the scripted model logs when every call
 starts and ends; the *sequential round trips* are the groups of overlapping calls that ended before
 ``Session.ask`` returned (parallel analysts count once), and *calls* counts every call of the question,
-the after-answer summaries included. The same scenarios run on ``--before`` (a git ref, default
-``main``, extracted with ``git archive`` to a temporary folder; nothing in any worktree is touched) and on
-this checkout, each in its own process, and the two are printed side by side. Seconds are wall time to
+the after-answer summaries included. The same scenarios run on ``--before`` (a git ref, default the
+merge base of this checkout and ``main``, i.e. the code this branch started from; extracted with
+``git archive`` to a temporary folder, nothing in any worktree is touched) and on this checkout, each in its own process, and the two are printed side by side. Seconds are wall time to
 the Result, including the sandbox runs; they are noisy on a shared machine (the round trips are not).
 """
 
@@ -159,8 +159,12 @@ def archive(ref: str, into: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--delay", type=float, default=1.0, help="seconds the scripted model takes per call")
-    ap.add_argument("--before", default="main", help="git ref measured as 'before' ('' to skip)")
+    ap.add_argument("--before", default=None, help="git ref measured as 'before' (default: merge base with main; "
+                                                   "'' to skip)")
     args = ap.parse_args(argv)
+    if args.before is None:
+        args.before = subprocess.run(["git", "-C", str(REPO), "merge-base", "HEAD", "main"], capture_output=True,
+                                     text=True, check=True).stdout.strip()[:10]
     rows = {}
     with tempfile.TemporaryDirectory(prefix="aa-before-") as tmp:
         if args.before:
