@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import getpass
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auto_analyst.config import Settings
@@ -91,6 +92,10 @@ class Analyst:
     # -------------------------------------------------------------- sessions
     def resume(self, session_id: str | None = None, user: str | None = None) -> Session:
         """Continue a saved session (the user's last one when ``session_id`` is None); see :meth:`Session.resume`."""
+        with self._lock:
+            open_sessions = list(self._sessions.values())
+        for other in open_sessions:
+            other.settle()  # a session still summarising its last turn saves its memory first
         s = Session.resume(self.runtime, user or self.user, session_id)
         with self._lock:
             self._sessions[s.id] = s
@@ -135,6 +140,37 @@ class Analyst:
     def fix_memory(self, user: str | None = None) -> UserFixMemory:
         """The error-fix memory as ``user`` sees it: their own entries and the shared ones."""
         return UserFixMemory(self.memory.stores, user or self.user)
+
+    # ---------------------------------------------------------- measuring
+    def eval_dabench(self, split: str | Path, limit: int | None = None, mode: str = "benchmark",
+                     on_row: Any = None) -> Any:
+        """Ask every question of a DABench split with this Analyst's model and score it by the benchmark's rule.
+
+        Returns an ``evals.dabench.Report`` (rows, right/wrong/declined counts, usage); see docs/models.md.
+
+        Raises:
+            BadInputError: ``split`` is not a DABench split (questions.jsonl and tables/).
+        """
+        from auto_analyst.evals.dabench import load_split, run
+
+        return run(self, Path(split), load_split(Path(split), limit), mode=mode, on_row=on_row)
+
+    def optimize(self, trainset: str | Path, name: str = "default", limit: int | None = None,
+                 max_demos: int = 2) -> Any:
+        """Compile the planner and the analysts over a train split with DSPy's BootstrapFewShot and save the program.
+
+        Returns an ``evals.optimize.Compiled`` (its path under ``home/programs/``, demos per predictor); the
+        ``program`` setting (``AUTO_ANALYST_PROGRAM=name``) makes later Analysts use it. See docs/models.md.
+
+        Raises:
+            BadInputError: ``trainset`` is not a DABench split.
+            ModelConfigError: the model cannot be used.
+        """
+        from auto_analyst.agents.program import Program
+        from auto_analyst.evals.optimize import optimize
+
+        return optimize(self.settings, self.runtime.new_lm(), Path(trainset), name=name, limit=limit,
+                        max_demos=max_demos, program=Program(self.runtime.agents), memory=self.memory)
 
     # ------------------------------------------------------------- lifecycle
     def close(self) -> None:

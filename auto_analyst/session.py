@@ -26,7 +26,7 @@ from auto_analyst.errors import BadInputError
 from auto_analyst.memory.scope import Scope
 from auto_analyst.memory.short_term import MemoryItem, ShortTermMemory
 from auto_analyst.question_text import addressed_agent
-from auto_analyst.results import ProgressEvent, Result
+from auto_analyst.results import ProgressEvent, Result, Usage
 from auto_analyst.session_runner import SessionRunner
 from auto_analyst.session_state import saved_state, snapshot, table_sources
 
@@ -69,11 +69,15 @@ class Session:
         self.active: str = ""
         self.dir = self.settings.home / "sessions" / _safe(user) / self.id
         self._lock = threading.Lock()
+        self._state_lock = threading.Lock()  # the after-answer worker saves the state too
         self._runner = SessionRunner(runtime, self.dir)
         self._description: DatasetDescription | None = None
         self.turn = 0
         self.results: list[Result] = []
         self.memory = ShortTermMemory(max_turns=self.settings.short_term_turns)
+        self.usage = Usage()
+        """LM calls, tokens and cost of every question of this session so far, their after-answer summaries
+        included (complete after :meth:`settle`)."""
 
     # ----------------------------------------------------------------- tables
     def load(self, path: str | Path, name: str | None = None, sheet: str | None = None, **options: Any) -> list[LoadedTable]:
@@ -184,6 +188,7 @@ class Session:
             from auto_analyst.pipeline import TurnContext
 
             pipeline = self._runner.start(self.tables, self.active)
+            self._runner.settle()  # the previous question's summaries complete this one's memory
             self.turn += 1
             desc = self.description.to_prompt()
             scope = self._scope()
@@ -191,13 +196,28 @@ class Session:
             prepared = services.prepare(scope, question, desc, self.memory)
             ctx = TurnContext(question=question, dataset_description=desc, short_term_memory=prepared.short_term_memory,
                               user_context=prepared.user_context, style=prepared.style,
-                              variables=json.dumps(self._runner.sandbox.variables()), known_fixes=prepared.known_fixes,
+                              variables=json.dumps(self._result_variables()), known_fixes=prepared.known_fixes,
+                              tables=list(self.tables), active=self.active, previous_result=prepared.previous_result,
                               memory=services.port(scope), session_id=self.id, turn=self.turn,
-                              context=prepared.sizes, memory_hits=prepared.hits, load_notes=self._load_notes())
+                              context=prepared.sizes, memory_hits=prepared.hits, load_notes=self._load_notes(),
+                              after=lambda r, usage: self._after_turn(question, r, usage))
             result = pipeline.ask(ctx, on_progress=on_progress, cancel=cancel)
-            self._remember(question, result)
             self._keep(scope, result)
             return result
+
+    def settle(self) -> None:
+        """Wait until the after-answer work of earlier questions (summaries, error-fix memory) is done.
+
+        :meth:`ask` does this itself before planning; call it to read ``memory`` or ``usage`` complete.
+        """
+        self._runner.settle()
+
+    def _result_variables(self) -> dict[str, str]:
+        """Variables of earlier turns that later code may use (their result names), with their types."""
+        names = {n for item in self.memory.items for n in item.result_names}
+        if not names:
+            return {}
+        return {k: v for k, v in self._runner.sandbox.variables().items() if k in names}
 
     def run_code(self, code: str, question: str | None = None, cancel: threading.Event | None = None) -> Result:
         """Run a script the user wrote or edited (e.g. a corrected failing script) in the session's worker.
@@ -214,6 +234,7 @@ class Session:
             from auto_analyst.pipeline import TurnContext
 
             pipeline = self._runner.start(self.tables, self.active)
+            self._runner.settle()
             self.turn += 1
             scope = self._scope()
             failed = next((r for r in reversed(self.results) if r.attempts), None)
@@ -233,19 +254,20 @@ class Session:
         return [f"{n}: {line}" for n, t in self.tables.items() if hasattr(t.report, "summary_lines")
                 for line in t.report.summary_lines() if "skipped" in line and "rows" in line]
 
-    def _remember(self, question: str, result: Result) -> None:
+    def _after_turn(self, question: str, result: Result, usage: Usage) -> None:
+        """Runs in the after-answer worker once the turn's summaries are written (see ``pipeline.TurnContext``)."""
+        self.usage = self.usage + usage
         if result.status != "ok" or result.trace.source != "ran_code":
             return  # only analyses are built upon by follow-ups; other turns stay in the history
-        summary = result.trace.summary or " ".join(result.answer.split())[:300]
-        self.memory.add(MemoryItem(turn=self.turn, question=question,
-                                   standalone_question=result.trace.standalone_question, summary=summary,
-                                   answer=result.answer[:600], result_names=[t.name for t in result.tables][:8]))
+        self.memory.add(MemoryItem.from_result(question, result))
+        self.save_state()
 
     # ------------------------------------------------------------- persistence
     def save_state(self) -> None:
         """Keep what ``chat --resume`` needs: table sources, short-term memory, turn counter."""
-        self.runtime.memory.save_state(Scope(self.user, self.id), snapshot(self.tables, self.active, self.memory,
-                                                                           self.turn))
+        with self._state_lock:  # snapshot and write as one, so the last write holds the newest memory
+            self.runtime.memory.save_state(Scope(self.user, self.id), snapshot(self.tables, self.active, self.memory,
+                                                                               self.turn))
 
     @classmethod
     def resume(cls, runtime: Runtime, user: str, session_id: str | None = None) -> Session:
@@ -271,6 +293,7 @@ class Session:
 
     def reset_memory(self) -> None:
         """Forget the conversation so far (short-term memory); tables, history and the worker stay."""
+        self.settle()
         self.memory = ShortTermMemory(max_turns=self.settings.short_term_turns)
 
     def close(self) -> None:

@@ -50,6 +50,7 @@ class SessionRunner:
         from auto_analyst.memory.tokens import count_tokens
         from auto_analyst.pipeline import Pipeline
 
+        program = self.runtime.program  # a bad program setting fails before any process starts
         lm = self.runtime.new_lm()
         self.sandbox = self.runtime.new_sandbox(self.folder / "work", self.folder / "figures")
         # the worker's warm-up (importing pandas, sklearn, plotly...) overlaps with ours (dspy, litellm)
@@ -58,7 +59,7 @@ class SessionRunner:
         count_tokens("warm up")
         starter.join()
         self.push_tables(tables, active)
-        self.pipeline = Pipeline(self.runtime.settings, lm, self.sandbox, self.runtime.agents)
+        self.pipeline = Pipeline(self.runtime.settings, lm, self.sandbox, self.runtime.agents, program)
         return self.pipeline
 
     def push_tables(self, tables: Mapping[str, LoadedTable], active: str) -> None:
@@ -82,8 +83,15 @@ class SessionRunner:
         if self.sandbox is not None:
             self.sandbox.set_active(name)
 
+    def settle(self) -> None:
+        """Wait for the pipeline's after-answer work (summaries, error-fix memory) of earlier questions."""
+        if self.pipeline is not None:
+            self.pipeline.settle()
+
     def close(self) -> None:
-        """Stop the worker and delete its copies of the tables (rebuilt from the frames on the next start)."""
+        """Finish the after-answer work, stop the worker and delete its copies of the tables (rebuilt on the next start)."""
+        if self.pipeline is not None:
+            self.pipeline.followups.close()
         if self.sandbox is not None:
             self.sandbox.close()
         self.sandbox, self.pipeline = None, None

@@ -17,7 +17,7 @@ from tests.scripted import scripted_lm
 
 ALL_ERRORS = [E.AutoAnalystError, E.BadInputError, E.DataLoadError, E.NotFoundError, E.ModelError,
               E.ModelConfigError, E.ModelOutputError, E.ModelRateLimitError, E.ModelTimeoutError,
-              E.UnknownSignature, E.SandboxError, E.CancelledError]
+              E.UnknownSignature, E.SandboxError, E.CancelledError, E.BudgetError]
 
 
 def test_every_error_class_has_a_kind_in_the_table_and_the_documented_codes():

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from auto_analyst.cli.context import CliContext, Command, report
-from auto_analyst.cli.output import exit_code, print_result
+from auto_analyst.cli.output import exit_code, print_result, usage_text
 from auto_analyst.errors import AutoAnalystError
 
 __all__ = ["ask", "chat"]
@@ -106,6 +106,9 @@ def chat(ctx, files, resume, model, user, as_json, trace, no_code):
         print_result(result, as_json=as_json, show_trace=trace, show_code=not no_code)
         if not as_json:
             click.echo("")
+    session.settle()
+    if session.usage.lm_calls:
+        click.secho(f"Session: {session.turn} turn(s), {usage_text(session.usage)}.", err=True, dim=True)
     ctx.exit(2 if worst == 2 else 0)
 
 

@@ -40,6 +40,7 @@ def to_run_result(msg: dict[str, Any], blobs: list[bytes], figures_dir: Path, t0
     return RunResult(
         ok=ok,
         stdout=str(msg.get("stdout") or ""),
+        warnings=[str(w) for w in msg.get("warnings") or []] if isinstance(msg.get("warnings"), list) else [],
         error=ErrorInfo(kind=str(err.get("kind")), message=str(err.get("message"))) if isinstance(err, dict) and not ok else None,
         traceback=str(msg.get("traceback") or ""),
         tables=[TableOut(**t) for t in msg.get("tables") or []],

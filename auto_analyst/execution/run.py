@@ -369,6 +369,7 @@ def _result_frame(error: tuple[str, str, str] | None, collector: capture.Collect
         "error": {"kind": error[0], "message": error[1]} if error else None,
         "traceback": error[2] if error else "",
         "tables": collector.tables,
+        "warnings": collector.warnings,
         "figures": figures,
         # A failed run is discarded: the names are those of the state that carries on.
         "names": report.user_names(NS) if error is None and keep else names_before,

@@ -28,12 +28,16 @@ KNOWN_FIX_MIN_SCORE = 0.35
 
 @dataclass
 class Prepared:
-    """The rendered context of one question and what memory it used."""
+    """The rendered context of one question and what memory it used.
+
+    ``previous_result`` is JSON of the last turn's question and key result (for the answer writer), or ''.
+    """
 
     short_term_memory: str
     user_context: str
     style: str
     known_fixes: str
+    previous_result: str = ""
     sizes: list[ContextPart] = field(default_factory=list)
     hits: list[MemoryHit] = field(default_factory=list)
 
@@ -60,6 +64,10 @@ def prepare(stores: MemoryStores, scope: Scope, question: str, dataset_descripti
         turns.append({"turn": t.turn, "question": t.question, "standalone_question": _standalone(t),
                       "answer": t.answer[:500], "quoted": True})
     memory = _fit_json({"summary": short_term.running_summary, "turns": turns}, settings.memory_budget_tokens)
+    previous = short_term.last()
+    previous_result = json.dumps({"question": previous.standalone_question or previous.question,
+                                  "key_result": previous.key_result}, ensure_ascii=False) \
+        if previous is not None and previous.key_result else ""
     focus = ", ".join(e.entity for e in top)
     user_context = "\n".join(x for x in [render(profile), f"This user often works with: {focus}." if focus else ""] if x)
     hits = [h for h in built.memory_hits if h.kind != "error_fix"]
@@ -68,7 +76,8 @@ def prepare(stores: MemoryStores, scope: Scope, question: str, dataset_descripti
     sizes = [s if s.part != "short_term" else s.model_copy(update={"tokens": count_tokens(memory)})
              for s in built.sizes]
     return Prepared(short_term_memory=memory, user_context=user_context, style=render(profile),
-                    known_fixes="\n\n".join(e.document for e in fixes), sizes=sizes, hits=hits)
+                    known_fixes="\n\n".join(e.document for e in fixes), previous_result=previous_result,
+                    sizes=sizes, hits=hits)
 
 
 def _known_fixes(stores: MemoryStores, user: str, question: str) -> list:
@@ -123,5 +132,7 @@ def _fit_json(memory: dict, budget: int) -> str:
 
 
 def _turn(item) -> dict:
+    """One turn for the prompt: what it did (its summary, or its answer when it has none: never both)."""
+    label, text = item.outcome()
     return {"turn": item.turn, "question": item.question, "standalone_question": item.standalone_question,
-            "summary": item.summary, "answer": item.answer[:500], "result_names": item.result_names}
+            ("summary" if label == "Did" else "answer"): text[:500], "result_names": item.result_names}

@@ -98,6 +98,8 @@
       ["Memory used", (t.memory_hits || []).map((h) => `${h.kind}:${h.id}${h.detail ? " (" + h.detail + ")" : ""}`).join(", ") || "none"],
       ["Context", (t.context || []).map((c) => `${c.part} ${c.tokens} tokens`).join(" · ")],
       ["LM calls", `${u.lm_calls || 0} calls · ${u.prompt_tokens || 0} prompt + ${u.completion_tokens || 0} completion tokens`],
+      ["Cost", u.cost_usd === null ? "unknown (no price for this model; set cost_model)" : `$${(+(u.cost_usd || 0)).toFixed(4)}`],
+      ["Warnings", (r.warnings || []).join("\n")],
       ["Time", timings],
       ["Plan", (r.plan || []).map((s) => `${s.agent}: ${s.instruction}`).join("\n")],
       ["Unchecked numbers", (t.unsupported_numbers || []).join(", ")],
