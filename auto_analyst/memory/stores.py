@@ -1,4 +1,5 @@
-"""The stores of one Analyst under ``AUTO_ANALYST_HOME``: history, entities, profiles, error-fix memory.
+"""The stores of one Analyst under ``AUTO_ANALYST_HOME``: history, the graph (entities and facts), profiles,
+error-fix memory.
 
 Each is opened on first use (chromadb behind the error-fix memory loads only then). This is the
 seam a storage backend replaces: everything above reaches the stores through :class:`MemoryStores`.
@@ -13,6 +14,7 @@ from auto_analyst.config import Settings
 
 if TYPE_CHECKING:
     from auto_analyst.memory.entities import EntityMemory
+    from auto_analyst.memory.graph.base import GraphStore
     from auto_analyst.memory.error_memory import ErrorMemory
     from auto_analyst.memory.history import History
     from auto_analyst.memory.profile import ProfileStore
@@ -26,7 +28,7 @@ class MemoryStores:
     def __init__(self, settings: Settings):
         self.settings = settings
         self._lock = threading.Lock()
-        self._history = self._entities = self._profiles = self._errors = None
+        self._history = self._entities = self._profiles = self._errors = self._graph = None
 
     @property
     def history(self) -> History:
@@ -37,11 +39,21 @@ class MemoryStores:
         return self._history
 
     @property
+    def graph(self) -> GraphStore:
+        """The user's graph: memory stream, entity knowledge store and facts (``settings.graph_url``)."""
+        with self._lock:
+            if self._graph is None:
+                from auto_analyst.memory.graph import open_graph
+
+                self._graph = open_graph(self.settings)
+            return self._graph
+
+    @property
     def entities(self) -> EntityMemory:
         if self._entities is None:
             from auto_analyst.memory.entities import EntityMemory
 
-            self._entities = EntityMemory(self.settings)
+            self._entities = EntityMemory(graph=self.graph)
         return self._entities
 
     @property

@@ -1,0 +1,123 @@
+"""The interface of the per-user graph store: memory stream, entity knowledge store, facts, and the tables seen.
+
+Two backends implement it with the same behaviour (``tests/memory/test_facts_graph.py`` runs one
+suite on each): :class:`~auto_analyst.memory.graph.sql.SqlGraph` (SQLite with a recursive query, the
+default) and :class:`~auto_analyst.memory.graph.cypher.CypherGraph` (Cypher over Kùzu embedded, Neo4j
+or FalkorDB). Every method takes the user first and reads or changes only that user's nodes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from auto_analyst.memory.facts import Fact
+
+__all__ = ["GraphStore", "Walked", "SeenTable", "Mention"]
+
+
+class Walked(NamedTuple):
+    """One step of a walk: ``fact`` reached from question entity ``via`` at ``depth``; with its ranking inputs."""
+
+    fact: str
+    via: str
+    depth: int
+    at: str
+    uses: int
+    last_used: str
+
+
+class SeenTable(NamedTuple):
+    """A table the user had: its fingerprint, name, source file (\"\" for an in-memory frame) and that file's
+    size and mtime (ns) when it was seen."""
+
+    fingerprint: str
+    name: str
+    source: str
+    size: int
+    mtime_ns: int
+    seen_at: str
+
+
+class Mention(NamedTuple):
+    """One row of the memory stream."""
+
+    id: str
+    session: str
+    entity: str
+    kind: str
+    at: str
+
+
+class GraphStore(ABC):
+    """What memory asks of a graph engine. Writes are committed before a method returns."""
+
+    # -- memory stream and entity knowledge store -----------------------------------------------------
+
+    @abstractmethod
+    def record_mentions(self, user: str, session: str, pairs: Sequence[tuple[str, str]], at: str) -> int:
+        """Append one mention per (entity, kind) to the stream and count it in the knowledge store."""
+
+    @abstractmethod
+    def entity_counts(self, user: str) -> list[tuple[str, str, int, str]]:
+        """(entity, kind, count, last_seen) of every entity mentioned by the user."""
+
+    @abstractmethod
+    def stream(self, user: str, limit: int) -> list[Mention]:
+        """The most recent ``limit`` mentions, newest first."""
+
+    @abstractmethod
+    def forget_mentions(self, user: str, session: str | None = None) -> int:
+        """Delete the user's mentions (of ``session`` only, if given) and recount; returns mentions deleted."""
+
+    # -- facts ----------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def add_facts(self, facts: Sequence[Fact]) -> int:
+        """Store facts with their links (a fact already stored under its id is left as it is); returns those added."""
+
+    @abstractmethod
+    def walk(self, user: str, seeds: Sequence[str], depth: int) -> list[Walked]:
+        """Facts within ``depth`` of the ``seeds`` entities: depth 1 links a seed (any role); depth d+1 shares an
+        endpoint (subject/object) entity with a fact at depth d. One row per (fact, seed) at its least depth."""
+
+    @abstractmethod
+    def get_facts(self, user: str, ids: Sequence[str]) -> list[Fact]:
+        """The user's facts with these ids (with links), in the order of ``ids``; unknown ids are skipped."""
+
+    @abstractmethod
+    def list_facts(self, user: str, limit: int | None = None, text: str = "", session: str | None = None) -> list[Fact]:
+        """The user's facts, newest first; ``text``: only those whose subject, relation, object, filter, table or
+        question contains it (case-insensitive)."""
+
+    @abstractmethod
+    def forget_facts(self, user: str, ids: Iterable[str] | None = None, session: str | None = None) -> int:
+        """Delete facts by id, or of a session, or (both None) all the user's facts; returns the number deleted."""
+
+    @abstractmethod
+    def mark_used(self, user: str, ids: Sequence[str], at: str) -> None:
+        """Count one more use of each fact (it went into a prompt) at ``at``."""
+
+    @abstractmethod
+    def known_entities(self, user: str) -> list[tuple[str, str]]:
+        """(entity, kind) of every entity the user's facts link, for finding them in questions."""
+
+    # -- tables ---------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def record_tables(self, user: str, tables: Sequence[SeenTable]) -> None:
+        """Remember tables the user had (upsert on fingerprint + source)."""
+
+    @abstractmethod
+    def tables(self, user: str) -> list[SeenTable]:
+        """Every table the user was seen with."""
+
+    def forget_user(self, user: str) -> int:
+        """Delete the user's facts and entity memory; returns the facts deleted."""
+        n = self.forget_facts(user)
+        self.forget_mentions(user)
+        return n
+
+    def close(self) -> None:
+        """Release connections (the SQL backend holds none between calls)."""
