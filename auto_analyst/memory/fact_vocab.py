@@ -42,7 +42,7 @@ METRICS: tuple[tuple[str, str], ...] = (
     ("coefficient", r"\bcoef(?:ficient)?s?\b|\bslope\b"),
     ("importance", r"importance"),
     ("share", r"\bshare\b|percent|\bpct\b|%|proportion|\bfraction\b|\brate\b"),
-    ("count", r"\bcount\b|number of|\bn\b|\bfrequency\b|\bhow many\b|\bsize\b|\brows\b"),
+    ("count", r"\bcount\b|number of|\bn\b|\bfrequency\b|\bhow many\b|\bsize\b|\brows used\b|\bn[ _-]?obs\b|\bnobs\b"),
     ("median", r"\bmedian\b"),
     ("mean", r"\bmean\b|\baverage\b|\bavg\b"),
     ("total", r"\btotal\b|\bsum\b"),
