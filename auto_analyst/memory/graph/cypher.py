@@ -11,6 +11,7 @@ CREATE, MERGE … ON CREATE SET, SET, DETACH DELETE, UNWIND of maps, ``IN`` and 
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -43,7 +44,9 @@ class CypherGraph(GraphStore):
         self.conn = conn
 
     def _run(self, query: str, **params: Any) -> list[list[Any]]:
-        return self.conn.run(query, params)
+        # Kùzu refuses parameters a statement does not use
+        used = {k: v for k, v in params.items() if re.search(r"\$" + k + r"\b", query)}
+        return self.conn.run(query, used)
 
     # -- memory stream and entity knowledge store -----------------------------------------------------
 
