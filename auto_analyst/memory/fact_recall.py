@@ -186,32 +186,38 @@ def _when(f: Fact, word: bool = True) -> str:
     return f"{'turn ' if word else ''}{f.turn} of session {f.session} on {f.at[:10]}"
 
 
+def _parts(f: Fact) -> set[str]:
+    return {p for p in f.subject.split(", ") + f.filter.split("; ") if "=" in p}
+
+
 def comparison(question: str, hits: Sequence[FactHit]) -> str:
-    """For a comparative question, one sentence comparing two remembered numbers of the same relation, unit and
-    filter about two different question entities ('' when the question does not compare or no such pair exists)."""
+    """For a comparative question, one sentence comparing two remembered numbers that differ only in which
+    question entity they are about (as subject or filter): same relation, unit and everything else.
+
+    Returns '' when the question does not compare, or no such pair was found.
+    """
     if not COMPARATIVE.search(question):
         return ""
     groups: dict[tuple, dict[str, Fact]] = {}
     for h in hits:
         f = h.fact
-        if f.value is None or f.kind in ("correlation", "test") or h.depth != 1:
+        if f.value is None or f.kind in ("correlation", "test"):
             continue
-        subject_seeds = [v for v in h.via if v == f.subject or v in f.subject.split(", ")]
-        if not subject_seeds:
+        parts = _parts(f)
+        about = [v for v in h.via if v in parts]
+        if len(about) != 1:
             continue
-        key = (f.relation, f.unit, f.filter)
-        groups.setdefault(key, {}).setdefault(subject_seeds[0], f)  # hits are ranked: the first is the newest
-    for (relation, unit, _), by_subject in groups.items():
-        if len(by_subject) < 2:
+        rest = (f.relation, f.unit, tuple(sorted(parts - {about[0]})))
+        groups.setdefault(rest, {}).setdefault(about[0], f)  # hits are ranked: the first is the best
+    for (relation, unit, rest), by_about in groups.items():
+        if len(by_about) < 2:
             continue
-        (sa, a), (sb, b) = list(by_subject.items())[:2]
+        (ea, a), (eb, b) = list(by_about.items())[:2]
         u = unit if unit in ("", "%") else f" {unit}"
-        if a.value == b.value:
-            verdict = "equal to"
-        else:
-            verdict = "higher than" if a.value > b.value else "lower than"
-        return (f"{relation} for {a.subject} ({format_number(a.value)}{u}, {_when(a)}) is {verdict} for {b.subject} "
-                f"({format_number(b.value)}{u}, {_when(b)}).")
+        verdict = "equal to" if a.value == b.value else ("higher than" if a.value > b.value else "lower than")
+        what = relation + (f" ({', '.join(rest)})" if rest else "")
+        return (f"{what} for {ea}: {format_number(a.value)}{u} ({_when(a)}) is {verdict} for {eb}: "
+                f"{format_number(b.value)}{u} ({_when(b)}).")
     return ""
 
 

@@ -111,8 +111,8 @@ def test_retrieval_joins_entities_ranks_and_marks_stale(graph) -> None:
     assert [h.fact.id for h in found.hits] == [basic.id, other.id, premium.id]  # stale last
     assert by_id[premium.id].fact.stale and not by_id[basic.id].fact.stale
     rows = memory_rows(found, question)
-    assert rows[0]["comparison"].startswith("share of churned=Yes for plan=Basic (12.5, turn 2 of session new on")
-    assert "is lower than for plan=Premium (31.2, turn 1 of session old on 2026-11-23)" in rows[0]["comparison"]
+    assert rows[0]["comparison"].startswith("share of churned=Yes for plan=Basic: 12.5 (turn 2 of session new on")
+    assert "is lower than for plan=Premium: 31.2 (turn 1 of session old on 2026-11-23)" in rows[0]["comparison"]
     assert "STALE" in rows[0]["answer"] and "31.2" in rows[0]["answer"]
 
 
