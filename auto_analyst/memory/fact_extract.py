@@ -173,7 +173,7 @@ def _scalar_facts(turn: _Turn, scalars: list[TableOut]) -> None:
 
 
 def _aggregate_fact(turn: _Turn, t: TableOut, metric: str, value: float | None) -> None:
-    numeric = [c for c in turn.vocab.numeric]
+    numeric = list(turn.vocab.numeric) + (list(turn.vocab.boolean) if metric == "share" else [])
     measures = turn.vocab.columns_in(t.name, only=numeric) or (
         [] if metric in ("count", "share") else turn.vocab.columns_in(turn.plan_text, only=numeric))
     measure = measures[0] if measures else ""

@@ -138,12 +138,14 @@ class DataVocabulary:
     Attributes:
         columns: table name → its column names.
         numeric: column names holding numbers.
+        boolean: column names holding yes/no values (their share is a finding, like a mean).
         values: lower-case value text → (column, value as shown) for category columns.
         year_ranges: datetime column → (first year, last year).
     """
 
     columns: dict[str, list[str]] = field(default_factory=dict)
     numeric: set[str] = field(default_factory=set)
+    boolean: set[str] = field(default_factory=set)
     values: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     year_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
 
@@ -156,7 +158,8 @@ class DataVocabulary:
             vocab.columns[name] = [str(c) for c in frame.columns]
             for col in frame.columns:
                 s = frame[col]
-                if pd.api.types.is_bool_dtype(s):
+                if pd.api.types.is_bool_dtype(s) or (s.dtype == object and set(s.dropna().unique()) <= {True, False}):
+                    vocab.boolean.add(str(col))
                     cats = s.dropna().unique()
                 elif pd.api.types.is_numeric_dtype(s):
                     vocab.numeric.add(str(col))

@@ -62,8 +62,11 @@ def ask_in_new_process(home: Path, user: str, questions: list[tuple[str, list[st
     return run_process(home, f"USER = {user!r}\nQUESTIONS = {json.dumps(questions)}\n" + ASK)
 
 
-def share(df: pd.DataFrame, plan: str) -> float:
-    return round(float((df.loc[df.plan == plan, "churned"] == "Yes").mean() * 100), 2)
+def share(df: pd.DataFrame, plan: str) -> str:
+    """The percentage of ``plan``'s customers who churned, as a fact shows it (4 decimals)."""
+    from auto_analyst.memory.facts import format_number
+
+    return format_number(float((df.loc[df.plan == plan, "churned"] == "Yes").mean() * 100))
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +91,7 @@ def test_a_new_process_answers_what_we_found_about_x(remembered) -> None:
     assert (r["intent"], r["source"], r["status"]) == ("memory_query", "memory", "ok")
     premium = share(df, "Premium")
     charges = df.loc[df.plan == "Premium", "monthly_charges"].mean()
-    assert f"{premium:g} %" in r["answer"] and f"{charges:.4f}" in r["answer"]
+    assert f"share of churned for plan=Premium: {premium}%" in r["answer"] and f"{charges:.4f}" in r["answer"]
     assert f"session {first[0]['session']} turn 1" in r["answer"]  # when and where it was found
     assert time.strftime("%Y-%m-%d", time.gmtime()) in r["answer"]
     assert "STALE" not in r["answer"]  # the re-upload has the same content: the facts are current
@@ -102,10 +105,10 @@ def test_a_new_process_compares_two_earlier_findings(remembered) -> None:
                                               ["Is the churn we found earlier for Premium higher than for Basic?"])])
     assert (r["intent"], r["status"]) == ("memory_query", "ok")
     premium, basic = share(df, "Premium"), share(df, "Basic")
-    assert premium > basic
-    expected = (f"share of rows (churned=Yes) for plan=Premium: {premium:g} % (1 of session {first[0]['session']} on ")
+    assert float(premium) > float(basic)
+    expected = f"share of churned for plan=Premium: {premium}% (turn 1 of session {first[0]['session']} on "
     assert expected in r["answer"]
-    assert f"is higher than for plan=Basic: {basic:g} % (1 of session {first[1]['session']} on " in r["answer"]
+    assert f"is higher than for plan=Basic: {basic}% (turn 1 of session {first[1]['session']} on " in r["answer"]
 
 
 def test_the_planner_gets_relevant_facts_for_a_new_question(remembered) -> None:
@@ -119,7 +122,7 @@ def test_the_planner_gets_relevant_facts_for_a_new_question(remembered) -> None:
 def test_users_never_see_each_others_facts(remembered) -> None:
     home, data, df, _ = remembered
     [r] = ask_in_new_process(home, "bob", [(str(data / "customers.csv"), ["What did we find about Premium?"])])
-    assert f"{share(df, 'Premium'):g}" not in r["answer"]
+    assert share(df, "Premium") not in r["answer"]
     assert not [h for h in r["hits"] if h["kind"] == "fact"]
     from auto_analyst import Analyst, Settings
 
@@ -149,7 +152,7 @@ def test_facts_of_a_table_that_is_gone_are_stale(tmp_path) -> None:
         s = a.session()
         s.load(other)
         memory = s.ask("What did we find about Premium?")
-        assert "STALE" in memory.answer and f"{share(df, 'Premium'):g}" in memory.answer
+        assert "STALE" in memory.answer and share(df, "Premium") in memory.answer
         analysis = s.ask("what share of Premium customers churned?")
         stale_ids = {f.id for f in a.facts().list() if f.stale}
         used = {h.id for h in analysis.trace.memory_hits if h.kind == "fact"}
@@ -165,8 +168,8 @@ def test_cli_lists_searches_and_forgets_facts(remembered, monkeypatch) -> None:
     listed = runner.invoke(cli, ["--user", "alice", "memory", "facts", "list", "--json"])
     assert listed.exit_code == 0, listed.output
     facts = json.loads(listed.output)
-    premium = [f for f in facts if f["filter"] == "plan=Premium" and f["subject"] == "churned=Yes" and f["kind"] == "share"]
-    assert len(premium) == 1 and premium[0]["value"] == pytest.approx(share(remembered[2], "Premium"), abs=0.01)
+    premium = [f for f in facts if f["subject"] == "plan=Premium" and f["kind"] == "share"]
+    assert len(premium) == 1 and premium[0]["object"] == share(remembered[2], "Premium")
     found = runner.invoke(cli, ["--user", "alice", "memory", "facts", "search", "Premium"])
     assert found.exit_code == 0 and premium[0]["id"] in found.output
     assert runner.invoke(cli, ["--user", "bob", "memory", "facts", "forget", premium[0]["id"]]).exit_code == 2
@@ -198,8 +201,9 @@ def test_web_panel_lists_and_forgets_the_cookie_users_facts(tmp_path) -> None:
         conv.session.add_frame("customers", customers())
         assert conv.session.ask("what share of Basic customers churned?").status == "ok"
         listed = client.get("/api/facts").get_json()["facts"]
-        assert any(f["text"] == f"share of rows for churned=Yes: {share(customers(), 'Basic'):g}% [where plan=Basic]"
-                   for f in listed)
+        df = customers()
+        pct = round(float((df.loc[df.plan == "Basic", "churned"] == "Yes").mean() * 100), 2)  # the table shows 2 decimals
+        assert f"share of rows for churned=Yes: {pct:g}% [where plan=Basic]" in [f["text"] for f in listed]
         other = app.test_client()
         assert other.get("/api/facts").get_json()["facts"] == []  # another browser, another user
         assert other.delete(f"/api/facts/{listed[0]['id']}",
