@@ -156,9 +156,9 @@ def retrieve(graph: GraphStore, scope: Scope, question: str, k: int = CANDIDATES
                        score(1 + a["uses"], _age_hours(a["at"], now), HALF_LIFE_HOURS), a["at"]))
     ranked.sort(key=lambda r: (-r[1], -r[4], _neg(r[5]), r[0]))
     current = current_fingerprints(graph, scope) if current is None else current
-    facts = {f.id: f for f in graph.get_facts(scope.user, [r[0] for r in ranked[: 4 * k]])}
+    facts = {f.id: f for f in graph.get_facts(scope.user, [r[0] for r in ranked[: 2 * k]])}
     hits, claims = [], set()
-    for fid, relevance, depth, via, s, _ in ranked[: 4 * k]:
+    for fid, relevance, depth, via, s, _ in ranked[: 2 * k]:
         f = facts.get(fid)
         if f is None:
             continue

@@ -131,6 +131,9 @@ def _find(phrase: str, text: str) -> int:
     return m.start() if m else -1
 
 
+_VOCABS: dict[tuple, DataVocabulary] = {}
+
+
 @dataclass
 class DataVocabulary:
     """The columns and category values of the session's tables, to find them in names and instructions.
@@ -151,6 +154,18 @@ class DataVocabulary:
 
     @classmethod
     def of(cls, frames: Mapping[str, pd.DataFrame]) -> DataVocabulary:
+        """The vocabulary of ``frames`` (memoised by table name and content fingerprint: read once per table)."""
+        from auto_analyst.memory.facts import fingerprint
+
+        key = tuple((name, fingerprint(frame)) for name, frame in frames.items())
+        if key not in _VOCABS:
+            if len(_VOCABS) >= 16:
+                _VOCABS.pop(next(iter(_VOCABS)))
+            _VOCABS[key] = cls._read(frames)
+        return _VOCABS[key]
+
+    @classmethod
+    def _read(cls, frames: Mapping[str, pd.DataFrame]) -> DataVocabulary:
         import pandas as pd
 
         vocab = cls()

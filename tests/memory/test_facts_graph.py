@@ -210,7 +210,7 @@ def test_neo4j_adapter_sends_the_cypher_and_reads_records() -> None:
     g = CypherGraph(conn)
     walked = g.walk("alice", ["region=West"], 1)
     query, params, _ = driver.calls[-1]
-    assert "e.name IN $seeds" in query and params == {"user": "alice", "seeds": ["region=West"]}
+    assert "e.name IN $names" in query and params == {"user": "alice", "names": ["region=West"]}
     assert [(w.via, w.depth, w.uses) for w in walked] == [("region=West", 1, 2)]
     g.close()
     assert driver.closed

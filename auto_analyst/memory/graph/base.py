@@ -14,7 +14,18 @@ from typing import NamedTuple
 
 from auto_analyst.memory.facts import Fact
 
-__all__ = ["GraphStore", "Walked", "SeenTable", "Mention"]
+__all__ = ["GraphStore", "Walked", "SeenTable", "Mention", "FRONTIER_FACTS", "PER_SEED", "PER_ENDPOINT"]
+
+FRONTIER_FACTS = 50
+"""Facts of one depth whose endpoints the walk follows to the next depth (the best: most question entities, then
+newest). Following every fact's endpoints (a recursive query) made the walk visit the whole graph through hub
+entities, a column measured in a thousand facts: 2.5 s p50 at 10,000 facts; see docs/memory.md."""
+
+PER_SEED = 200
+"""Newest facts read per question entity at depth 1 (a hub such as a much-used column links thousands)."""
+
+PER_ENDPOINT = 20
+"""Newest facts read per endpoint entity at depth 2 and beyond (they weigh half; 12 facts reach a prompt)."""
 
 
 class Walked(NamedTuple):
@@ -78,9 +89,45 @@ class GraphStore(ABC):
         """Store facts with their links (a fact already stored under its id is left as it is); returns those added."""
 
     @abstractmethod
-    def walk(self, user: str, seeds: Sequence[str], depth: int) -> list[Walked]:
-        """Facts within ``depth`` of the ``seeds`` entities: depth 1 links a seed (any role); depth d+1 shares an
-        endpoint (subject/object) entity with a fact at depth d. One row per (fact, seed) at its least depth."""
+    def reach(self, user: str, entities: Sequence[str], endpoints_only: bool, limit: int) -> list[tuple]:
+        """Facts linked to any of ``entities`` (as subject/object only, with ``endpoints_only``), the newest
+        ``limit`` per entity: rows ``(fact id, entity, at, uses, last_used)``."""
+
+    @abstractmethod
+    def endpoints(self, user: str, facts: Sequence[str]) -> list[tuple[str, str]]:
+        """(fact, entity) for every subject/object entity of ``facts``."""
+
+    def walk(self, user: str, seeds: Sequence[str], depth: int, frontier: int = FRONTIER_FACTS) -> list[Walked]:
+        """Facts within ``depth`` of the ``seeds`` entities, one row per (fact, seed) at its least depth.
+
+        Depth 1: the newest :data:`PER_SEED` facts linking each seed (any role). Depth d+1: the newest
+        :data:`PER_ENDPOINT` facts of each subject/object entity of the ``frontier`` best facts of depth d (most
+        seeds reached, then newest). See :data:`FRONTIER_FACTS` for why the walk is bounded.
+        """
+        seeds = list(dict.fromkeys(seeds))
+        if not seeds or depth < 1:
+            return []
+        best: dict[tuple[str, str], tuple] = {}
+        level: dict[str, set[str]] = {}
+        for row in self.reach(user, seeds, False, PER_SEED):
+            best.setdefault((row[0], row[1]), (1, row[2], row[3], row[4]))
+            level.setdefault(row[0], set()).add(row[1])
+        for d in range(2, depth + 1):
+            if not level:
+                break
+            at = {f: best[(f, next(iter(v)))][1] for f, v in level.items()}
+            top = sorted(level, key=lambda f: (len(level[f]), at[f], f), reverse=True)[:frontier]
+            vias: dict[str, set[str]] = {}
+            for fact, entity in self.endpoints(user, top):
+                vias.setdefault(entity, set()).update(level[fact])
+            nxt: dict[str, set[str]] = {}
+            for fact, entity, ts, uses, last in self.reach(user, list(vias), True, PER_ENDPOINT) if vias else []:
+                for via in vias[entity]:
+                    if (fact, via) not in best:
+                        best[(fact, via)] = (d, ts, uses, last)
+                        nxt.setdefault(fact, set()).add(via)
+            level = nxt
+        return [Walked(f, via, d, ts, int(uses or 0), last or "") for (f, via), (d, ts, uses, last) in best.items()]
 
     @abstractmethod
     def get_facts(self, user: str, ids: Sequence[str]) -> list[Fact]:

@@ -18,7 +18,7 @@ from typing import Any
 
 from auto_analyst.memory.facts import ENDPOINT_ROLES, Fact, Link
 from auto_analyst.memory.graph.adapters import CypherConnection
-from auto_analyst.memory.graph.base import GraphStore, Mention, SeenTable, Walked
+from auto_analyst.memory.graph.base import GraphStore, Mention, SeenTable
 
 __all__ = ["CypherGraph"]
 
@@ -116,32 +116,23 @@ class CypherGraph(GraphStore):
                       "CREATE (f)-[:ABOUT {role: l.role, path: l.path}]->(e)", links=links)
         return len(new)
 
-    def walk(self, user: str, seeds: Sequence[str], depth: int) -> list[Walked]:
-        seeds = list(dict.fromkeys(seeds))
-        if not seeds or depth < 1:
-            return []
-        rows = self._run("MATCH (f:Fact)-[:ABOUT]->(e:Entity) WHERE e.user = $user AND e.name IN $seeds "
-                         "RETURN DISTINCT f.key, e.name, f.at, f.uses, f.last_used", user=user, seeds=seeds)
-        best: dict[tuple[str, str], Walked] = {}
-        frontier: dict[str, set[str]] = {}
-        for key, via, at, uses, last in rows:
-            best[(key, via)] = Walked(key, via, 1, at, int(uses or 0), last or "")
-            frontier.setdefault(key, set()).add(via)
-        for d in range(2, depth + 1):
-            if not frontier:
-                break
-            rows = self._run("MATCH (f1:Fact)-[a1:ABOUT]->(m:Entity)<-[a2:ABOUT]-(f:Fact) WHERE f1.key IN $keys "
-                             "AND a1.path = 1 AND a2.path = 1 AND f.key <> f1.key "
-                             "RETURN DISTINCT f1.key, f.key, f.at, f.uses, f.last_used", keys=list(frontier))
-            nxt: dict[str, set[str]] = {}
-            for k1, key, at, uses, last in rows:
-                for via in frontier[k1]:
-                    if (key, via) not in best:
-                        best[(key, via)] = Walked(key, via, d, at, int(uses or 0), last or "")
-                        nxt.setdefault(key, set()).add(via)
-            frontier = nxt
-        prefix = len(user) + 1
-        return [w._replace(fact=w.fact[prefix:]) for w in best.values()]
+    def reach(self, user: str, entities: Sequence[str], endpoints_only: bool, limit: int) -> list[tuple]:
+        path = " AND a.path = 1" if endpoints_only else ""
+        rows = self._run(f"MATCH (f:Fact)-[a:ABOUT]->(e:Entity) WHERE e.user = $user AND e.name IN $names{path} "
+                         "RETURN DISTINCT f.id, e.name, f.at, f.uses, f.last_used", user=user, names=list(entities))
+        rows.sort(key=lambda r: (r[2], r[0]), reverse=True)  # newest first, as the SQL backend's window
+        taken: dict[str, int] = {}
+        out = []
+        for r in rows:
+            if taken.get(r[1], 0) < limit:
+                taken[r[1]] = taken.get(r[1], 0) + 1
+                out.append((r[0], r[1], r[2], int(r[3] or 0), r[4] or ""))
+        return out
+
+    def endpoints(self, user: str, facts: Sequence[str]) -> list[tuple[str, str]]:
+        rows = self._run("MATCH (f:Fact)-[a:ABOUT]->(e:Entity) WHERE f.key IN $keys AND a.path = 1 RETURN f.id, e.name",
+                         keys=[_fkey(user, i) for i in facts])
+        return [(r[0], r[1]) for r in rows]
 
     def get_facts(self, user: str, ids: Sequence[str]) -> list[Fact]:
         ids = list(dict.fromkeys(ids))

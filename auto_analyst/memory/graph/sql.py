@@ -1,23 +1,25 @@
-"""The graph store on SQL: nodes and edges as rows, the depth-2 walk as one recursive query.
+"""The graph store on SQL: nodes and edges as rows, the depth-2 walk as two indexed queries per depth.
 
 The default engine, because it needs no service and several processes (the web workers, the CLI
 next to ``serve``) may read and write the same file at once; an embedded graph engine such as Kùzu
 allows one read-write process per database (see docs/memory.md, "Graph engine"). Tables live in
 ``history.sqlite3`` beside the history (WAL, each call a short transaction that is committed before
-it returns, so a ``kill -9`` loses nothing committed). The SQL is the common subset of SQLite and
-PostgreSQL (``WITH RECURSIVE``, ``ON CONFLICT``); the statements go through :func:`connect` /
-:func:`transaction` of :mod:`auto_analyst.memory.migrations`.
+it returns, so a ``kill -9`` loses nothing committed). The walk is the bounded two-step of
+:meth:`GraphStore.walk` over two indexed queries (``reach``, ``endpoints``). The SQL is the common subset
+of SQLite and PostgreSQL (``ON CONFLICT``, ``IN`` lists); the statements go through
+:func:`connect` / :func:`transaction` of :mod:`auto_analyst.memory.migrations`.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from auto_analyst.memory.facts import ENDPOINT_ROLES, Fact, Link
-from auto_analyst.memory.graph.base import GraphStore, Mention, SeenTable, Walked
+from auto_analyst.memory.graph.base import GraphStore, Mention, SeenTable
 from auto_analyst.memory.migrations import Migrations, connect, transaction
 
 __all__ = ["SqlGraph", "migrations", "entity_migrations"]
@@ -58,9 +60,11 @@ def m001_facts(conn: sqlite3.Connection) -> None:
     conn.execute(
         """CREATE TABLE fact_links (
             user TEXT NOT NULL, fact TEXT NOT NULL, entity TEXT NOT NULL, kind TEXT NOT NULL, role TEXT NOT NULL,
-            path INTEGER NOT NULL, PRIMARY KEY (user, fact, entity, role))"""
+            path INTEGER NOT NULL, at TEXT NOT NULL, PRIMARY KEY (user, fact, entity, role))"""
     )
-    conn.execute("CREATE INDEX fact_links_entity ON fact_links (user, entity, path)")
+    # the fact's time is repeated on its links so "the newest N facts of an entity" is one index range
+    conn.execute("CREATE INDEX fact_links_entity ON fact_links (user, entity, at)")
+    conn.execute("CREATE INDEX fact_links_endpoint ON fact_links (user, entity, path, at)")
     conn.execute(
         """CREATE TABLE fact_tables (
             user TEXT NOT NULL, fingerprint TEXT NOT NULL, name TEXT NOT NULL, source TEXT NOT NULL,
@@ -69,24 +73,27 @@ def m001_facts(conn: sqlite3.Connection) -> None:
     )
 
 
+@migrations
+def m002_fact_entities(conn: sqlite3.Connection) -> None:
+    """The entities the facts link, with how many facts link each (read for every question: kept small)."""
+    conn.execute(
+        """CREATE TABLE fact_entities (
+            user TEXT NOT NULL, entity TEXT NOT NULL, kind TEXT NOT NULL, facts INTEGER NOT NULL,
+            PRIMARY KEY (user, entity, kind))"""
+    )
+    conn.execute("""INSERT INTO fact_entities (user, entity, kind, facts)
+                    SELECT user, entity, kind, COUNT(*) FROM fact_links GROUP BY user, entity, kind""")
+
+
+def _recount_entities(conn: sqlite3.Connection, user: str) -> None:
+    conn.execute("DELETE FROM fact_entities WHERE user = ?", (user,))
+    conn.execute("""INSERT INTO fact_entities (user, entity, kind, facts)
+                    SELECT user, entity, kind, COUNT(*) FROM fact_links WHERE user = ? GROUP BY user, entity, kind""",
+                 (user,))
+
+
 _FACT_COLUMNS = ("id, user, session, turn, at, question, kind, subject, relation, object, value, unit, stats_json, "
                  "tbl, fingerprint, filter, source, uses, last_used")
-
-_WALK = """
-WITH RECURSIVE seed(entity) AS (VALUES {seeds}),
-walk(fact, depth, via) AS (
-    SELECT l.fact, 1, l.entity FROM fact_links l JOIN seed s ON l.entity = s.entity WHERE l.user = ?
-    UNION
-    SELECT l2.fact, w.depth + 1, w.via FROM walk w
-    JOIN fact_links l1 ON l1.user = ? AND l1.fact = w.fact AND l1.path = 1
-    JOIN fact_links l2 ON l2.user = ? AND l2.entity = l1.entity AND l2.path = 1 AND l2.fact <> w.fact
-    WHERE w.depth < ?
-)
-SELECT w.fact, w.via, MIN(w.depth) AS depth, f.at, f.uses, f.last_used
-FROM walk w JOIN facts f ON f.user = ? AND f.id = w.fact
-GROUP BY w.fact, w.via, f.at, f.uses, f.last_used
-"""
-
 
 class SqlGraph(GraphStore):
     """The graph store in an SQLite file (default: ``settings.home / "history.sqlite3"``)."""
@@ -140,33 +147,57 @@ class SqlGraph(GraphStore):
     # -- facts ----------------------------------------------------------------------------------------
 
     def add_facts(self, facts: Sequence[Fact]) -> int:
-        added = 0
+        facts = list({(f.user, f.id): f for f in (x.with_id() for x in facts)}.values())
+        if not facts:
+            return 0
         with transaction(self.path) as conn:
-            for f in facts:
-                f = f.with_id()
-                cur = conn.execute(
-                    f"INSERT INTO facts ({_FACT_COLUMNS}) VALUES ({', '.join('?' * 19)}) "
-                    "ON CONFLICT (user, id) DO NOTHING",
-                    (f.id, f.user, f.session, f.turn, f.at, f.question, f.kind, f.subject, f.relation, f.object,
-                     f.value, f.unit, json.dumps(f.stats), f.table, f.fingerprint, f.filter, f.source, f.uses,
-                     f.last_used))
-                if cur.rowcount <= 0:
-                    continue
-                added += 1
-                conn.executemany(
-                    "INSERT INTO fact_links (user, fact, entity, kind, role, path) VALUES (?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (user, fact, entity, role) DO NOTHING",
-                    [(f.user, f.id, lk.entity, lk.kind, lk.role, int(lk.role in ENDPOINT_ROLES)) for lk in f.links])
-        return added
+            new = [f for f in facts if conn.execute("SELECT 1 FROM facts WHERE user = ? AND id = ?",
+                                                    (f.user, f.id)).fetchone() is None]
+            conn.executemany(
+                f"INSERT INTO facts ({_FACT_COLUMNS}) VALUES ({', '.join('?' * 19)})",
+                [(f.id, f.user, f.session, f.turn, f.at, f.question, f.kind, f.subject, f.relation, f.object,
+                  f.value, f.unit, json.dumps(f.stats), f.table, f.fingerprint, f.filter, f.source, f.uses,
+                  f.last_used) for f in new])
+            links = list(dict.fromkeys((f.user, f.id, lk.entity, lk.kind, lk.role, int(lk.role in ENDPOINT_ROLES), f.at)
+                                       for f in new for lk in f.links))
+            conn.executemany("INSERT INTO fact_links (user, fact, entity, kind, role, path, at) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user, fact, entity, role) DO NOTHING", links)
+            counts: dict[tuple[str, str, str], int] = {}
+            for user, _, entity, kind, _, _, _ in links:
+                counts[(user, entity, kind)] = counts.get((user, entity, kind), 0) + 1
+            conn.executemany("INSERT INTO fact_entities (user, entity, kind, facts) VALUES (?, ?, ?, ?) "
+                             "ON CONFLICT (user, entity, kind) DO UPDATE SET facts = fact_entities.facts + excluded.facts",
+                             [(*k, n) for k, n in counts.items()])
+        return len(new)
 
-    def walk(self, user: str, seeds: Sequence[str], depth: int) -> list[Walked]:
-        seeds = list(dict.fromkeys(seeds))
-        if not seeds or depth < 1:
-            return []
-        sql = _WALK.format(seeds=", ".join("(?)" for _ in seeds))
+    def reach(self, user: str, entities: Sequence[str], endpoints_only: bool, limit: int) -> list[tuple]:
+        entities = list(dict.fromkeys(entities))
+        path = " AND path = 1" if endpoints_only else ""
+        branch = (f"SELECT * FROM (SELECT fact, entity, at FROM fact_links WHERE user = ? AND entity = ?{path} "
+                  "ORDER BY at DESC, fact LIMIT ?)")
+        links: list[tuple] = []
         with _reading(self.path) as conn:
-            rows = conn.execute(sql, [*seeds, user, user, user, int(depth), user]).fetchall()
-        return [Walked(r[0], r[1], int(r[2]), r[3], int(r[4]), r[5]) for r in rows]
+            for k in range(0, len(entities), 200):  # SQLite allows 500 terms in one compound SELECT
+                chunk = entities[k:k + 200]
+                args = [x for e in chunk for x in (user, e, int(limit))]
+                links += conn.execute(" UNION ALL ".join([branch] * len(chunk)), args).fetchall()
+            ids = list(dict.fromkeys(r[0] for r in links))
+            used: dict[str, tuple] = {}
+            for k in range(0, len(ids), 500):
+                chunk = ids[k:k + 500]
+                used.update((r[0], (r[1], r[2])) for r in conn.execute(
+                    f"SELECT id, uses, last_used FROM facts WHERE user = ? AND id IN ({', '.join('?' * len(chunk))})",
+                    [user, *chunk]))
+        return [(f, e, at, *used.get(f, (0, ""))) for f, e, at in links]
+
+    def endpoints(self, user: str, facts: Sequence[str]) -> list[tuple[str, str]]:
+        facts = list(dict.fromkeys(facts))
+        if not facts:
+            return []
+        with _reading(self.path) as conn:
+            return [(r[0], r[1]) for r in conn.execute(
+                f"SELECT fact, entity FROM fact_links WHERE user = ? AND path = 1 AND fact IN ({', '.join('?' * len(facts))})",
+                [user, *facts])]
 
     def get_facts(self, user: str, ids: Sequence[str]) -> list[Fact]:
         ids = list(dict.fromkeys(ids))
@@ -211,11 +242,15 @@ class SqlGraph(GraphStore):
                 for i in ids:
                     n += conn.execute("DELETE FROM facts WHERE user = ? AND id = ?", (user, i)).rowcount
                     conn.execute("DELETE FROM fact_links WHERE user = ? AND fact = ?", (user, i))
+                _recount_entities(conn, user)
                 return n
             if session is not None:
                 conn.execute("DELETE FROM fact_links WHERE user = ? AND fact IN "
                              "(SELECT id FROM facts WHERE user = ? AND session = ?)", (user, user, session))
-                return conn.execute("DELETE FROM facts WHERE user = ? AND session = ?", (user, session)).rowcount
+                n = conn.execute("DELETE FROM facts WHERE user = ? AND session = ?", (user, session)).rowcount
+                _recount_entities(conn, user)
+                return n
+            conn.execute("DELETE FROM fact_entities WHERE user = ?", (user,))
             conn.execute("DELETE FROM fact_links WHERE user = ?", (user,))
             conn.execute("DELETE FROM fact_tables WHERE user = ?", (user,))
             return conn.execute("DELETE FROM facts WHERE user = ?", (user,)).rowcount
@@ -229,7 +264,7 @@ class SqlGraph(GraphStore):
 
     def known_entities(self, user: str) -> list[tuple[str, str]]:
         with _reading(self.path) as conn:
-            rows = conn.execute("SELECT DISTINCT entity, kind FROM fact_links WHERE user = ?", (user,)).fetchall()
+            rows = conn.execute("SELECT entity, kind FROM fact_entities WHERE user = ? AND facts > 0", (user,)).fetchall()
         return [(r[0], r[1]) for r in rows]
 
     # -- tables ---------------------------------------------------------------------------------------
@@ -264,14 +299,24 @@ def _facts(rows: list, links: list, order: Sequence[str]) -> list[Fact]:
     return [found[i] for i in order if i in found]
 
 
+_READERS = threading.local()
+
+
 class _reading:
-    """A short-lived connection for reads, closed on exit."""
+    """The calling thread's read connection to ``path`` (kept open: opening one costs ~3 ms of PRAGMAs, paid
+    several times per question otherwise). In autocommit mode every statement reads the latest commit."""
 
     def __init__(self, path: Path):
-        self.conn = connect(path)
+        conns = getattr(_READERS, "conns", None)
+        if conns is None:
+            conns = _READERS.conns = {}
+        key = str(path)
+        if key not in conns:
+            conns[key] = connect(path)
+        self.conn = conns[key]
 
     def __enter__(self) -> sqlite3.Connection:
         return self.conn
 
     def __exit__(self, *exc: object) -> None:
-        self.conn.close()
+        pass
