@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import dspy
 
     from auto_analyst.agents.registry import Entry
+    from auto_analyst.memory.services import MemoryServices
 
 __all__ = ["Analyst", "Session"]  # Session lives in auto_analyst.session
 
@@ -39,18 +40,20 @@ class Analyst:
         user: user id; default the OS login name.
         api_key: a key for this Analyst only (kept in memory, never stored or logged).
         lm: a ready ``dspy.LM`` (or ``dspy.utils.DummyLM`` in tests) used instead of building one from ``model``.
+        memory: the memory services (default: the stores under ``settings.home``; see docs/architecture.md for
+            another storage backend).
         **overrides: setting overrides (e.g. ``max_fix_attempts=1``).
     """
 
     def __init__(self, model: str | None = None, settings: Settings | None = None, user: str | None = None,
-                 api_key: str | None = None, lm: Any = None, **overrides: Any):
+                 api_key: str | None = None, lm: Any = None, memory: MemoryServices | None = None, **overrides: Any):
         base = settings or Settings.load()
         changes = {k: v for k, v in overrides.items() if v is not None}
         if model:
             changes["model"] = model
         self.settings = base.replace(**changes) if changes else base
         self.user = user or self.settings.user or _login_name()
-        self.runtime = Runtime(self.settings, make_lm=lm_factory(self.settings, api_key, lm))
+        self.runtime = Runtime(self.settings, memory=memory, make_lm=lm_factory(self.settings, api_key, lm))
         self.memory = self.runtime.memory
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
@@ -76,6 +79,14 @@ class Analyst:
     def agents(self) -> dict[str, str]:
         """The analysts the planner can choose: name → description."""
         return self.runtime.agents.agent_descriptions()
+
+    def check_model(self) -> None:
+        """Fail now, in one sentence, when the model cannot be used as configured (instead of at the first question).
+
+        Raises:
+            ModelConfigError: an unknown model string, or a hosted model without its key.
+        """
+        self.runtime.new_lm()  # building the LM checks the model string and its key; it makes no call
 
     # -------------------------------------------------------------- sessions
     def resume(self, session_id: str | None = None, user: str | None = None) -> Session:

@@ -24,11 +24,17 @@ __all__ = ["MemoryServices", "SessionMemory", "Prepared", "Scope"]
 
 
 class MemoryServices:
-    """Stores and context building for every session of an Analyst (the stores open lazily)."""
+    """Stores and context building for every session of an Analyst (the stores open lazily).
 
-    def __init__(self, settings: Settings):
+    Args:
+        settings: the settings (budgets, ``error_memory_k``, the model recorded with each turn).
+        stores: the stores (default :class:`~auto_analyst.memory.stores.MemoryStores`, SQLite and Chroma under
+            ``settings.home``); another storage backend passes an object with the same attributes.
+    """
+
+    def __init__(self, settings: Settings, stores: MemoryStores | None = None):
         self.settings = settings
-        self.stores = MemoryStores(settings)
+        self.stores = stores or MemoryStores(settings)
 
     # the stores, for the public views (auto_analyst.memory.views) and for tests
     @property
