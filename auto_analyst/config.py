@@ -60,6 +60,11 @@ class Settings:
     facts_k: int = field(default=12, metadata={"help": "Remembered facts at most put into a prompt (within memory_budget_tokens)."})
     host: str = field(default="127.0.0.1", metadata={"help": "Host the web page binds to."})
     port: int = field(default=8765, metadata={"help": "Port the web page listens on."})
+    database_url: str = field(default="", repr=False, metadata={"help": "Database of history, profiles, entities and the error-fix memory (SQLAlchemy URL, e.g. postgresql://user@host/db); empty = the SQLite file history.sqlite3 under home."})
+    chroma_url: str = field(default="", metadata={"help": "Chroma server of the error-fix index (e.g. http://127.0.0.1:8000, served by `chroma run`); empty = a local store under home."})
+    queue_url: str = field(default="", repr=False, metadata={"help": "Redis URL of the run queue (e.g. redis://127.0.0.1:6379/0): scripts run in `auto-analyst worker` processes and web progress goes through Redis; empty = in this process tree."})
+    worker_sessions: int = field(default=8, metadata={"help": "Sessions one `auto-analyst worker` keeps a live sandbox for; past it the least recently used one is closed (rebuilt by replay when used again)."})
+    duckdb_min_mb: int = field(default=0, metadata={"help": "Files of at least this many MiB are loaded into DuckDB instead of pandas (0 = never); see docs/scale.md."})
 
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> "Settings":
