@@ -24,7 +24,7 @@ from auto_analyst.config import Settings
 from auto_analyst.memory.context import ContextBuilder
 from auto_analyst.memory.fact_recall import retrieve
 from auto_analyst.memory.facts import Fact, Link, render_fact
-from auto_analyst.memory.migrations import to_iso
+from auto_analyst.storage.times import to_iso
 from auto_analyst.memory.scope import Scope
 from auto_analyst.memory.short_term import MemoryItem, ShortTermMemory
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from auto_analyst.config import Settings
-from auto_analyst.memory.migrations import to_iso
+from auto_analyst.storage.times import to_iso
 
 if TYPE_CHECKING:
     from auto_analyst.memory.graph.base import GraphStore

@@ -25,7 +25,7 @@ from typing import Any
 from auto_analyst.memory.fact_vocab import (MODEL_METRICS, TEST_METRICS, DataVocabulary, is_ranking, metric_of,
                                             model_of, relation_name, test_of)
 from auto_analyst.memory.facts import Fact, Link, fingerprint
-from auto_analyst.memory.migrations import to_iso
+from auto_analyst.storage.times import to_iso
 from auto_analyst.memory.scope import Scope
 from auto_analyst.results import Result, TableOut
 

@@ -20,7 +20,7 @@ from auto_analyst.memory.entities import HALF_LIFE_HOURS, METHODS, score
 from auto_analyst.memory.fact_vocab import DataVocabulary, metric_of, stem
 from auto_analyst.memory.facts import Fact, FactHit, fingerprint, format_number, render_fact
 from auto_analyst.memory.graph.base import GraphStore, SeenTable
-from auto_analyst.memory.migrations import to_iso
+from auto_analyst.storage.times import to_iso
 from auto_analyst.memory.scope import Scope
 
 __all__ = ["question_entities", "retrieve", "current_fingerprints", "seen_tables", "memory_rows", "Retrieved",

@@ -13,7 +13,7 @@ from typing import Any
 from auto_analyst.memory import fact_recall
 from auto_analyst.memory.context import ContextBuilder
 from auto_analyst.memory.facts import render_fact
-from auto_analyst.memory.migrations import to_iso
+from auto_analyst.storage.times import to_iso
 from auto_analyst.memory.profile import render
 from auto_analyst.memory.scope import Scope
 from auto_analyst.memory.short_term import ShortTermMemory

@@ -17,7 +17,7 @@ from auto_analyst.memory.entities import EntityMemory
 from auto_analyst.memory.fact_recall import memory_rows, question_entities, retrieve
 from auto_analyst.memory.facts import Fact, Link
 from auto_analyst.memory.graph.sql import SqlGraph
-from auto_analyst.memory.migrations import to_iso
+from auto_analyst.storage.times import to_iso
 from auto_analyst.memory.scope import Scope
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -53,10 +53,18 @@ def falkordb_server(tmp_path_factory):
     proc.wait(10)
 
 
-@pytest.fixture(params=["sql", "kuzu", "falkordb"])
+@pytest.fixture(params=["sql", "postgres", "kuzu", "falkordb"])
 def graph(request, tmp_path):
     if request.param == "sql":
         yield SqlGraph(tmp_path / "history.sqlite3")
+        return
+    if request.param == "postgres":
+        from tests.services import service_url
+
+        g = SqlGraph(service_url("database"))
+        yield g
+        for user in ("alice", "bob", "carol"):  # the database is shared by the run: leave it as found
+            g.forget_user(user)
         return
     from auto_analyst.memory.graph.adapters import connect
     from auto_analyst.memory.graph.cypher import CypherGraph

@@ -219,7 +219,7 @@ import json, sys
 from auto_analyst.config import Settings
 from auto_analyst.memory.graph import open_graph
 from auto_analyst.memory.facts import Fact, Link
-from auto_analyst.memory.migrations import to_iso
+from auto_analyst.storage.times import to_iso
 g = open_graph(Settings.load())
 i = 0
 while True:

@@ -2,8 +2,8 @@
 
 :func:`open_graph` picks the engine from ``settings.graph_url``:
 
-* ``""`` (default): :class:`~auto_analyst.memory.graph.sql.SqlGraph` in ``home/history.sqlite3``;
-  no service, several processes at once;
+* ``""`` (default): :class:`~auto_analyst.memory.graph.sql.SqlGraph` in the storage's database
+  (``home/history.sqlite3``, or PostgreSQL with ``database_url``); several processes at once;
 * ``kuzu:PATH``: Kùzu embedded (one read-write process per database);
 * ``bolt://…`` / ``neo4j://…`` (``neo4j+s://``, ``bolt+s://``): a Neo4j server;
 * ``falkor://host:port`` (or ``falkordb://``, ``redis://``): a FalkorDB server.
@@ -41,9 +41,9 @@ def open_graph(settings: Settings) -> GraphStore:
     url = (getattr(settings, "graph_url", "") or "").strip()
     if not url:
         from auto_analyst.memory.graph.sql import SqlGraph
-        from auto_analyst.memory.history import HISTORY_FILE
+        from auto_analyst.storage import database_url
 
-        return SqlGraph(settings.home / HISTORY_FILE)
+        return SqlGraph(database_url(settings))
     if not url.startswith(SCHEMES):
         raise BadInputError(f"graph_url {url!r} is not one I can open; use kuzu:PATH, bolt://HOST:7687, "
                             "neo4j://HOST:7687 or falkor://HOST:6379 (or leave it empty for the embedded SQLite store).")
