@@ -41,6 +41,9 @@ class Prepared:
     style: str
     known_fixes: str
     sizes: list[ContextPart] = field(default_factory=list)
+    facts: str = ""
+    """The remembered facts kept under the memory budget, one per line (also at the end of user_context, after
+    FACTS_HEADING; a planner Signature with its own facts input would take this instead)."""
     hits: list[MemoryHit] = field(default_factory=list)
 
 
@@ -81,7 +84,7 @@ def prepare(stores: MemoryStores, scope: Scope, question: str, dataset_descripti
     sizes = [s if s.part != "short_term" else s.model_copy(update={"tokens": count_tokens(memory)})
              for s in built.sizes]
     return Prepared(short_term_memory=memory, user_context=user_context, style=render(profile),
-                    known_fixes="\n\n".join(e.document for e in fixes), sizes=sizes, hits=hits)
+                    known_fixes="\n\n".join(e.document for e in fixes), sizes=sizes, hits=hits, facts=facts_text)
 
 
 def _facts_for(stores: MemoryStores, scope: Scope, question: str) -> list[tuple[str, str]]:

@@ -87,6 +87,11 @@ def _sql(statement: str, *expanding: str):
     return t.bindparams(*(bindparam(name, expanding=True) for name in expanding)) if expanding else t
 
 
+def _placeholder(conn: Any) -> str:
+    """The DB-API driver's positional placeholder (sqlite3: ``?``; psycopg: ``%s``)."""
+    return "?" if conn.dialect.paramstyle == "qmark" else "%s"
+
+
 def _recount_entities(conn: Any, user: str) -> None:
     conn.execute(_sql('DELETE FROM fact_entities WHERE "user" = :u'), {"u": user})
     conn.execute(_sql("""INSERT INTO fact_entities ("user", entity, kind, facts)
@@ -186,23 +191,26 @@ class SqlGraph(GraphStore):
         return len(new)
 
     def reach(self, user: str, entities: Sequence[str], endpoints_only: bool, limit: int) -> list[tuple]:
+        # The hot path of every question: plain DB-API statements (SQLAlchemy's text() compiles a 200-branch
+        # union and 500 expanding parameters on each call, and iterating a Result fetches row by row).
         entities = list(dict.fromkeys(entities))
         path = " AND path = 1" if endpoints_only else ""
         links: list[tuple] = []
         with read(self.engine) as conn:
+            q = _placeholder(conn)
             for k in range(0, len(entities), 200):  # SQLite allows 500 terms in one compound SELECT
                 chunk = entities[k:k + 200]
                 union = " UNION ALL ".join(
-                    f'SELECT * FROM (SELECT fact, entity, at FROM fact_links WHERE "user" = :u AND entity = :e{i}'
-                    f"{path} ORDER BY at DESC, fact LIMIT :n) AS b{i}" for i in range(len(chunk)))
-                args = {"u": user, "n": int(limit)} | {f"e{i}": e for i, e in enumerate(chunk)}
-                links += [tuple(r) for r in conn.execute(_sql(union), args)]
+                    f'SELECT * FROM (SELECT fact, entity, at FROM fact_links WHERE "user" = {q} AND entity = {q}'
+                    f"{path} ORDER BY at DESC, fact LIMIT {int(limit)}) AS b{i}" for i in range(len(chunk)))
+                links += conn.exec_driver_sql(union, tuple(x for e in chunk for x in (user, e))).fetchall()
             ids = list(dict.fromkeys(r[0] for r in links))
             used: dict[str, tuple] = {}
             for k in range(0, len(ids), 500):
-                used.update((r[0], (r[1], r[2])) for r in conn.execute(
-                    _sql('SELECT id, uses, last_used FROM facts WHERE "user" = :u AND id IN :ids', "ids"),
-                    {"u": user, "ids": ids[k:k + 500]}))
+                chunk = ids[k:k + 500]
+                used.update((r[0], (r[1], r[2])) for r in conn.exec_driver_sql(
+                    f'SELECT id, uses, last_used FROM facts WHERE "user" = {q} AND id IN ({", ".join([q] * len(chunk))})',
+                    (user, *chunk)).fetchall())
         return [(f, e, at, *used.get(f, (0, ""))) for f, e, at in links]
 
     def endpoints(self, user: str, facts: Sequence[str]) -> list[tuple[str, str]]:
@@ -210,9 +218,10 @@ class SqlGraph(GraphStore):
         if not facts:
             return []
         with read(self.engine) as conn:
-            return [(r[0], r[1]) for r in conn.execute(
-                _sql('SELECT fact, entity FROM fact_links WHERE "user" = :u AND path = 1 AND fact IN :ids', "ids"),
-                {"u": user, "ids": facts})]
+            q = _placeholder(conn)
+            return [(r[0], r[1]) for r in conn.exec_driver_sql(
+                f'SELECT fact, entity FROM fact_links WHERE "user" = {q} AND path = 1 AND fact IN '
+                f'({", ".join([q] * len(facts))})', (user, *facts)).fetchall()]
 
     def get_facts(self, user: str, ids: Sequence[str]) -> list[Fact]:
         ids = list(dict.fromkeys(ids))
