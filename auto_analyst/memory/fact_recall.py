@@ -145,20 +145,24 @@ def retrieve(graph: GraphStore, scope: Scope, question: str, k: int = CANDIDATES
     walked = graph.walk(scope.user, seeds, WALK_DEPTH)
     if not walked:
         return Retrieved(seeds)
-    agg: dict[str, dict] = {}
+    agg: dict[str, list] = {}  # fact -> [{via: depth}, at, uses]
     for w in walked:
-        a = agg.setdefault(w.fact, {"via": {}, "at": w.at, "uses": w.uses})
-        a["via"][w.via] = min(w.depth, a["via"].get(w.via, w.depth))
+        a = agg.get(w.fact)
+        if a is None:
+            a = agg[w.fact] = [{}, w.at, w.uses]
+        a[0][w.via] = min(w.depth, a[0].get(w.via, w.depth))
+    ages: dict[str, float] = {}  # facts of one turn share their time: parse each once
     ranked = []
-    for fid, a in agg.items():
-        relevance = sum(1.0 / d for d in a["via"].values())
-        ranked.append((fid, relevance, min(a["via"].values()), sorted(a["via"]),
-                       score(1 + a["uses"], _age_hours(a["at"], now), HALF_LIFE_HOURS), a["at"]))
-    ranked.sort(key=lambda r: (-r[1], -r[4], _neg(r[5]), r[0]))
+    for fid, (vias, at, uses) in agg.items():
+        if at not in ages:
+            ages[at] = _age_hours(at, now)
+        ranked.append((sum(1.0 / d for d in vias.values()), score(1 + uses, ages[at], HALF_LIFE_HOURS), ages[at], fid))
+    ranked.sort(key=lambda r: (-r[0], -r[1], r[2], r[3]))  # relevance, count x recency, newest
     current = current_fingerprints(graph, scope) if current is None else current
-    facts = {f.id: f for f in graph.get_facts(scope.user, [r[0] for r in ranked[: 2 * k]])}
+    top = ranked[: 2 * k]
+    facts = {f.id: f for f in graph.get_facts(scope.user, [r[3] for r in top])}
     hits, claims = [], set()
-    for fid, relevance, depth, via, s, _ in ranked[: 2 * k]:
+    for relevance, s, _, fid in top:
         f = facts.get(fid)
         if f is None:
             continue
@@ -167,16 +171,11 @@ def retrieve(graph: GraphStore, scope: Scope, question: str, k: int = CANDIDATES
             continue  # the same finding again (asked twice): the newest stands for both
         claims.add(claim)
         f.stale = bool(f.fingerprint) and f.fingerprint not in current
-        hits.append(FactHit(fact=f, relevance=relevance, depth=depth, via=via, score=round(s, 6)))
+        vias = agg[fid][0]
+        hits.append(FactHit.model_construct(fact=f, relevance=relevance, depth=min(vias.values()), via=sorted(vias),
+                                            score=round(s, 6)))
     hits.sort(key=lambda h: h.fact.stale)  # stable: the ranking stands within current and within stale
     return Retrieved(seeds, hits[:k])
-
-
-def _neg(ts: str) -> float:
-    try:
-        return -datetime.fromisoformat(ts).timestamp()
-    except ValueError:
-        return 0.0
 
 
 # -- answers about earlier findings -----------------------------------------------------------------------

@@ -151,6 +151,7 @@ class DataVocabulary:
     boolean: set[str] = field(default_factory=set)
     values: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     year_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
+    _words: dict[str, tuple[str, str]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, frames: Mapping[str, pd.DataFrame]) -> DataVocabulary:
@@ -240,6 +241,8 @@ class DataVocabulary:
 
     def words(self) -> dict[str, tuple[str, str]]:
         """Every column and value as lower-case text → (entity name, kind), for finding them in questions."""
+        if self._words is not None:
+            return self._words
         out: dict[str, tuple[str, str]] = {}
         for col in self.all_columns:
             for v in _variants(col):
@@ -248,6 +251,7 @@ class DataVocabulary:
         for key, pairs in self.values.items():
             col, v = pairs[0]
             out.setdefault(key, (f"{col}={v}", "value"))
+        self._words = out
         return out
 
 

@@ -16,15 +16,17 @@ from auto_analyst.memory.facts import Fact
 
 __all__ = ["GraphStore", "Walked", "SeenTable", "Mention", "FRONTIER_FACTS", "PER_SEED", "PER_ENDPOINT"]
 
-FRONTIER_FACTS = 50
+FRONTIER_FACTS = 25
 """Facts of one depth whose endpoints the walk follows to the next depth (the best: most question entities, then
 newest). Following every fact's endpoints (a recursive query) made the walk visit the whole graph through hub
 entities, a column measured in a thousand facts: 2.5 s p50 at 10,000 facts; see docs/memory.md."""
 
 PER_SEED = 200
-"""Newest facts read per question entity at depth 1 (a hub such as a much-used column links thousands)."""
+"""Newest facts read per question entity at depth 1 (a hub such as a much-used column links thousands).
+The three bounds were set on benchmarks/bench_facts.py (10,000 facts): they keep every fact joining two
+question entities among the newest 200 of each, and the 12 facts a prompt takes come from the top of the ranking."""
 
-PER_ENDPOINT = 20
+PER_ENDPOINT = 10
 """Newest facts read per endpoint entity at depth 2 and beyond (they weigh half; 12 facts reach a prompt)."""
 
 
@@ -91,7 +93,7 @@ class GraphStore(ABC):
     @abstractmethod
     def reach(self, user: str, entities: Sequence[str], endpoints_only: bool, limit: int) -> list[tuple]:
         """Facts linked to any of ``entities`` (as subject/object only, with ``endpoints_only``), the newest
-        ``limit`` per entity: rows ``(fact id, entity, at, uses, last_used)``."""
+        ``limit`` per entity: rows ``(fact id, entity, at, uses, last_used)`` (``last_used`` may be "")."""
 
     @abstractmethod
     def endpoints(self, user: str, facts: Sequence[str]) -> list[tuple[str, str]]:
