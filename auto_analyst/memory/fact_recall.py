@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -59,10 +60,27 @@ def _ngrams(text: str) -> list[str]:
     return out
 
 
+KNOWN_TTL_SECONDS = 5.0
+"""How long the entities of a user's facts are reused between questions without reading them again. Facts this
+process writes are seen at once; facts another process writes, within this many seconds."""
+
+_KNOWN: dict[tuple[int, str], tuple[float, int, list[tuple[str, str]]]] = {}
+
+
+def _known_entities(graph: GraphStore, user: str) -> list[tuple[str, str]]:
+    key, now = (id(graph), user), time.monotonic()
+    hit = _KNOWN.get(key)
+    if hit is None or hit[0] < now or hit[1] != graph.version:
+        if len(_KNOWN) > 256:
+            _KNOWN.clear()
+        hit = _KNOWN[key] = (now + KNOWN_TTL_SECONDS, graph.version, graph.known_entities(user))
+    return hit[2]
+
+
 def _entity_words(graph: GraphStore, user: str, vocab: DataVocabulary) -> dict[str, str]:
     """lower-case text → entity name, for the session's columns and values and every entity of the user's facts."""
     words = {k: name for k, (name, _) in vocab.words().items()}
-    for name, kind in graph.known_entities(user):
+    for name, kind in _known_entities(graph, user):
         if kind == "value" and "=" in name:
             col, value = name.split("=", 1)
             words.setdefault(value.strip().lower(), name)

@@ -64,7 +64,12 @@ class Mention(NamedTuple):
 
 
 class GraphStore(ABC):
-    """What memory asks of a graph engine. Writes are committed before a method returns."""
+    """What memory asks of a graph engine. Writes are committed before a method returns.
+
+    ``version`` counts this process's writes of facts (readers may cache what they derive from the facts).
+    """
+
+    version: int = 0
 
     # -- memory stream and entity knowledge store -----------------------------------------------------
 

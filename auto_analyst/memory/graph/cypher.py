@@ -88,6 +88,7 @@ class CypherGraph(GraphStore):
     # -- facts ----------------------------------------------------------------------------------------
 
     def add_facts(self, facts: Sequence[Fact]) -> int:
+        self.version += 1
         facts = [f.with_id() for f in facts]
         if not facts:
             return 0
@@ -167,6 +168,7 @@ class CypherGraph(GraphStore):
         return [found[i] for i in (order if order is not None else [r[0] for r in rows]) if i in found]
 
     def forget_facts(self, user: str, ids: Iterable[str] | None = None, session: str | None = None) -> int:
+        self.version += 1
         if ids is not None:
             where, params = "f.key IN $keys", {"keys": [_fkey(user, i) for i in ids]}
         elif session is not None:

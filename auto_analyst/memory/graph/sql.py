@@ -158,6 +158,7 @@ class SqlGraph(GraphStore):
     # -- facts ----------------------------------------------------------------------------------------
 
     def add_facts(self, facts: Sequence[Fact]) -> int:
+        self.version += 1
         facts = list({(f.user, f.id): f for f in (x.with_id() for x in facts)}.values())
         if not facts:
             return 0
@@ -254,6 +255,7 @@ class SqlGraph(GraphStore):
         return _facts(rows, links, order=ids)
 
     def forget_facts(self, user: str, ids: Iterable[str] | None = None, session: str | None = None) -> int:
+        self.version += 1
         with transaction(self.engine) as conn:
             if ids is not None:
                 ids = list(ids)
