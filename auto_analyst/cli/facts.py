@@ -24,8 +24,6 @@ def _view(ctx: click.Context, user: str | None):
 
 
 def _echo(found: list[Any], as_json: bool) -> None:
-    from auto_analyst.memory.facts import render_fact
-
     if as_json:
         click.echo(json.dumps([f.model_dump(mode="json") for f in found], indent=2))
         return
@@ -33,7 +31,7 @@ def _echo(found: list[Any], as_json: bool) -> None:
         click.echo("No facts remembered yet.")
         return
     for f in found:
-        click.echo(f"{f.id}  {f.kind:<12} {render_fact(f)}")
+        click.echo(f"{f.id}  {f.kind:<12} {f.line()}")
 
 
 @click.group("facts", cls=Group)

@@ -77,6 +77,10 @@ class Fact(BaseModel):
     def with_id(self) -> Fact:
         return self if self.id else self.model_copy(update={"id": fact_id(self)})
 
+    def line(self, when: bool = True) -> str:
+        """The fact as one line (see :func:`render_fact`), e.g. for the CLI and the page."""
+        return render_fact(self, when=when)
+
 
 class FactHit(BaseModel):
     """A retrieved fact, with why it was retrieved: the question entities it is reached from, and how far."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from auto_analyst.memory.facts import render_fact
 from auto_analyst.web.chat import service
 from auto_analyst.web.security import current_user
 
@@ -21,7 +20,7 @@ MAX_LISTED = 200
 
 
 def _fact_json(f) -> dict:
-    return {"id": f.id, "kind": f.kind, "text": render_fact(f, when=False), "table": f.table, "at": f.at,
+    return {"id": f.id, "kind": f.kind, "text": f.line(when=False), "table": f.table, "at": f.at,
             "session": f.session, "turn": f.turn, "stale": f.stale}
 
 
