@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from auto_analyst.config import Settings
 from auto_analyst.errors import BadInputError
-from auto_analyst.memory.views import UserEntities, UserFixMemory, UserHistory, UserProfile
+from auto_analyst.memory.views import UserEntities, UserFacts, UserFixMemory, UserHistory, UserProfile
 from auto_analyst.runtime import Runtime, lm_factory
 from auto_analyst.session import Session
 
@@ -136,6 +136,10 @@ class Analyst:
     def entities(self, user: str | None = None) -> UserEntities:
         """The columns, methods and concepts ``user`` works with most."""
         return UserEntities(self.memory.stores, user or self.user)
+
+    def facts(self, user: str | None = None) -> UserFacts:
+        """What ``user``'s earlier analyses found: list, search, forget, clear."""
+        return UserFacts(self.memory.stores, user or self.user)
 
     def fix_memory(self, user: str | None = None) -> UserFixMemory:
         """The error-fix memory as ``user`` sees it: their own entries and the shared ones."""

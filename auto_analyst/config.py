@@ -64,6 +64,8 @@ class Settings:
     embedding: str = field(default="hashing", metadata={"help": "Embedding function of the error-fix memory: 'hashing' (ships with us, offline), 'default' (Chroma's), or 'openai'."})
     memory_retention_days: int = field(default=365, metadata={"help": "Error-fix memory entries unused for longer are pruned."})
     memory_max_entries: int = field(default=50_000, metadata={"help": "Error-fix memory size cap; least recently used entries are pruned past it."})
+    graph_url: str = field(default="", metadata={"help": "Graph store of entities and facts: '' = SQLite in home (several processes at once); kuzu:PATH (Kùzu embedded, one process), bolt://HOST:7687 or neo4j://HOST:7687 (Neo4j), falkor://HOST:6379 (FalkorDB)."})
+    facts_k: int = field(default=12, metadata={"help": "Remembered facts at most put into a prompt (within memory_budget_tokens)."})
     host: str = field(default="127.0.0.1", metadata={"help": "Host the web page binds to."})
     port: int = field(default=8765, metadata={"help": "Port the web page listens on."})
     database_url: str = field(default="", repr=False, metadata={"help": "Database of history, profiles, entities and the error-fix memory (SQLAlchemy URL, e.g. postgresql://user@host/db); empty = the SQLite file history.sqlite3 under home."})

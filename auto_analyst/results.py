@@ -97,7 +97,8 @@ class ContextPart(BaseModel):
 
 
 class MemoryHit(BaseModel):
-    """A memory item used for an answer: kind is history | error_fix | entity | short_term."""
+    """A memory item used for an answer: kind is history | error_fix | entity | short_term | fact (a remembered
+    finding: ``id`` is the fact id, ``detail`` the fact as a line)."""
 
     kind: str
     id: str

@@ -161,7 +161,8 @@ class Session:
     def _scope(self) -> Scope:
         return Scope(user=self.user, session_id=self.id, description=self.description if self.tables else None,
                      frames={n: t.frame for n, t in self.tables.items()},
-                     sources=tuple(str(t.report.path) for t in self.tables.values() if getattr(t.report, "path", "")))
+                     sources=tuple(str(t.report.path) for t in self.tables.values() if getattr(t.report, "path", "")),
+                     paths={n: str(t.report.path) for n, t in self.tables.items() if getattr(t.report, "path", "")})
 
     # ---------------------------------------------------------------- running
     def ask(self, question: str, on_progress: Callable[[ProgressEvent], None] | None = None,
