@@ -59,7 +59,11 @@ def prepare(stores: MemoryStores, scope: Scope, question: str, dataset_descripti
         t = quote.turn
         turns.append({"turn": t.turn, "question": t.question, "standalone_question": _standalone(t),
                       "answer": t.answer[:500], "quoted": True})
-    memory = _fit_json({"summary": short_term.running_summary, "turns": turns}, settings.memory_budget_tokens)
+    # which table is active now, beside the table of each earlier turn: a new question is planned against the
+    # active table, and only a follow-up of an earlier turn against that turn's table
+    active = scope.description.active if scope.description is not None else ""
+    memory = _fit_json({"summary": short_term.running_summary, "active_table": active, "turns": turns},
+                       settings.memory_budget_tokens)
     focus = ", ".join(e.entity for e in top)
     user_context = "\n".join(x for x in [render(profile), f"This user often works with: {focus}." if focus else ""] if x)
     hits = [h for h in built.memory_hits if h.kind != "error_fix"]
@@ -109,13 +113,13 @@ def _fit_json(memory: dict, budget: int) -> str:
     """The memory as JSON, dropping the oldest turns (then the summary) until it fits the budget."""
     turns = list(memory["turns"])
     while True:
-        text = json.dumps({"summary": memory["summary"], "turns": turns}, ensure_ascii=False)
+        text = json.dumps(memory | {"turns": turns}, ensure_ascii=False)
         if count_tokens(text) <= budget:
             return text
         if len(turns) > 1:
             turns.pop(0)
         elif memory["summary"]:
-            memory = {"summary": "", "turns": turns}
+            memory = memory | {"summary": ""}
         elif turns:
             turns = []
         else:
@@ -124,4 +128,5 @@ def _fit_json(memory: dict, budget: int) -> str:
 
 def _turn(item) -> dict:
     return {"turn": item.turn, "question": item.question, "standalone_question": item.standalone_question,
-            "summary": item.summary, "answer": item.answer[:500], "result_names": item.result_names}
+            "summary": item.summary, "answer": item.answer[:500], "result_names": item.result_names,
+            "tables": item.tables}

@@ -44,6 +44,8 @@ class MemoryItem(BaseModel):
         answer: the answer text given to the user.
         result_names: variables, frames and columns the turn created (usable by later code).
         filters: filters in force after the turn (e.g. ``"region == 'EU'"``).
+        tables: the tables the turn read (the active one when it was asked, unless its plan named others); a
+            follow-up builds on these, a new question on the table active now.
     """
 
     turn: int
@@ -53,10 +55,13 @@ class MemoryItem(BaseModel):
     answer: str = ""
     result_names: list[str] = Field(default_factory=list)
     filters: list[str] = Field(default_factory=list)
+    tables: list[str] = Field(default_factory=list)
 
     def render(self) -> str:
         """The turn as prompt text (empty fields are left out)."""
         lines = [f"Turn {self.turn}: {self.question.strip()}"]
+        if self.tables:
+            lines.append(f"  Table: {', '.join(self.tables)}")
         standalone = self.standalone_question.strip()
         if standalone and standalone != self.question.strip():
             lines.append(f"  Meaning: {standalone}")
@@ -73,7 +78,7 @@ class MemoryItem(BaseModel):
     def as_evicted_text(self) -> str:
         """The short text handed to ``summarize`` when this turn is evicted."""
         q = (self.standalone_question or self.question).strip()
-        parts = [f"Turn {self.turn}: {q}"]
+        parts = [f"Turn {self.turn}: {q}"] + ([f"Table: {', '.join(self.tables)}"] if self.tables else [])
         if self.summary.strip():
             parts.append(f"Result: {self.summary.strip()}")
         if self.result_names:
@@ -207,7 +212,8 @@ class ShortTermMemory(BaseModel):
         out: list[dict[str, str]] = [{"role": "summary", "text": kept.summary}] if kept.summary else []
         for i in kept.items:
             out.append({"role": "turn", "turn": str(i.turn), "question": i.standalone_question or i.question,
-                        "answer": i.answer, "summary": i.summary, "result_names": ", ".join(i.result_names)})
+                        "answer": i.answer, "summary": i.summary, "result_names": ", ".join(i.result_names)}
+                       | ({"tables": ", ".join(i.tables)} if i.tables else {}))
         return out
 
     def to_json(self) -> str:
