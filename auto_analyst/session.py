@@ -289,9 +289,14 @@ class Session:
                 for line in t.report.summary_lines() if "skipped" in line and "rows" in line]
 
     def _tables_read(self, result: Result) -> list[str]:
-        """The tables a turn read: those its plan's steps name, else the table active when it was asked."""
-        named = [u for step in result.plan for u in step.uses if u in self.tables]
-        return list(dict.fromkeys(named)) or ([self.active] if self.active else [])
+        """The tables a turn read: those its script names (``df`` is the active one), else those its plan's steps
+        name, else the table active when it was asked."""
+        names = _names_read(result.code)
+        read = [n for n in self.tables if n in names]
+        if "df" in names and self.active and self.active not in read:
+            read.append(self.active)
+        read = read or [u for step in result.plan for u in step.uses if u in self.tables]
+        return list(dict.fromkeys(read)) or ([self.active] if self.active else [])
 
     def _remember(self, question: str, result: Result, tables: list[str]) -> None:
         if result.status != "ok" or result.trace.source != "ran_code":
@@ -346,6 +351,29 @@ class Session:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _names_read(code: str) -> set[str]:
+    """The variable names a script reads, and the keys of ``tables[...]`` / ``tables.get(...)`` (the worker binds
+    every table to a variable of its name, to ``tables[name]`` and the active one to ``df``)."""
+    import ast
+
+    try:
+        tree = ast.parse(code or "")
+    except SyntaxError:
+        return set()
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "tables" \
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            out.add(node.slice.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "tables" and node.args \
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            out.add(node.args[0].value)
+    return out
 
 
 def _safe(name: str) -> str:

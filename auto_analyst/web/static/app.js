@@ -23,11 +23,17 @@
   }
 
   // ------------------------------------------------------------------ sidebar
+  // At phone width the sidebar is a drawer (app.css): ☰ opens it, choosing or the backdrop closes it.
+  function setNav(open) {
+    document.querySelector(".app").classList.toggle("nav-open", open);
+    $("nav-toggle").setAttribute("aria-expanded", String(open));
+  }
+
   function renderSidebar() {
     const list = $("conv-list");
     list.replaceChildren(...state.sessions.map((s) => el("div", {
       class: "conv-item" + (state.conv && s.id === state.conv.id ? " active" : ""), dataset: { id: s.id },
-    }, el("button", { class: "conv-open", type: "button", title: s.title, onclick: () => openConversation(s.id) },
+    }, el("button", { class: "conv-open", type: "button", title: s.title, onclick: () => { setNav(false); openConversation(s.id); } },
       el("span", { class: "conv-title", text: s.title }),
       el("span", { class: "conv-meta", text: `${AA.fmtTime(s.updated)} · ${s.n_turns} ${s.n_turns === 1 ? "answer" : "answers"}` })),
     el("button", { class: "conv-del", type: "button", title: "Delete", "aria-label": "Delete conversation", text: "×",
@@ -213,7 +219,9 @@
 
   // ------------------------------------------------------------------- wiring
   function wire() {
-    $("new-conv").addEventListener("click", () => newConversation().catch((e) => flash(e.message)));
+    $("new-conv").addEventListener("click", () => { setNav(false); newConversation().catch((e) => flash(e.message)); });
+    $("nav-toggle").addEventListener("click", () => setNav(!document.querySelector(".app").classList.contains("nav-open")));
+    $("nav-backdrop").addEventListener("click", () => setNav(false));
     $("delete-conv").addEventListener("click", () => state.conv && deleteConversation(state.conv.id));
     $("cancel-btn").addEventListener("click", cancel);
     $("toggle-preview").addEventListener("click", () => { state.showPreview = !state.showPreview; loadPreview(state.conv.active); });
