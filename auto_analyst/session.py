@@ -163,7 +163,10 @@ class Session:
         names = ", ".join(self.tables) or "none loaded"
         if fits:
             raise BadInputError(f"{text!r} fits several tables ({', '.join(fits)}); type more of the name.")
-        close = difflib.get_close_matches(key, list(self.tables), n=3, cutoff=0.6)
+        spoken = {n: n for n in self.tables} | {  # what a user may type for a table: its name or its sheet's
+            table_name(n, base=t.report.sheet): n for n, t in self.tables.items()
+            if getattr(t.report, "sheet", None) is not None}
+        close = list(dict.fromkeys(spoken[c] for c in difflib.get_close_matches(key, list(spoken), n=3, cutoff=0.6)))
         hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
         raise BadInputError(f"No table {text!r}.{hint} Tables: {names}.")
 
