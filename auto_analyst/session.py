@@ -257,15 +257,18 @@ class Session:
             self._keep(scope, result)
             return result
 
-    def run_code(self, code: str, question: str | None = None, cancel: threading.Event | None = None) -> Result:
+    def run_code(self, code: str, question: str | None = None, cancel: threading.Event | None = None,
+                 asked_at: float | None = None) -> Result:
         """Run a script the user wrote or edited (e.g. a corrected failing script) in the session's worker.
 
         The result has no answer text; ``stdout``, ``tables`` and ``figures`` hold what the script showed.
         When it runs and the session's last analysis failed, the correction is remembered as a human fix.
+        ``asked_at`` is as in :meth:`ask` (``timings["waited"]``).
 
         Raises:
             BadInputError: the script is empty.
         """
+        asked_at = time.time() if asked_at is None else asked_at
         if not (code or "").strip():
             raise BadInputError("The script is empty.")
         with self._lock:
@@ -278,6 +281,7 @@ class Session:
             ctx = TurnContext(question=question or "(edited script)", dataset_description="",
                               memory=self.runtime.memory.port(scope), session_id=self.id, turn=self.turn)
             result = pipeline.run_script(ctx, code, failed=failed, cancel=cancel)
+            result.timings["waited"] = round(max(time.time() - asked_at, 0.0), 3)
             self._keep(scope, result)
             return result
 

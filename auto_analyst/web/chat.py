@@ -154,6 +154,7 @@ def ask(sid: str):
 @bp.post("/api/sessions/<sid>/run")
 def run_code(sid: str):
     """Run an edited script in the conversation's worker (``Session.run_code``) as a job."""
+    asked_at = time.time()
     conv = conversation(sid)
     data = body()
     code = str(data.get("code") or "")
@@ -170,7 +171,8 @@ def run_code(sid: str):
         from auto_analyst.results import ProgressEvent
 
         on_progress(ProgressEvent(stage="running", message="Running the edited script"))
-        result = conv.session.run_code(code, question=question and f"{question} (edited)", cancel=cancel)
+        result = conv.session.run_code(code, question=question and f"{question} (edited)", cancel=cancel,
+                                       asked_at=asked_at)
         svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 

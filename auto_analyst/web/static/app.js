@@ -227,6 +227,7 @@
     $("toggle-preview").addEventListener("click", () => { state.showPreview = !state.showPreview; loadPreview(state.conv.active); });
     $("file-input").addEventListener("change", (e) => { if (e.target.files[0]) upload(e.target.files[0]); e.target.value = ""; });
     const q = $("question");
+    if (window.matchMedia("(max-width: 720px)").matches) q.placeholder = "Ask about your data…";  // one line on a phone
     $("composer").addEventListener("submit", async (e) => {
       e.preventDefault();
       const text = q.value.trim();
