@@ -80,7 +80,8 @@
     bar.hidden = !c || !c.tables.length;
     if (bar.hidden) { $("preview").hidden = true; return; }
     $("table-tabs").replaceChildren(...c.tables.map((t) => el("button", {
-      class: "tab" + (t.name === c.active ? " active" : ""), type: "button", role: "tab", title: t.file,
+      class: "tab" + (t.name === c.active ? " active" : ""), type: "button", role: "tab",
+      title: t.sheet ? `${t.file}, sheet ${t.sheet}` : t.file,
       onclick: () => switchTable(t.name),
     }, el("span", { text: t.name }), el("small", { text: ` ${AA.fmtNumber(t.n_rows)}×${t.n_columns}` }))));
     loadPreview(c.active);
