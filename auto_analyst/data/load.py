@@ -62,15 +62,24 @@ _DELIMITER_BY_SUFFIX = {".tsv": "\t", ".tab": "\t", ".psv": "|"}
 PARALLEL_MIN_CELLS = 200_000
 
 
-def table_name(path: str | Path, sheet: str | None = None) -> str:
-    """A valid Python identifier from a file (and sheet) name: 'Sales 2023.csv' → 'sales_2023'.
+def table_name(path: str | Path, sheet: str | None = None, *, base: str | None = None) -> str:
+    """The name of a table: a valid Python identifier from a file (and sheet) name.
 
-    A compression suffix goes with the format's: 'sales.csv.gz' → 'sales'.
+    This is the one naming rule: the CLI, ``describe``, the Python API and the page's tabs all show
+    these names. 'Sales 2023.csv' → 'sales_2023'; sheet 'Q2 data' of 'Book 1.xlsx' → 'book_1_q2_data'
+    (a workbook with a single sheet of data is named like a file: :func:`load_all`).
+
+    Args:
+        path: the file (only its name is used).
+        sheet: the workbook sheet, when the table is one sheet of several.
+        base: a name to use instead of the file's stem (a name the user chose, or an upload's original
+            file name when the file is stored under another name).
     """
     p = Path(path)
     stem = p.stem
     if p.suffix.lower() in COMPRESSIONS and Path(stem).suffix.lower() in TABLE_FORMATS:
-        stem = Path(stem).stem
+        stem = Path(stem).stem  # 'sales.csv.gz' → 'sales'
+    stem = stem if base is None else base
     stem = stem if sheet is None else f"{stem}_{sheet}"
     name = re.sub(r"\W+", "_", stem.lower()).strip("_") or "table"
     if name[0].isdigit() or keyword.iskeyword(name) or name in ("df", "tables"):
@@ -122,7 +131,8 @@ def load(path: str | Path, sheet: str | None = None, *, encoding: str | None = N
 
 
 def load_all(path: str | Path, **options) -> list[LoadedTable]:
-    """Load every sheet of a workbook (one table each, named file_sheet); other files give [load(path)].
+    """Load every sheet of a workbook (one table each, named file_sheet; file alone when a single sheet has data);
+    other files give [load(path)].
 
     Empty sheets are left out. Options are those of :func:`load`.
 
@@ -144,6 +154,8 @@ def load_all(path: str | Path, **options) -> list[LoadedTable]:
                         raise
             if not tables:
                 raise DataLoadError(f"{Path(path).name} has no sheet with data; check the workbook.")
+            if len(tables) == 1:
+                tables[0].name = table_name(path)  # 'sales.xlsx' with one sheet of data is the table 'sales'
             return tables
 
     return _guarded(path, work)

@@ -74,7 +74,11 @@ def prepare(stores: MemoryStores, scope: Scope, question: str, dataset_descripti
         t = quote.turn
         turns.append({"turn": t.turn, "question": t.question, "standalone_question": _standalone(t),
                       "answer": t.answer[:500], "quoted": True})
-    memory = _fit_json({"summary": short_term.running_summary, "turns": turns}, settings.memory_budget_tokens)
+    # which table is active now, beside the table of each earlier turn: a new question is planned against the
+    # active table, and only a follow-up of an earlier turn against that turn's table
+    active = scope.description.active if scope.description is not None else ""
+    memory = _fit_json({"summary": short_term.running_summary, "active_table": active, "turns": turns},
+                       settings.memory_budget_tokens)
     previous = short_term.last()
     previous_result = json.dumps({"question": previous.standalone_question or previous.question,
                                   "key_result": previous.key_result}, ensure_ascii=False) \
@@ -172,13 +176,13 @@ def _fit_json(memory: dict, budget: int) -> str:
     """The memory as JSON, dropping the oldest turns (then the summary) until it fits the budget."""
     turns = list(memory["turns"])
     while True:
-        text = json.dumps({"summary": memory["summary"], "turns": turns}, ensure_ascii=False)
+        text = json.dumps(memory | {"turns": turns}, ensure_ascii=False)
         if count_tokens(text) <= budget:
             return text
         if len(turns) > 1:
             turns.pop(0)
         elif memory["summary"]:
-            memory = {"summary": "", "turns": turns}
+            memory = memory | {"summary": ""}
         elif turns:
             turns = []
         else:
@@ -189,4 +193,5 @@ def _turn(item) -> dict:
     """One turn for the prompt: what it did (its summary, or its answer when it has none: never both)."""
     label, text = item.outcome()
     return {"turn": item.turn, "question": item.question, "standalone_question": item.standalone_question,
-            ("summary" if label == "Did" else "answer"): text[:500], "result_names": item.result_names}
+            ("summary" if label == "Did" else "answer"): text[:500], "result_names": item.result_names,
+            "tables": item.tables}

@@ -57,6 +57,8 @@ class MemoryItem(BaseModel):
         key_result: JSON of the turn's first table (name, columns, first rows) or value, or of its chart's
             title; the answer writer compares a follow-up with it.
         filters: filters in force after the turn (e.g. ``"region == 'EU'"``).
+        tables: the tables the turn read (the active one when it was asked, unless its plan named others); a
+            follow-up builds on these, a new question on the table active now.
     """
 
     turn: int
@@ -67,15 +69,17 @@ class MemoryItem(BaseModel):
     result_names: list[str] = Field(default_factory=list)
     key_result: str = ""
     filters: list[str] = Field(default_factory=list)
+    tables: list[str] = Field(default_factory=list)
 
     @classmethod
-    def from_result(cls, question: str, result: Result) -> MemoryItem:
+    def from_result(cls, question: str, result: Result, tables: list[str] | None = None) -> MemoryItem:
         """The turn of an answered analysis: its summary (or, without one, the start of its answer), its result
-        variables and its key result."""
+        variables, its key result and the ``tables`` it read."""
         answer = " ".join(result.answer.split())
         return cls(turn=result.turn, question=question, standalone_question=result.trace.standalone_question,
                    summary=result.trace.summary or answer[:300], answer=result.answer[:600],
-                   result_names=list(result.trace.result_names)[:8], key_result=key_result(result))
+                   result_names=list(result.trace.result_names)[:8], key_result=key_result(result),
+                   tables=list(tables or []))
 
     def outcome(self) -> tuple[str, str]:
         """("Did", summary) or, when there is no summary, ("Answer", answer): what a prompt says the turn did."""
@@ -84,6 +88,8 @@ class MemoryItem(BaseModel):
     def render(self) -> str:
         """The turn as prompt text (empty fields are left out; the summary or else the answer, not both)."""
         lines = [f"Turn {self.turn}: {self.question.strip()}"]
+        if self.tables:
+            lines.append(f"  Table: {', '.join(self.tables)}")
         standalone = self.standalone_question.strip()
         if standalone and standalone != self.question.strip():
             lines.append(f"  Meaning: {standalone}")
@@ -99,7 +105,7 @@ class MemoryItem(BaseModel):
     def as_evicted_text(self) -> str:
         """The short text handed to ``summarize`` when this turn is evicted."""
         q = (self.standalone_question or self.question).strip()
-        parts = [f"Turn {self.turn}: {q}"]
+        parts = [f"Turn {self.turn}: {q}"] + ([f"Table: {', '.join(self.tables)}"] if self.tables else [])
         if self.summary.strip():
             parts.append(f"Result: {self.summary.strip()}")
         if self.result_names:
@@ -235,7 +241,8 @@ class ShortTermMemory(BaseModel):
             label, text = i.outcome()
             out.append({"role": "turn", "turn": str(i.turn), "question": i.standalone_question or i.question,
                         ("summary" if label == "Did" else "answer"): text,
-                        "result_names": ", ".join(i.result_names)})
+                        "result_names": ", ".join(i.result_names)}
+                       | ({"tables": ", ".join(i.tables)} if i.tables else {}))
         return out
 
     def to_json(self) -> str:

@@ -6,6 +6,7 @@ Every ``/api/sessions/<sid>`` view looks the conversation up through
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
@@ -49,6 +50,7 @@ def conversation_json(conv: Conversation) -> dict[str, Any]:
     """Everything the page shows for one conversation."""
     session = conv.session
     tables = [{"name": t.name, "file": (u.original_name if (u := conv.source_of(t.name)) else ""),
+               "sheet": getattr(t.report, "sheet", None),
                "n_rows": int(len(t.frame)), "n_columns": int(t.frame.shape[1])} for t in session.tables.values()]
     job = service().running_job(conv)
     return conv.summary() | {
@@ -117,7 +119,11 @@ def _index_of(conv: Conversation, result) -> int:
 
 @bp.post("/api/sessions/<sid>/ask")
 def ask(sid: str):
-    """Start answering a question; progress and the result come from the job's event stream."""
+    """Start answering a question; progress and the result come from the job's event stream.
+
+    The result's ``timings.waited`` counts from this request's receipt: the time the user waited.
+    """
+    asked_at = time.time()
     conv = conversation(sid)
     raw = body().get("question")
     if raw is not None and not isinstance(raw, str):
@@ -137,7 +143,7 @@ def ask(sid: str):
 
         # The first question of a session starts its worker (seconds); say so before the API's events.
         on_progress(ProgressEvent(stage="starting", message="Preparing the session"))
-        result = conv.session.ask(question, on_progress=on_progress, cancel=cancel)
+        result = conv.session.ask(question, on_progress=on_progress, cancel=cancel, asked_at=asked_at)
         svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 
@@ -148,6 +154,7 @@ def ask(sid: str):
 @bp.post("/api/sessions/<sid>/run")
 def run_code(sid: str):
     """Run an edited script in the conversation's worker (``Session.run_code``) as a job."""
+    asked_at = time.time()
     conv = conversation(sid)
     data = body()
     code = str(data.get("code") or "")
@@ -164,7 +171,8 @@ def run_code(sid: str):
         from auto_analyst.results import ProgressEvent
 
         on_progress(ProgressEvent(stage="running", message="Running the edited script"))
-        result = conv.session.run_code(code, question=question and f"{question} (edited)", cancel=cancel)
+        result = conv.session.run_code(code, question=question and f"{question} (edited)", cancel=cancel,
+                                       asked_at=asked_at)
         svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 

@@ -359,9 +359,10 @@ class HistoryIndex:
 def _drop_extra_sheets(session: Any, state: str) -> None:
     """Keep only the tables the saved state names.
 
-    ``Session.resume`` loads every sheet of a workbook once per table of it that the state lists,
-    so a two-sheet upload came back as four tables (``book``, ``book_2``, ``book_2_2``, ...). The
-    first load of each file names its sheets as the original upload did; the later copies go.
+    A state saved without the tables' sheets (older versions) makes ``Session.resume`` load every
+    sheet of a workbook once per table of it, so a two-sheet upload came back as four tables
+    (``book_one``, ``book_two``, ``book_one_2``, ...). The first load of each file names its sheets
+    as the original upload did; the later copies go.
     """
     try:
         saved = set(json.loads(state).get("tables", {}))

@@ -62,7 +62,9 @@ class Job:
         self._thread.start()
         return self
 
-    def _push(self, name: str, data: Any) -> None:
+    def _push(self, name: str, data: Any, final: bool = False) -> None:
+        """Record an event; the final one (``result`` or ``error``) marks the job finished in the same step, so
+        a reader that has seen it never finds the job still running."""
         for sink in self.sinks:
             try:
                 sink(name, data)
@@ -70,6 +72,7 @@ class Job:
                 log.exception("job %s: an event sink failed", self.id)
         with self._cond:
             self.events.append((name, data))
+            self.finished = self.finished or final
             self._cond.notify_all()
 
     def progress(self, event: Any) -> None:
@@ -82,12 +85,13 @@ class Job:
         timer.daemon = True
         timer.start()
         try:
-            self._push("result", self._work(self.progress, self.cancel))
+            self._push("result", self._work(self.progress, self.cancel), final=True)
         except AutoAnalystError as exc:
-            self._push("error", {"kind": exc.kind, "message": str(exc)})
+            self._push("error", {"kind": exc.kind, "message": str(exc)}, final=True)
         except Exception:  # noqa: BLE001 - a failed run must never take the server down
             log.exception("job %s failed", self.id)
-            self._push("error", {"kind": "internal", "message": "The run failed on the server; the error was logged."})
+            self._push("error", {"kind": "internal", "message": "The run failed on the server; the error was logged."},
+                       final=True)
         finally:
             timer.cancel()
             with self._cond:

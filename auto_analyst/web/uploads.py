@@ -53,5 +53,5 @@ def use_table(sid: str):
     with conv.lock:
         if service().busy(conv):
             raise ApiError(409, "busy", "A question is running; switch tables when it is done.")
-        conv.session.use(name)
+        conv.session.use(name)  # the next question is planned against it (Session.ask)
     return jsonify({"ok": True, "active": conv.session.active})

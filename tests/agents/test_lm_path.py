@@ -184,7 +184,8 @@ def test_memory_says_each_turn_once_offers_only_result_variables_and_the_answer_
     assert set(json.loads(analyst_2.inputs["available_variables"])) == {"by_city"}  # not rows, r or plot_df
     turns = json.loads(engine.calls(PLANNER)[1].inputs["short_term_memory"])["turns"]
     assert turns == [{"turn": 1, "question": "revenue by city", "standalone_question": "revenue by city",
-                      "summary": "Revenue by city: Lyon 40, Paris 20, Nice 5.", "result_names": ["by_city"]}]
+                      "summary": "Revenue by city: Lyon 40, Paris 20, Nice 5.", "result_names": ["by_city"],
+                      "tables": ["sales"]}]
     previous = json.loads(engine.calls(ANSWER)[1].inputs["previous_result"])
     assert previous["question"] == "revenue by city"
     assert json.loads(previous["key_result"])["rows"] == [["Lyon", 40.0], ["Nice", 5.0], ["Paris", 20.0]]

@@ -21,7 +21,8 @@ def test_upload_stores_a_generated_name_and_returns_a_preview(browser, settings,
     assert len(stored) == 1 and "Grunfeld" not in str(stored[0]) and stored[0].stem.isalnum()
     assert str(settings.home) not in r.get_data(as_text=True)
     detail = browser.get(f"/api/sessions/{sid}").json["session"]
-    assert detail["tables"] == [{"name": "my_grunfeld_final", "file": "My Grunfeld (final).csv", "n_rows": 220, "n_columns": 5}]
+    assert detail["tables"] == [{"name": "my_grunfeld_final", "file": "My Grunfeld (final).csv", "sheet": None,
+                                 "n_rows": 220, "n_columns": 5}]
 
 
 def test_a_path_in_the_file_name_is_only_metadata(browser, settings):

@@ -38,32 +38,42 @@ def choose_table(question: str, desc: DatasetDescription) -> TableDescription:
     text = fold(normalize(question))
     best, best_hits = desc.table(), -1
     for t in desc.tables:
-        hits = len(ColumnMatcher(t).find(text)) + (2 if t.name in text else 0)
+        # the table's name as whole words: a table named 'a' is not in "how many rows are there"
+        named = re.search(rf"\b{re.escape(fold(normalize(t.name)))}\b", text) is not None
+        hits = len(ColumnMatcher(t).find(text)) + (2 if named else 0)
         if hits > best_hits or (hits == best_hits and t.name == desc.active):
             best, best_hits = t, hits
     return best
 
 
-def understand(question: str, desc: DatasetDescription, previous: str | None = None) -> list[QuerySpec]:
-    """Every part of ``question`` as a spec; ``previous`` is the last turn's standalone question."""
+def understand(question: str, desc: DatasetDescription, previous: str | None = None,
+               previous_table: str | None = None) -> list[QuerySpec]:
+    """Every part of ``question`` as a spec; ``previous`` is the last turn's standalone question and
+    ``previous_table`` the table that turn read (from the short-term memory; None when unknown)."""
     prev_spec = None
     if previous:
-        prev_parts = [s for s in understand(previous, desc) if s.answerable]
+        names = {t.name for t in desc.tables}
+        prev_desc = desc.model_copy(update={"active": previous_table}) if previous_table in names else desc
+        prev_parts = [s for s in understand(previous, prev_desc) if s.answerable]
         prev_spec = prev_parts[-1] if prev_parts else None
     specs: list[QuerySpec] = []
     declined_before = False
     for part in split_parts(question):
-        table = choose_table(part, desc) if prev_spec is None else desc.table(prev_spec.table)
+        table = choose_table(part, desc)
+        if prev_spec is not None and table.name != prev_spec.table and _builds_on(part, desc.table(prev_spec.table)):
+            table = desc.table(prev_spec.table)
+        # a part read against another table than the previous turn's is a question of its own
+        prev_here = prev_spec if prev_spec is not None and prev_spec.table == table.name else None
         pieces = read_pieces(part, table)
-        if pieces.empty and prev_spec is not None:
+        if pieces.empty and prev_here is not None:
             continue  # "and how much was it": already answered by the part before
-        spec = _resolve(part, pieces, table, prev_spec)
+        spec = _resolve(part, pieces, table, prev_here)
         if declined_before and spec.answerable and not (pieces.numeric or pieces.categorical or pieces.dates):
             # "how many outliers are there?" after a part I could not read: it is about that part's column
             spec = QuerySpec(table=spec.table, task="decline",
                              problems=[f"'{part}' depends on an earlier part I could not answer."])
         own = pieces.numeric or pieces.categorical or pieces.dates
-        if prev_spec is not None and spec.answerable and not own and spec.task == prev_spec.task \
+        if prev_here is not None and spec.answerable and not own and spec.task == prev_here.task \
                 and spec.task not in ("aggregate", "rank", "chart", "top_n"):
             continue  # "...in BARO? How many outliers are there?": the same task again, about the same column
         declined_before = declined_before or not spec.answerable
@@ -75,6 +85,17 @@ def understand(question: str, desc: DatasetDescription, previous: str | None = N
         if spec.answerable:
             prev_spec = spec
     return specs
+
+
+REFERS = re.compile(r"\b(that|those|these|it|them|this|the relationship|same)\b")
+
+
+def _builds_on(part: str, previous_table: TableDescription) -> bool:
+    """Whether a part continues the previous turn on its table, although another table (the active one, or the
+    one the part names) was chosen: it refers back or says it follows up ("plot that", "same for X", "now only
+    2023"), and the previous turn's table has every word it names. Any other part is a question of its own."""
+    p = read_pieces(part, previous_table)
+    return bool(REFERS.search(p.text) or FOLLOW_UP.search(p.text)) and not p.unknown
 
 
 def _same_spec(a: QuerySpec, b: QuerySpec) -> bool:

@@ -36,12 +36,14 @@ def _turns(p: Prompt) -> list:
     return memory.get("turns", []) if isinstance(memory, dict) else memory
 
 
-def _previous(p: Prompt) -> str | None:
+def _previous(p: Prompt) -> tuple[str | None, str | None]:
+    """The last turn's standalone question and the table it read (None when the memory does not say)."""
     memory = _turns(p)
     for item in reversed(memory):
         if isinstance(item, dict) and (item.get("standalone_question") or item.get("question")):
-            return item.get("standalone_question") or item.get("question")
-    return None
+            tables = item.get("tables") or []
+            return item.get("standalone_question") or item.get("question"), (tables[0] if tables else None)
+    return None, None
 
 
 def planner(p: Prompt) -> dict[str, Any]:
@@ -57,7 +59,7 @@ def planner(p: Prompt) -> dict[str, Any]:
     if any(isinstance(t, dict) and t.get("quoted") for t in _turns(p)):
         goal = QUOTE.sub(" ", goal)  # the quote points at an earlier turn (now the previous one); it is not a question
     goal, names, rounding = split_format(goal)
-    specs = understand(goal, desc, _previous(p))
+    specs = understand(goal, desc, *_previous(p))
     if rounding is not None:
         for s in specs:
             s.rounding = s.rounding if s.rounding is not None else rounding
