@@ -18,7 +18,7 @@ import ctypes
 import os
 
 from auto_analyst.execution import limits as lim
-from auto_analyst.execution.wall import HOST, SESSION_DIR, STAGE
+from auto_analyst.execution.wall import HOST, SESSION_DIR, STAGE, read_only_paths, under_temp
 
 __all__ = ["enter", "become_init"]
 
@@ -78,10 +78,16 @@ def enter(workdir: str, workdir_fd: int, tmp_mb: int) -> None:
     _remount_bind(SESSION_DIR, _MS_NOSUID | _MS_NODEV)
     _cover(HOST)
     _mount("tmpfs", STAGE, "tmpfs", _MS_NOSUID | _MS_NODEV, f"size={max(1, int(tmp_mb))}m,mode=0755")
+    libraries = under_temp(read_only_paths())
     for name, target in (("tmp", "/tmp"), ("var_tmp", "/var/tmp"), ("shm", "/dev/shm")):
         os.mkdir(f"{STAGE}/{name}")
         os.chmod(f"{STAGE}/{name}", 0o1777)
-        _mount(f"{STAGE}/{name}", target, None, _MS_BIND)
+        for lib in libraries.get(target, []):  # the interpreter or this package under /tmp: read-only again
+            inside = f"{STAGE}/{name}{lib[len(target):]}"
+            os.makedirs(inside, mode=0o755, exist_ok=True)
+            _mount(lib, inside, None, _MS_BIND | _MS_REC)
+            _remount_bind(inside, _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+        _mount(f"{STAGE}/{name}", target, None, _MS_BIND | _MS_REC)
     _cover(STAGE)
     _remount_bind("/dev", _MS_RDONLY | _MS_NOSUID)
 

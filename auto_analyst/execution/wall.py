@@ -123,6 +123,20 @@ def read_only_paths() -> list[str]:
     return [p for p in out if not _is_system(p)]
 
 
+def under_temp(paths: list[str]) -> dict[str, list[str]]:
+    """The library paths that lie under a temp folder the sessions replace (``/tmp``, ``/var/tmp``): by folder.
+
+    A session mounts its private tmpfs over these folders (:mod:`.sessionns`), and binds these paths into
+    it again, read-only, so a virtualenv or an editable checkout under ``/tmp`` still imports.
+    """
+    out: dict[str, list[str]] = {}
+    for p in paths:
+        for top in ("/tmp", "/var/tmp"):
+            if p.startswith(top + "/"):
+                out.setdefault(top, []).append(p)
+    return out
+
+
 def _is_system(path: str) -> bool:
     return path == "/usr" or path.startswith("/usr/")
 
@@ -145,12 +159,13 @@ def zygote_argv(python: str, module_args: list[str]) -> list[str]:
             args += ["--ro-bind", str(p), str(p)]
     for name in _ETC:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    # the fresh /tmp comes before the libraries: a virtualenv or a checkout under /tmp stays visible on top of it
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/var/tmp", "--dir", "/dev/shm"]
     paths = read_only_paths()
     parents = sorted({str(q) for p in paths for q in Path(p).parents if str(q) != "/"} - set(paths))
     for d in parents:  # bwrap would copy a 0700 parent's mode (/root): the worker's uid must traverse them
         args += ["--perms", "0755", "--dir", d]
     for p in paths:
         args += ["--ro-bind", p, p]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/var/tmp", "--dir", "/dev/shm",
-             "--dir", SESSION_DIR, "--dir", STAGE, "--bind", "/", HOST, "--remount-ro", "/", "--chdir", "/"]
+    args += ["--dir", SESSION_DIR, "--dir", STAGE, "--bind", "/", HOST, "--remount-ro", "/", "--chdir", "/"]
     return [*args, "--", python, *module_args]
