@@ -46,11 +46,16 @@ class Question:
     concepts: list[str] = field(default_factory=list)
 
 
-def load_split(folder: Path, limit: int | None = None) -> list[Question]:
-    """The questions of a split folder, in file order (the first ``limit`` of them).
+def load_split(folder: Path, limit: int | None = None, shard: tuple[int, int] | None = None) -> list[Question]:
+    """The questions of a split folder, in file order: shard ``(K, N)`` of them, then the first ``limit``.
+
+    Shard ``K`` of ``N`` holds the questions at positions ``i`` (0-based, in file order) with
+    ``i % N == K - 1``: deterministic, the ``N`` shards are disjoint and together the whole split,
+    and each gets a like mix of tables and levels (the file is grouped by table).
 
     Raises:
-        BadInputError: no ``questions.jsonl`` or ``tables/`` in ``folder``, or a line that is not a question.
+        BadInputError: no ``questions.jsonl`` or ``tables/`` in ``folder``, a line that is not a
+            question, or a shard that is not ``1 <= K <= N``.
     """
     folder = Path(folder)
     path = folder / "questions.jsonl"
@@ -65,6 +70,11 @@ def load_split(folder: Path, limit: int | None = None) -> list[Question]:
             out.append(Question(**{k: row[k] for k in Question.__dataclass_fields__ if k in row}))
         except (ValueError, TypeError) as exc:
             raise BadInputError(f"{path}:{n} is not a benchmark question ({exc}).") from None
+    if shard is not None:
+        k, n_shards = shard
+        if not 1 <= k <= n_shards:
+            raise BadInputError(f"Shard {k}/{n_shards} does not exist: K must be between 1 and N.")
+        out = [q for i, q in enumerate(out) if i % n_shards == k - 1]
     return out[:limit] if limit else out
 
 

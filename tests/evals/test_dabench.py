@@ -39,3 +39,37 @@ def test_eval_command_reports_right_wrong_declined_tokens_and_cost(tmp_path, mon
     assert [r["id"] for r in report["rows"]] == [1, 2]
     text = CliRunner().invoke(cli, ["eval", "dabench", "--split", folder, "--limit", "1"])
     assert "right 1 (100.0%)   wrong 0 (0.0%)   declined 0 (0.0%)" in text.output and "usage:" in text.output
+
+
+def test_shards_are_disjoint_deterministic_and_cover_the_split(tmp_path):
+    from auto_analyst.errors import BadInputError
+    from auto_analyst.evals.dabench import load_split
+
+    d = tmp_path / "s"
+    (d / "tables").mkdir(parents=True)
+    rows = [{"id": 10 * i, "question": f"q{i}", "format": "@x[v]", "file_name": "t.csv", "labels": [["x", "1"]]}
+            for i in range(7)]
+    (d / "questions.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    shards = [[q.id for q in load_split(d, shard=(k, 3))] for k in (1, 2, 3)]
+    assert shards == [[0, 30, 60], [10, 40], [20, 50]]  # position i goes to shard i % 3 + 1
+    assert sorted(sum(shards, [])) == [q.id for q in load_split(d)]
+    assert [q.id for q in load_split(d, limit=1, shard=(2, 3))] == [10]  # the shard first, then the limit
+    try:
+        load_split(d, shard=(4, 3))
+    except BadInputError as exc:
+        assert "4/3" in str(exc)
+    else:
+        raise AssertionError("shard 4/3 was accepted")
+
+
+def test_eval_command_runs_one_shard_and_rejects_a_bad_one(tmp_path, monkeypatch):
+    from auto_analyst.cli import cli
+
+    monkeypatch.setenv("AUTO_ANALYST_HOME", str(tmp_path / "home"))
+    folder = str(split(tmp_path))
+    out = CliRunner().invoke(cli, ["eval", "dabench", "--split", folder, "--shard", "2/2", "--json"])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output.strip().splitlines()[-1])
+    assert [r["id"] for r in report["rows"]] == [2] and report["right"] == 1
+    bad = CliRunner().invoke(cli, ["eval", "dabench", "--split", folder, "--shard", "3/2"])
+    assert bad.exit_code == 2 and "K/N" in bad.output
