@@ -3,8 +3,8 @@
 A split is a folder with ``questions.jsonl`` (id, question, constraints, format, file_name, level,
 concepts, labels) and ``tables/`` (the layout of InfiAgent-DABench's validation split).
 A question is sent as the benchmark poses it: question, constraints, answer format, on one line
-(:func:`prompt`). Scoring is the benchmark's own rule (the split's README): a sub-answer
-``@name[value]`` is right when the strings are equal or both parse as numbers differing by less
+(:func:`prompt`), each in a fresh session for a user of its own (:func:`run`). Scoring is the
+benchmark's own rule (the split's README): a sub-answer ``@name[value]`` is right when the strings are equal or both parse as numbers differing by less
 than 1e-6, and a question is right only when all its labelled sub-answers are (:func:`score`). A
 question is *declined* when the status is "declined" or the answer gives none of the requested
 values and says so; any other answer that is not right is *wrong*.
@@ -18,7 +18,7 @@ import collections
 import json
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,16 +125,15 @@ class Report:
                 "usage": self.usage.model_dump(), "seconds": round(self.seconds, 1), "rows": self.rows}
 
 
-def _by_table(questions: list[Question]) -> Iterator[tuple[str, list[Question]]]:
-    groups: dict[str, list[Question]] = collections.defaultdict(list)
-    for q in questions:
-        groups[q.file_name].append(q)
-    yield from groups.items()
-
-
 def run(analyst: Any, split: Path, questions: list[Question], mode: str = "benchmark",
         on_row: Callable[[dict[str, Any]], None] | None = None) -> Report:
-    """Ask every question through ``analyst`` (one session per table, memory reset between questions).
+    """Ask every question through ``analyst``, each in a session of its own for a user of its own.
+
+    Each question stands alone, as in the benchmark: nothing one question did reaches another. A session
+    per question means no short-term memory and no variables or in-place table changes left in the
+    worker by an earlier script; a user per question (``dabench-<id>``) means no remembered facts or
+    entities of earlier questions in the planner's ``user_context`` (an earlier question's finding is
+    often a later question's answer).
 
     Args:
         analyst: an :class:`~auto_analyst.api.Analyst` (its model is the one evaluated).
@@ -144,28 +143,24 @@ def run(analyst: Any, split: Path, questions: list[Question], mode: str = "bench
         on_row: called with each row as it is scored (for progress output).
     """
     report, t0 = Report(), time.perf_counter()
-    for file_name, qs in _by_table(questions):
-        session = analyst.session()
+    for q in questions:
+        session = analyst.session(user=f"dabench-{q.id}")
         try:
-            session.load(Path(split) / "tables" / file_name)
-        except Exception as exc:  # noqa: BLE001 - a table that does not load makes its questions errors, not a crash
-            results = [_failed(q, f"{type(exc).__name__}: {exc}") for q in qs]
+            session.load(Path(split) / "tables" / q.file_name)
+        except Exception as exc:  # noqa: BLE001 - a table that does not load makes its question an error, not a crash
+            r = _failed(q, f"{type(exc).__name__}: {exc}")
         else:
-            results = []
-            for q in qs:
-                results.append(session.ask(prompt(q, mode)))
-                session.reset_memory()  # each question stands alone, as in the benchmark
+            r = session.ask(prompt(q, mode))
         session.settle()
         report.usage = report.usage + session.usage
         analyst.forget(session.id)
-        for q, r in zip(qs, results):
-            row = {"id": q.id, "level": q.level, "concepts": q.concepts, "labels": q.labels,
-                   "verdict": score(r.status, r.answer, q.labels), "status": r.status, "answer": r.answer[:400],
-                   "error": r.error.model_dump() if r.error else None, "usage": r.usage.model_dump(),
-                   "attempts": len(r.attempts)}
-            report.rows.append(row)
-            if on_row is not None:
-                on_row(row)
+        row = {"id": q.id, "level": q.level, "concepts": q.concepts, "labels": q.labels,
+               "verdict": score(r.status, r.answer, q.labels), "status": r.status, "answer": r.answer[:400],
+               "error": r.error.model_dump() if r.error else None, "usage": r.usage.model_dump(),
+               "attempts": len(r.attempts)}
+        report.rows.append(row)
+        if on_row is not None:
+            on_row(row)
     report.seconds = time.perf_counter() - t0
     return report
 

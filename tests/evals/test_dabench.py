@@ -73,3 +73,22 @@ def test_eval_command_runs_one_shard_and_rejects_a_bad_one(tmp_path, monkeypatch
     assert [r["id"] for r in report["rows"]] == [2] and report["right"] == 1
     bad = CliRunner().invoke(cli, ["eval", "dabench", "--split", folder, "--shard", "3/2"])
     assert bad.exit_code == 2 and "K/N" in bad.output
+
+
+def test_each_question_stands_alone_no_memory_facts_or_variables_of_an_earlier_one(tmp_path):
+    from auto_analyst import Analyst, Settings
+    from tests.evals.test_optimize import model
+
+    lm, _ = model()
+    with Analyst(settings=Settings.load({"home": tmp_path / "home"}, environ={}), lm=lm) as analyst:
+        report = analyst.eval_dabench(split(tmp_path))
+    assert [r["verdict"] for r in report.rows] == ["right", "right"]
+    planners = [e["messages"][-1]["content"] for e in lm.history
+                if "standalone_question" in str(e["messages"][0]["content"])]
+    assert len(planners) == 2
+    second = planners[1]
+    # the first question's finding (total revenue 65.0) and its variable are not offered to the second
+    assert "65.0" not in second and "revenue" not in second.split("[[ ## user_context ## ]]")[1]
+    analysts = [e["messages"][-1]["content"] for e in lm.history if "[[ ## available_variables ## ]]" in
+                str(e["messages"][-1]["content"])]
+    assert all("total" not in a.split("[[ ## available_variables ## ]]")[1].split("[[")[0] for a in analysts)
