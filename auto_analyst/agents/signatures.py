@@ -45,8 +45,9 @@ ENVIRONMENT = (
     "Figure, e.g. ax.figure; plt.show() and saving files are not needed); name= is the label the answer quotes a "
     "table or value by, title= a chart's title. Keep variables at full precision and round only what you show or "
     "print, as the question asks. print() output is read as well: keep it short and labelled. Warnings and other "
-    "messages the libraries write are kept apart and are not results. Variables the script creates stay defined "
-    "for later steps and later questions.")
+    "messages the libraries write are kept apart and are not results. Files the script writes are not given to the "
+    "user: show() what they should see. Variables the script creates stay defined for later steps and later "
+    "questions.")
 """The one statement of the code contract, given to every prompt that writes or fixes code (``environment``)."""
 
 
@@ -66,7 +67,8 @@ class PlannerSignature(dspy.Signature):
     (rounding, ddof, which rows) and answer format literally, and keep them in `standalone_question`; where
     the goal leaves a choice open, take the usual default (pandas' defaults, e.g. sample std) and state it in
     `assumptions`; where parts of the goal contradict each other, follow the more specific constraint and say so.
-    If the goal cannot be answered from the data, return an empty plan and say why in decline_reason."""
+    If the goal cannot be answered from the data, return an empty plan and say why in decline_reason; if only
+    part of it can, plan that part and name the rest in decline_reason (the answer reports it as unanswered)."""
 
     goal: str = dspy.InputField(desc="The user's question, as typed.")
     dataset_description: str = dspy.InputField(desc="JSON: tables, their columns, dtypes, missing counts, ranges, top values.")
@@ -77,7 +79,7 @@ class PlannerSignature(dspy.Signature):
     standalone_question: str = dspy.OutputField(desc="The goal rewritten to stand alone, with follow-up references resolved.")
     plan: list[PlanStep] = dspy.OutputField(desc="Ordered steps; empty when declining.")
     assumptions: list[str] = dspy.OutputField(desc="Readings chosen where the goal had two (e.g. a misspelled column taken as another, simple vs weighted mean).")
-    decline_reason: str = dspy.OutputField(desc="Empty when the plan answers the goal; else one sentence on why not.")
+    decline_reason: str = dspy.OutputField(desc="Empty when the plan answers the whole goal. With an empty plan: one sentence on why the goal cannot be answered. With a plan: the parts of the goal it cannot answer, and why.")
 
 
 class AnalystSignature(dspy.Signature):
@@ -86,7 +88,7 @@ class AnalystSignature(dspy.Signature):
     goal: str = dspy.InputField(desc="The user's question, follow-ups resolved.")
     dataset_description: str = dspy.InputField(desc="JSON description of the tables: columns, dtypes, missing counts, ranges, top values.")
     environment: str = dspy.InputField(desc=ENVIRONMENT)
-    instruction: str = dspy.InputField(desc="This agent's step of the plan.")
+    instruction: str = dspy.InputField(desc="This agent's step of the plan. Where it or the goal says how (a method, a split, a rounding), that wins over this agent's usual habits.")
     earlier_steps: str = dspy.InputField(desc="JSON list of the plan's steps before this one: agent, instruction, the variables each creates and their types. Their code runs before this code in the same script: use those variables as given, do not recompute them. Empty list for the first step.")
     creates: str = dspy.InputField(desc="JSON: name -> type of the variables this step must create for later steps (use these exact names); may be empty.")
     short_term_memory: str = dspy.InputField(desc="JSON: earlier turns of this conversation, newest last.")
