@@ -73,6 +73,9 @@ def dabench(ctx, model, split, limit, shard, mode, out, as_json):
     click.echo(f"  right {c['right']} ({100 * c['right'] / n:.1f}%)   wrong {c['wrong']} ({100 * c['wrong'] / n:.1f}%)"
                f"   declined {c['declined']} ({100 * c['declined'] / n:.1f}%)")
     click.echo(f"  usage: {usage_text(report.usage)}")
+    per = report.per_question
+    click.echo(f"  per question: {per['lm_calls']} LM calls and {per['round_trips']} sequential round trips until the "
+               "answer (the after-answer summaries not counted)")
     levels: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for r in report.rows:
         levels[r["level"]][r["verdict"]] += 1

@@ -26,7 +26,7 @@ from typing import Any
 from auto_analyst.errors import BadInputError
 from auto_analyst.results import Result, Usage
 
-__all__ = ["Question", "Report", "load_split", "prompt", "same", "score", "run", "MODES"]
+__all__ = ["Question", "Report", "load_split", "prompt", "same", "score", "round_trips", "run", "MODES"]
 
 ANSWER = re.compile(r"@(\w+)\[(.*?)\]")
 MODES = ("benchmark", "simplified")
@@ -119,10 +119,18 @@ class Report:
     def counts(self) -> collections.Counter:
         return collections.Counter(r["verdict"] for r in self.rows)
 
+    @property
+    def per_question(self) -> dict[str, float]:
+        """Means over the questions: LM calls until the answer (``lm_calls``) and sequential ``round_trips``."""
+        n = max(len(self.rows), 1)
+        return {"lm_calls": round(sum(r["usage"]["lm_calls"] for r in self.rows) / n, 2),
+                "round_trips": round(sum(r.get("round_trips", 0) for r in self.rows) / n, 2)}
+
     def to_dict(self) -> dict[str, Any]:
         c = self.counts
         return {"questions": len(self.rows), "right": c["right"], "wrong": c["wrong"], "declined": c["declined"],
-                "usage": self.usage.model_dump(), "seconds": round(self.seconds, 1), "rows": self.rows}
+                "usage": self.usage.model_dump(), "per_question": self.per_question, "seconds": round(self.seconds, 1),
+                "rows": self.rows}
 
 
 def run(analyst: Any, split: Path, questions: list[Question], mode: str = "benchmark",
@@ -157,12 +165,19 @@ def run(analyst: Any, split: Path, questions: list[Question], mode: str = "bench
         row = {"id": q.id, "level": q.level, "concepts": q.concepts, "labels": q.labels,
                "verdict": score(r.status, r.answer, q.labels), "status": r.status, "answer": r.answer[:400],
                "error": r.error.model_dump() if r.error else None, "usage": r.usage.model_dump(),
-               "attempts": len(r.attempts)}
+               "attempts": len(r.attempts), "plan_steps": len(r.plan), "round_trips": round_trips(r)}
         report.rows.append(row)
         if on_row is not None:
             on_row(row)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def round_trips(r: Result) -> int:
+    """Sequential LM round trips until the answer: the planner, the analysts (at once: one), the combiner, each
+    fix that ran, the answer writer (or the memory answerer), as the stages' timings show them."""
+    stages = sum(k in r.timings for k in ("planning", "agents", "combining", "answering"))
+    return stages + max(len(r.attempts) - 1, 0) + (r.trace.source == "memory")
 
 
 def _failed(q: Question, message: str) -> Result:

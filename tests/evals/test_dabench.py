@@ -37,8 +37,12 @@ def test_eval_command_reports_right_wrong_declined_tokens_and_cost(tmp_path, mon
     assert report["right"] == 2  # the embedded model answers both sums in the asked format
     assert report["usage"]["lm_calls"] >= 6 and report["usage"]["cost_usd"] == 0.0
     assert [r["id"] for r in report["rows"]] == [1, 2]
+    # one step, no fix: plan, code, answer; the summary after the answer is in usage but not in the row's calls
+    assert [(r["plan_steps"], r["round_trips"], r["usage"]["lm_calls"]) for r in report["rows"]] == [(1, 3, 3)] * 2
+    assert report["per_question"] == {"lm_calls": 3.0, "round_trips": 3.0}
     text = CliRunner().invoke(cli, ["eval", "dabench", "--split", folder, "--limit", "1"])
     assert "right 1 (100.0%)   wrong 0 (0.0%)   declined 0 (0.0%)" in text.output and "usage:" in text.output
+    assert "per question: 3.0 LM calls and 3.0 sequential round trips" in text.output
 
 
 def test_shards_are_disjoint_deterministic_and_cover_the_split(tmp_path):
