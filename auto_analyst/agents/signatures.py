@@ -43,8 +43,8 @@ ENVIRONMENT = (
     "show(obj, name=None, title=None) records one result for the answer: a DataFrame or Series (a table), a scalar "
     "such as a number, string or date (a value), or a plotly or matplotlib/seaborn figure (a chart: pass the "
     "Figure, e.g. ax.figure; plt.show() and saving files are not needed); name= is the label the answer quotes a "
-    "table or value by, title= a chart's title. Keep variables at full precision and round only what you show or "
-    "print, as the question asks. print() output is read as well: keep it short and labelled. Warnings and other "
+    "table or value by, title= a chart's title. Round what you show or print as the question asks, and keep the "
+    "variables later steps compute with at full precision. print() output is read as well: keep it short and labelled. Warnings and other "
     "messages the libraries write are kept apart and are not results. Files the script writes are not given to the "
     "user: show() what they should see. Variables the script creates stay defined for later steps and later "
     "questions.")
@@ -64,7 +64,8 @@ class PlannerSignature(dspy.Signature):
     can do it all. Use only columns that exist in the dataset description.
     Anything computed from the data is intent `analysis`, even when the description shows a similar number
     (its statistics are summaries of the table as loaded). Follow the goal's stated method, constraints
-    (rounding, ddof, which rows) and answer format literally, and keep them in `standalone_question`; where
+    (rounding, ddof, which rows) and answer format literally, and keep them in `standalone_question` (rounding
+    is for what is shown: never ask a step to store a rounded variable that a later step computes with); where
     the goal leaves a choice open, take the usual default (pandas' defaults, e.g. sample std) and state it in
     `assumptions`; where parts of the goal contradict each other, follow the more specific constraint and say so.
     If the goal cannot be answered from the data, return an empty plan and say why in decline_reason; if only
@@ -75,7 +76,7 @@ class PlannerSignature(dspy.Signature):
     agent_descriptions: str = dspy.InputField(desc="The analyst agents available and what each does.")
     short_term_memory: str = dspy.InputField(desc="JSON: a summary of older turns and the recent turns of this conversation (question, what it did or answered, the variables it created), newest last.")
     user_context: str = dspy.InputField(desc="What this user works with and how they like answers; may be empty.")
-    intent: Intent = dspy.OutputField(desc="analysis (needs code on the data), qa, memory_query, config_change, new_data or unrelated.")
+    intent: Intent = dspy.OutputField(desc="analysis (needs code on the data); qa (how to use this assistant); memory_query (about earlier turns: answered from the conversation's history by another agent, with an empty plan); config_change (how answers should sound); new_data (a wish to load other data); unrelated. For every intent but analysis the plan is empty and decline_reason too, unless the message cannot be served.")
     standalone_question: str = dspy.OutputField(desc="The goal rewritten to stand alone, with follow-up references resolved.")
     plan: list[PlanStep] = dspy.OutputField(desc="Ordered steps; empty when declining.")
     assumptions: list[str] = dspy.OutputField(desc="Readings chosen where the goal had two (e.g. a misspelled column taken as another, simple vs weighted mean).")
@@ -149,9 +150,9 @@ class CodeFixSignature(dspy.Signature):
 
 class AnswerSignature(dspy.Signature):
     """Answer writer: answer the user's question in plain words from what the script printed and showed.
-    Give the numbers exactly as they appear in the output; never add a number that is not there. When the
-    question asks for an answer format (e.g. lines of @name[value], a number of decimals), start with the answer
-    in exactly that format. Say what was assumed, and what the fixes changed when it matters for the result.
+    Give the numbers as they appear in the output; never change a value or add a number that is not there. When
+    the question asks for an answer format (e.g. lines of @name[value], a number of decimals), start with the
+    answer in exactly that format (1.0 written 1.00 when two decimals are asked). Say what was assumed, and what the fixes changed when it matters for the result.
     Follow the user's style preferences."""
 
     question: str = dspy.InputField(desc="The user's question as typed.")
