@@ -147,17 +147,18 @@ class Analyst:
 
     # ---------------------------------------------------------- measuring
     def eval_dabench(self, split: str | Path, limit: int | None = None, mode: str = "benchmark",
-                     on_row: Any = None) -> Any:
+                     on_row: Any = None, shard: tuple[int, int] | None = None) -> Any:
         """Ask every question of a DABench split with this Analyst's model and score it by the benchmark's rule.
 
+        ``shard=(K, N)`` asks only the questions at positions ``i % N == K - 1`` (``evals.dabench.load_split``).
         Returns an ``evals.dabench.Report`` (rows, right/wrong/declined counts, usage); see docs/models.md.
 
         Raises:
-            BadInputError: ``split`` is not a DABench split (questions.jsonl and tables/).
+            BadInputError: ``split`` is not a DABench split (questions.jsonl and tables/), or a bad shard.
         """
         from auto_analyst.evals.dabench import load_split, run
 
-        return run(self, Path(split), load_split(Path(split), limit), mode=mode, on_row=on_row)
+        return run(self, Path(split), load_split(Path(split), limit, shard=shard), mode=mode, on_row=on_row)
 
     def optimize(self, trainset: str | Path, name: str = "default", limit: int | None = None,
                  max_demos: int = 2) -> Any:

@@ -245,9 +245,10 @@ class Pipeline:
             return
         trace.result_names = _result_names(result.code, steps, run.names)
         check_cancel()
-        self._answer(ctx, plan, run, budget, result, emit)
+        self._answer(ctx, plan, run, budget, result, emit, [n for n in fixed.notes if n])
 
-    def _answer(self, ctx: TurnContext, plan, run: RunResult, budget: LMBudget, result: Result, emit) -> None:
+    def _answer(self, ctx: TurnContext, plan, run: RunResult, budget: LMBudget, result: Result, emit,
+                fixes: list[str] = ()) -> None:
         trace = result.trace
         t = time.perf_counter()
         emit(ProgressEvent(stage="answering", message="Writing the answer"))
@@ -256,8 +257,8 @@ class Pipeline:
         out = self.call(budget, self.program.writer, trace, question=ctx.question,
                         resolved_question=trace.standalone_question, previous_result=ctx.previous_result,
                         stdout=run.stdout[:STDOUT_FOR_PROMPT], tables=tables_json, figures=figures,
-                        assumptions=json.dumps(trace.assumptions), unanswered=plan.decline_reason or "",
-                        style=ctx.style)
+                        assumptions=json.dumps(trace.assumptions), fixes=json.dumps(list(fixes)),
+                        unanswered=plan.decline_reason or "", style=ctx.style)
         result.timings["answering"] = round(time.perf_counter() - t, 4)
         result.status, result.answer = "ok", (out.answer or "").strip()
         trace.unsupported_numbers = unsupported_numbers(
@@ -381,7 +382,7 @@ class Pipeline:
                                              if i not in {h.id for h in result.trace.memory_hits}]
             out = self.call(budget, self.program.fixer, result.trace, script=script, error=error_text,
                             dataset_description=ctx.dataset_description, environment=env,
-                            remembered_fixes=fixes_text)
+                            remembered_fixes=fixes_text, goal=result.trace.standalone_question or ctx.question)
             timings["fixing"] = round(timings.get("fixing", 0) + time.perf_counter() - t, 4)
             fixed.notes.append(out.explanation or "")
             script = out.fixed_script or script

@@ -32,8 +32,10 @@ class PlanStep(BaseModel):
     # ``agent`` is any registered analyst's name: Registry.planner_signature narrows it to those names
     agent: str = Field(description="The analyst that writes this step's code.")
     instruction: str = Field(description="What this analyst must do, in one or two sentences.")
-    uses: list[str] = Field(default_factory=list, description="Variables (tables, columns, earlier results) the step reads.")
-    creates: list[str] = Field(default_factory=list, description="Variables the step creates for later steps (names only).")
+    uses: list[str] = Field(default_factory=list, description="Variables the step reads: tables and earlier results, by "
+                            "variable name (not columns).")
+    creates: list[str] = Field(default_factory=list, description="Variables the step creates for later steps (names "
+                               "only); a table it changes in place is listed too.")
     types: dict[str, str] = Field(default_factory=dict, description="The type of each created variable, e.g. "
                                   "'DataFrame[region, revenue]', 'Series', 'float', 'plotly figure'.")
 

@@ -105,8 +105,8 @@ class CodeFixer(dspy.Module):
         self.predict = dspy.Predict(sig.CodeFixSignature)
 
     def forward(self, script: str, error: str, dataset_description: str, environment: str = "",
-                remembered_fixes: str = ""):
-        out = self.predict(script=script, error=error, dataset_description=dataset_description,
+                remembered_fixes: str = "", goal: str = ""):
+        out = self.predict(goal=goal, script=script, error=error, dataset_description=dataset_description,
                            environment=environment, remembered_fixes=remembered_fixes)
         return dspy.Prediction(fixed_script=strip_fences(out.fixed_script), explanation=out.explanation)
 

@@ -40,7 +40,7 @@ BUILTIN_ANALYSTS: tuple[tuple[str, type[dspy.Signature], str], ...] = (
     ("statistics", sig.StatisticsAnalystSignature,
      "pandas/statsmodels/scipy: descriptive statistics, grouped aggregates, correlations, tests, regressions."),
     ("visualisation", sig.VisualisationAnalystSignature,
-     "plotly: one clear chart per request, titled, sorted, limited to top categories when many."),
+     "plotly (seaborn or matplotlib when asked): one clear chart per request, titled, sorted, limited to top categories when many."),
     ("machine_learning", sig.MachineLearningAnalystSignature,
      "scikit-learn: Pipelines with imputation and encoding, train/test split, metrics, importance."),
 )

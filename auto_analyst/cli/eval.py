@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import json
+import re
 from pathlib import Path
 
 import click
@@ -24,6 +25,15 @@ def _default_split() -> Path:
                         "(a folder with questions.jsonl and tables/).")
 
 
+def _shard(ctx, param, value):
+    if value is None:
+        return None
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", value)
+    if not m or not 1 <= int(m[1]) <= int(m[2]):
+        raise click.BadParameter(f"{value!r} is not K/N with 1 <= K <= N (e.g. 2/3, the second of three shards).")
+    return int(m[1]), int(m[2])
+
+
 @click.group("eval", cls=Group)
 def eval_group() -> None:
     """Measure answers against a benchmark."""
@@ -33,14 +43,16 @@ def eval_group() -> None:
 @click.option("--model", default=None, help="Model string (e.g. openai/gpt-4o-mini); default offline.")
 @click.option("--split", "split", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="A DABench split: questions.jsonl and tables/ (default: shared/bench/dabench-dev nearby).")
-@click.option("--limit", type=int, default=None, help="Only the first N questions.")
+@click.option("--limit", type=int, default=None, help="Only the first N questions (of the shard, with --shard).")
+@click.option("--shard", default=None, metavar="K/N",
+              callback=_shard, help="Only shard K of N: the questions at positions i with i % N == K-1 (e.g. 2/3).")
 @click.option("--mode", type=click.Choice(["benchmark", "simplified"]), default="benchmark", show_default=True,
               help="benchmark: question, constraints and format, as DABench poses them; simplified: no constraints.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write every question's row (verdict, answer, usage) as JSON here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 @click.pass_context
-def dabench(ctx, model, split, limit, mode, out, as_json):
+def dabench(ctx, model, split, limit, shard, mode, out, as_json):
     """Ask every question of a DABench split and score it by the benchmark's rule: right / wrong / declined."""
     split = split or _default_split()
     analyst = CliContext.of(ctx).analyst(model=model)
@@ -49,18 +61,21 @@ def dabench(ctx, model, split, limit, mode, out, as_json):
         if not as_json:
             click.secho(f"  #{row['id']:<4} {row['verdict']:<8} {row['answer'][:90]!r}", err=True, dim=True)
 
-    report = analyst.eval_dabench(split, limit=limit, mode=mode, on_row=progress)
+    report = analyst.eval_dabench(split, limit=limit, mode=mode, on_row=progress, shard=shard)
     if out:
         out.write_text(json.dumps(report.rows, indent=1))
     if as_json:
         click.echo(json.dumps(report.to_dict()))
         return
     c, n = report.counts, max(len(report.rows), 1)
-    click.echo(f"DABench ({split.name}, {mode}): {len(report.rows)} questions in {report.seconds:.0f} s, "
+    click.echo(f"DABench ({split.name}{', shard %d/%d' % shard if shard else ''}, {mode}): {len(report.rows)} questions in {report.seconds:.0f} s, "
                f"model {analyst.settings.model}")
     click.echo(f"  right {c['right']} ({100 * c['right'] / n:.1f}%)   wrong {c['wrong']} ({100 * c['wrong'] / n:.1f}%)"
                f"   declined {c['declined']} ({100 * c['declined'] / n:.1f}%)")
     click.echo(f"  usage: {usage_text(report.usage)}")
+    per = report.per_question
+    click.echo(f"  per question: {per['lm_calls']} LM calls and {per['round_trips']} sequential round trips until the "
+               "answer (the after-answer summaries not counted)")
     levels: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for r in report.rows:
         levels[r["level"]][r["verdict"]] += 1

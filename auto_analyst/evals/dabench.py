@@ -3,8 +3,8 @@
 A split is a folder with ``questions.jsonl`` (id, question, constraints, format, file_name, level,
 concepts, labels) and ``tables/`` (the layout of InfiAgent-DABench's validation split).
 A question is sent as the benchmark poses it: question, constraints, answer format, on one line
-(:func:`prompt`). Scoring is the benchmark's own rule (the split's README): a sub-answer
-``@name[value]`` is right when the strings are equal or both parse as numbers differing by less
+(:func:`prompt`), each in a fresh session for a user of its own (:func:`run`). Scoring is the
+benchmark's own rule (the split's README): a sub-answer ``@name[value]`` is right when the strings are equal or both parse as numbers differing by less
 than 1e-6, and a question is right only when all its labelled sub-answers are (:func:`score`). A
 question is *declined* when the status is "declined" or the answer gives none of the requested
 values and says so; any other answer that is not right is *wrong*.
@@ -18,7 +18,7 @@ import collections
 import json
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from typing import Any
 from auto_analyst.errors import BadInputError
 from auto_analyst.results import Result, Usage
 
-__all__ = ["Question", "Report", "load_split", "prompt", "same", "score", "run", "MODES"]
+__all__ = ["Question", "Report", "load_split", "prompt", "same", "score", "round_trips", "run", "MODES"]
 
 ANSWER = re.compile(r"@(\w+)\[(.*?)\]")
 MODES = ("benchmark", "simplified")
@@ -46,11 +46,16 @@ class Question:
     concepts: list[str] = field(default_factory=list)
 
 
-def load_split(folder: Path, limit: int | None = None) -> list[Question]:
-    """The questions of a split folder, in file order (the first ``limit`` of them).
+def load_split(folder: Path, limit: int | None = None, shard: tuple[int, int] | None = None) -> list[Question]:
+    """The questions of a split folder, in file order: shard ``(K, N)`` of them, then the first ``limit``.
+
+    Shard ``K`` of ``N`` holds the questions at positions ``i`` (0-based, in file order) with
+    ``i % N == K - 1``: deterministic, the ``N`` shards are disjoint and together the whole split,
+    and each gets a like mix of tables and levels (the file is grouped by table).
 
     Raises:
-        BadInputError: no ``questions.jsonl`` or ``tables/`` in ``folder``, or a line that is not a question.
+        BadInputError: no ``questions.jsonl`` or ``tables/`` in ``folder``, a line that is not a
+            question, or a shard that is not ``1 <= K <= N``.
     """
     folder = Path(folder)
     path = folder / "questions.jsonl"
@@ -65,6 +70,11 @@ def load_split(folder: Path, limit: int | None = None) -> list[Question]:
             out.append(Question(**{k: row[k] for k in Question.__dataclass_fields__ if k in row}))
         except (ValueError, TypeError) as exc:
             raise BadInputError(f"{path}:{n} is not a benchmark question ({exc}).") from None
+    if shard is not None:
+        k, n_shards = shard
+        if not 1 <= k <= n_shards:
+            raise BadInputError(f"Shard {k}/{n_shards} does not exist: K must be between 1 and N.")
+        out = [q for i, q in enumerate(out) if i % n_shards == k - 1]
     return out[:limit] if limit else out
 
 
@@ -109,22 +119,29 @@ class Report:
     def counts(self) -> collections.Counter:
         return collections.Counter(r["verdict"] for r in self.rows)
 
+    @property
+    def per_question(self) -> dict[str, float]:
+        """Means over the questions: LM calls until the answer (``lm_calls``) and sequential ``round_trips``."""
+        n = max(len(self.rows), 1)
+        return {"lm_calls": round(sum(r["usage"]["lm_calls"] for r in self.rows) / n, 2),
+                "round_trips": round(sum(r.get("round_trips", 0) for r in self.rows) / n, 2)}
+
     def to_dict(self) -> dict[str, Any]:
         c = self.counts
         return {"questions": len(self.rows), "right": c["right"], "wrong": c["wrong"], "declined": c["declined"],
-                "usage": self.usage.model_dump(), "seconds": round(self.seconds, 1), "rows": self.rows}
-
-
-def _by_table(questions: list[Question]) -> Iterator[tuple[str, list[Question]]]:
-    groups: dict[str, list[Question]] = collections.defaultdict(list)
-    for q in questions:
-        groups[q.file_name].append(q)
-    yield from groups.items()
+                "usage": self.usage.model_dump(), "per_question": self.per_question, "seconds": round(self.seconds, 1),
+                "rows": self.rows}
 
 
 def run(analyst: Any, split: Path, questions: list[Question], mode: str = "benchmark",
         on_row: Callable[[dict[str, Any]], None] | None = None) -> Report:
-    """Ask every question through ``analyst`` (one session per table, memory reset between questions).
+    """Ask every question through ``analyst``, each in a session of its own for a user of its own.
+
+    Each question stands alone, as in the benchmark: nothing one question did reaches another. A session
+    per question means no short-term memory and no variables or in-place table changes left in the
+    worker by an earlier script; a user per question (``dabench-<id>``) means no remembered facts or
+    entities of earlier questions in the planner's ``user_context`` (an earlier question's finding is
+    often a later question's answer).
 
     Args:
         analyst: an :class:`~auto_analyst.api.Analyst` (its model is the one evaluated).
@@ -134,30 +151,33 @@ def run(analyst: Any, split: Path, questions: list[Question], mode: str = "bench
         on_row: called with each row as it is scored (for progress output).
     """
     report, t0 = Report(), time.perf_counter()
-    for file_name, qs in _by_table(questions):
-        session = analyst.session()
+    for q in questions:
+        session = analyst.session(user=f"dabench-{q.id}")
         try:
-            session.load(Path(split) / "tables" / file_name)
-        except Exception as exc:  # noqa: BLE001 - a table that does not load makes its questions errors, not a crash
-            results = [_failed(q, f"{type(exc).__name__}: {exc}") for q in qs]
+            session.load(Path(split) / "tables" / q.file_name)
+        except Exception as exc:  # noqa: BLE001 - a table that does not load makes its question an error, not a crash
+            r = _failed(q, f"{type(exc).__name__}: {exc}")
         else:
-            results = []
-            for q in qs:
-                results.append(session.ask(prompt(q, mode)))
-                session.reset_memory()  # each question stands alone, as in the benchmark
+            r = session.ask(prompt(q, mode))
         session.settle()
         report.usage = report.usage + session.usage
         analyst.forget(session.id)
-        for q, r in zip(qs, results):
-            row = {"id": q.id, "level": q.level, "concepts": q.concepts, "labels": q.labels,
-                   "verdict": score(r.status, r.answer, q.labels), "status": r.status, "answer": r.answer[:400],
-                   "error": r.error.model_dump() if r.error else None, "usage": r.usage.model_dump(),
-                   "attempts": len(r.attempts)}
-            report.rows.append(row)
-            if on_row is not None:
-                on_row(row)
+        row = {"id": q.id, "level": q.level, "concepts": q.concepts, "labels": q.labels,
+               "verdict": score(r.status, r.answer, q.labels), "status": r.status, "answer": r.answer[:400],
+               "error": r.error.model_dump() if r.error else None, "usage": r.usage.model_dump(),
+               "attempts": len(r.attempts), "plan_steps": len(r.plan), "round_trips": round_trips(r)}
+        report.rows.append(row)
+        if on_row is not None:
+            on_row(row)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def round_trips(r: Result) -> int:
+    """Sequential LM round trips until the answer: the planner, the analysts (at once: one), the combiner, each
+    fix that ran, the answer writer (or the memory answerer), as the stages' timings show them."""
+    stages = sum(k in r.timings for k in ("planning", "agents", "combining", "answering"))
+    return stages + max(len(r.attempts) - 1, 0) + (r.trace.source == "memory")
 
 
 def _failed(q: Question, message: str) -> Result:

@@ -9,6 +9,8 @@ recorded yet is skipped, saying how to record it.
 
 from __future__ import annotations
 
+import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,8 @@ def _shared() -> Path | None:
     try:
         return _shared_dir()
     except RuntimeError:
+        if os.environ.get("CI"):  # CI always has ../shared beside the clone: every item must replay there
+            raise
         return None
 
 
@@ -42,8 +46,21 @@ def test_the_suite_has_the_size_the_issue_asks_for():
     assert all(t.expect for i in ITEMS for t in i.turns)  # every turn checks something
 
 
+@pytest.fixture
+def no_network(monkeypatch):
+    """Any connection this process opens beyond the machine (a model, a price list, telemetry) fails the test."""
+    real = socket.socket.connect
+
+    def connect(self, address):
+        if self.family in (socket.AF_INET, socket.AF_INET6) and address[0] not in ("127.0.0.1", "::1", "localhost"):
+            raise AssertionError(f"the replay tried to reach the network: {address}")
+        return real(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+
+
 @pytest.mark.parametrize("item", ITEMS, ids=[i.id for i in ITEMS])
-def test_recorded_item_replays_with_the_right_values(item, tmp_path):
+def test_recorded_item_replays_with_the_right_values(item, tmp_path, no_network):
     recording = RECORDINGS / f"{item.id}.json"
     if not recording.exists():
         pytest.skip(f"{item.id} is not recorded yet: python benchmarks/record.py --model MODEL --only {item.id}")
