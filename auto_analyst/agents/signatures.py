@@ -41,7 +41,10 @@ ENVIRONMENT = (
     "such as a number, string or date (a value), or a plotly or matplotlib/seaborn figure (a chart); name= is the "
     "label the answer quotes a table or value by, title= a chart's title. print() output is read as well: keep it "
     "short and labelled. Warnings and other messages the libraries write are kept apart and are not results. "
-    "Variables the script creates stay defined for later steps and later questions.")
+    "Variables the script creates stay defined for later steps and later questions. A table described with the "
+    "load note engine=duckdb is a DuckDB relation (too big for memory) and con a read-only DuckDB connection: "
+    "aggregate in SQL and bring back only the results as DataFrames, e.g. show(con.sql('SELECT g, avg(x) AS mean_x "
+    "FROM big GROUP BY g').df(), name=...); never .df() the whole table (relations last one script).")
 """The one statement of the code contract, given to every prompt that writes or fixes code (``environment``)."""
 
 
