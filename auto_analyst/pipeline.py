@@ -230,14 +230,11 @@ class Pipeline:
         if not steps:
             result.status, result.answer = "declined", plan.decline_reason or "I can't answer that from the data."
             return
-        cannot = sql_decline(self.lm, ctx.tables, ctx.duckdb_tables, steps)
-        if cannot:
-            result.status, result.answer = "declined", cannot
-            return
         check_cancel()
         goal = trace.standalone_question
         env = script_environment(ctx.tables, ctx.active, ctx.duckdb_tables)
         script, declined = self._write_code(ctx, goal, env, steps, budget, trace, timings, emit)
+        declined = declined or sql_decline(self.lm, script, ctx.duckdb_tables, ctx.active)
         if declined:
             result.status, result.answer = "declined", declined
             return

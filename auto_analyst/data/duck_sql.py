@@ -162,28 +162,45 @@ OFFLINE_MODEL = "local/offline"
 """The model string of the embedded offline model (``llm/offline/engine.py: offline_lm``)."""
 
 
-def sql_decline(lm: Any, tables: Sequence[str], duckdb_tables: Sequence[str], steps: Sequence[Any]) -> str:
-    """The sentence to decline a plan with when its model would write pandas code for a DuckDB table; else ''.
+def sql_decline(lm: Any, code: str, duckdb_tables: Sequence[str], active: str) -> str:
+    """The sentence to decline with when ``lm`` wrote pandas code that reads a DuckDB table; else ''.
 
     That is the embedded offline model until its engine says it writes SQL for DuckDB tables (an attribute
-    ``writes_duckdb_sql = True`` on the engine), on a plan that may read a DuckDB table: one its steps
-    ``uses``, or any when the steps name no table of the session. Its pandas code would fail on a relation,
+    ``writes_duckdb_sql = True`` on the engine), on a script that names a DuckDB table (its variable,
+    ``tables['name']``, or ``df`` when the active table is one). Its pandas code would fail on a relation,
     or run with other semantics; and loading the table into pandas is what DuckDB is there to avoid.
 
     Args:
         lm: the session's ``dspy.LM``.
-        tables: the session's table names; ``duckdb_tables`` those of them that are DuckDB tables.
-        steps: the plan (``PlanStep``-like objects with ``uses``).
+        code: the script the model wrote.
+        duckdb_tables: the session's DuckDB tables; ``active`` the table bound to ``df``.
     """
     if not duckdb_tables or getattr(lm, "model", "") != OFFLINE_MODEL:
         return ""
     if getattr(getattr(lm, "engine", None), "writes_duckdb_sql", False):
         return ""
-    named = {u for s in steps for u in getattr(s, "uses", [])} & set(tables)
-    if named and not named & set(duckdb_tables):
-        return ""  # the plan reads pandas tables only
-    which = ", ".join(sorted(named & set(duckdb_tables)) or duckdb_tables)
-    return (f"The embedded offline model cannot answer this yet: {which} is a DuckDB table (its file is at least "
-            "duckdb_min_mb MiB, so it is not loaded into pandas) and the offline model writes only pandas code. Use "
-            "a language model (--model openai/gpt-4o-mini, or any model LiteLLM supports), or set duckdb_min_mb "
-            "higher (0 = off) to load the file with pandas.")
+    names = _names_read(code)
+    read = [t for t in duckdb_tables if t in names] + ([active] if "df" in names and active in duckdb_tables else [])
+    if not read:
+        return ""
+    return (f"The embedded offline model cannot answer this yet: {', '.join(dict.fromkeys(read))} is a DuckDB table "
+            "(its file is at least duckdb_min_mb MiB, so it is not loaded into pandas) and the offline model writes "
+            "only pandas code. Use a language model (--model openai/gpt-4o-mini, or any model LiteLLM supports), or "
+            "set duckdb_min_mb higher (0 = off) to load the file with pandas.")
+
+
+def _names_read(code: str) -> set[str]:
+    """The names a script reads, and the keys of ``tables['...']``."""
+    import ast
+
+    try:
+        tree = ast.parse(code or "")
+    except SyntaxError:
+        return set()
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            out.add(node.value)  # tables['big'], tables.get('big')
+    return out
