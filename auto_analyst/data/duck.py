@@ -38,6 +38,7 @@ from typing import Any, Iterator, Mapping
 import pandas as pd
 
 from auto_analyst.data.description import DatasetDescription, TableDescription, describe_tables
+from auto_analyst.data.duck_describe import SAMPLE_ROWS
 from auto_analyst.data.duck_sql import aggregate_sql, grouped_aggregate_sql, quote
 from auto_analyst.data.formats import TABLE_FORMATS
 from auto_analyst.data.report import ColumnReport, LoadedTable, LoadReport
@@ -52,8 +53,6 @@ DUCKDB_NOTE = ("engine=duckdb: this table is a DuckDB relation, not a pandas Dat
                "(con.sql(...)) and bring back only the result (.df()).")
 TABLE = "data"
 """The table's name inside its database file (the worker names its view after the session's table)."""
-SAMPLE_ROWS = 1000
-"""First rows read into pandas for examples, previews and the memory's vocabulary of a DuckDB table."""
 _READERS = {"csv": "read_csv", "parquet": "read_parquet"}
 _TYPES = {"string": "VARCHAR", "category": "VARCHAR", "integer": "BIGINT", "float": "DOUBLE", "boolean": "BOOLEAN",
           "datetime": "TIMESTAMP"}

@@ -1,6 +1,6 @@
 """The description of a DuckDB table, in the same :class:`TableDescription` shape the pandas path builds.
 
-Computed by DuckDB over the whole table, so nothing but the first :data:`~auto_analyst.data.duck.SAMPLE_ROWS`
+Computed by DuckDB over the whole table, so nothing but the first :data:`SAMPLE_ROWS`
 rows (for the examples) comes into pandas. The rules are those of
 :func:`auto_analyst.data.description.describe_column`, so a small file gives the same description either
 way (``tests/scale/test_duck.py`` checks it): kind, missing count, distinct count, min/max/mean of numbers
@@ -27,7 +27,10 @@ from auto_analyst.data.description import EXAMPLES, TOP_VALUES, WIDE_TABLE_COLUM
 from auto_analyst.data.description import _jsonable
 from auto_analyst.data.duck_sql import quote
 
-__all__ = ["EXACT_DISTINCT_MAX", "describe_database", "column_kind"]
+__all__ = ["EXACT_DISTINCT_MAX", "SAMPLE_ROWS", "describe_database", "column_kind"]
+
+SAMPLE_ROWS = 1000
+"""First rows read into pandas for examples, previews and the memory's vocabulary of a DuckDB table."""
 
 EXACT_DISTINCT_MAX = 1_000_000
 """Above this many (approximately) distinct values a column's distinct count stays approximate."""
@@ -117,8 +120,6 @@ def describe_database(con: Any, table: str, name: str, load_notes: list[str] | N
         The description; tables wider than ``WIDE_TABLE_COLUMNS`` are described by column patterns
         (:func:`auto_analyst.data.wide.wide_layout` on the first rows), the other columns counted.
     """
-    from auto_analyst.data.duck import SAMPLE_ROWS
-
     columns = [(str(r[0]), str(r[1])) for r in con.execute(f"DESCRIBE {quote(table)}").fetchall()]
     sample = con.sql(f"SELECT * FROM {quote(table)} LIMIT {SAMPLE_ROWS}").df()
     desc = TableDescription(name=name, n_rows=0, n_columns=len(columns), load_notes=list(load_notes or []))
