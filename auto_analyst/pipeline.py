@@ -28,6 +28,7 @@ from auto_analyst.agents.modules import AGENT_VERSION
 from auto_analyst.agents.program import Program
 from auto_analyst.agents.registry import Registry
 from auto_analyst.config import Settings
+from auto_analyst.data.duck_sql import sql_decline
 from auto_analyst.errors import AutoAnalystError, CancelledError, ModelError
 from auto_analyst.followup import FixRecord, Followups, after_answer
 from auto_analyst.llm.errors import model_error
@@ -64,6 +65,7 @@ class TurnContext:
         context: sizes of the prompt's parts (``Trace.context``).
         memory_hits: memory items the context used (first in ``Trace.memory_hits``).
         load_notes: what loading left out (rows skipped); said with every answer computed from the data.
+        duckdb_tables: the tables that are DuckDB relations (too big for pandas; the script gets ``con``).
         after: called (in the after-answer worker) once the turn's summaries are done, with the Result and
             the question's whole usage; the session keeps the turn in short-term memory there.
     """
@@ -84,6 +86,7 @@ class TurnContext:
     context: list[ContextPart] = field(default_factory=list)
     memory_hits: list[MemoryHit] = field(default_factory=list)
     load_notes: list[str] = field(default_factory=list)
+    duckdb_tables: list[str] = field(default_factory=list)
     after: Callable[[Result, Usage], None] | None = None
 
 
@@ -229,8 +232,9 @@ class Pipeline:
             return
         check_cancel()
         goal = trace.standalone_question
-        env = script_environment(ctx.tables, ctx.active)
+        env = script_environment(ctx.tables, ctx.active, ctx.duckdb_tables)
         script, declined = self._write_code(ctx, goal, env, steps, budget, trace, timings, emit)
+        declined = declined or sql_decline(self.lm, script, ctx.duckdb_tables, ctx.active)
         if declined:
             result.status, result.answer = "declined", declined
             return
@@ -327,7 +331,7 @@ class Pipeline:
             raise ModelError("The agents wrote no code for this plan.")
         if len(blocks) == 1:
             return blocks[0]["code"], ""
-        known = set(PRELOADED) | set(ctx.tables) | set(_names(ctx.variables))
+        known = set(PRELOADED) | set(ctx.tables) | set(_names(ctx.variables)) | ({"con"} if ctx.duckdb_tables else set())
         merged = merge_blocks([b["code"] for b in blocks], known)
         if merged.ok:
             return merged.script, ""

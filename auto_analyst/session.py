@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from auto_analyst.data.description import DatasetDescription, describe_tables
+from auto_analyst.data.description import DatasetDescription
+from auto_analyst.data.duck import describe_all, is_duck, load_duckdb, use_duckdb
 from auto_analyst.data.load import LoadedTable, LoadReport, load, load_all, table_name
 from auto_analyst.errors import BadInputError
 from auto_analyst.memory.scope import Scope
@@ -101,7 +102,12 @@ class Session:
             DataLoadError: the file cannot be read as a table (the message says why and what to do).
         """
         options = {"max_file_mb": self.settings.max_file_mb} | options
-        loaded = load_all(path, **options) if sheet is None else [load(path, sheet=sheet, **options)]
+        if use_duckdb(path, self.settings):  # past duckdb_min_mb: into DuckDB, never into pandas (docs/scale.md)
+            from auto_analyst.execution.duckns import FOLDER
+
+            loaded = [load_duckdb(path, self.dir / FOLDER, self.settings, sheet=sheet, **options)]
+        else:
+            loaded = load_all(path, **options) if sheet is None else [load(path, sheet=sheet, **options)]
         with self._lock:  # a question running in another thread keeps the tables it started with
             for t in loaded:
                 if name:
@@ -197,7 +203,7 @@ class Session:
     def description(self) -> DatasetDescription:
         """The compact dataset description the agents get (built once per change of tables)."""
         if self._description is None:
-            self._description = describe_tables(self.tables, self.active)
+            self._description = describe_all(self.tables, self.active)
         return self._description
 
     def describe(self) -> SessionDescription:
@@ -206,7 +212,7 @@ class Session:
 
     def _scope(self) -> Scope:
         return Scope(user=self.user, session_id=self.id, description=self.description if self.tables else None,
-                     frames={n: t.frame for n, t in self.tables.items()},
+                     frames={n: t.frame.sample() if is_duck(t) else t.frame for n, t in self.tables.items()},
                      sources=tuple(str(t.report.path) for t in self.tables.values() if getattr(t.report, "path", "")),
                      paths={n: str(t.report.path) for n, t in self.tables.items() if getattr(t.report, "path", "")})
 
@@ -256,6 +262,7 @@ class Session:
                               user_context=prepared.user_context, style=prepared.style,
                               variables=json.dumps(self._result_variables()), known_fixes=prepared.known_fixes,
                               tables=list(self.tables), active=self.active, previous_result=prepared.previous_result,
+                              duckdb_tables=[n for n, t in self.tables.items() if is_duck(t)],
                               memory=services.port(scope), session_id=self.id, turn=self.turn,
                               context=prepared.sizes, memory_hits=prepared.hits, load_notes=self._load_notes(),
                               after=lambda r, usage, tables=list(self.tables), active=self.active: self._after_turn(

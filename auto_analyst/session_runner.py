@@ -52,6 +52,10 @@ class SessionRunner:
 
         program = self.runtime.program  # a bad program setting fails before any process starts
         lm = self.runtime.new_lm()
+        if self.runtime.settings.duckdb_min_mb:  # the worker binds this folder only if it exists when it starts
+            from auto_analyst.execution.duckns import FOLDER
+
+            (self.folder / FOLDER).mkdir(mode=0o700, parents=True, exist_ok=True)
         self.sandbox = self.runtime.new_sandbox(self.folder / "work", self.folder / "figures")
         # the worker's warm-up (importing pandas, sklearn, plotly...) overlaps with ours (dspy, litellm)
         starter = threading.Thread(target=self.sandbox.start, daemon=True)
@@ -63,13 +67,16 @@ class SessionRunner:
         return self.pipeline
 
     def push_tables(self, tables: Mapping[str, LoadedTable], active: str) -> None:
-        """Give the worker the tables as Parquet files (written once per table)."""
+        """Give the worker the tables as Parquet files (written once per table); DuckDB tables as their database file."""
         if self.sandbox is None or not tables:
             return
         tdir = self.folder / "tables"
         tdir.mkdir(parents=True, exist_ok=True)
         paths = {}
         for name, t in tables.items():
+            if getattr(t, "database", None) is not None:  # a DuckDB table: the worker reads its file in place
+                paths[name] = t.database
+                continue
             p = tdir / f"{name}.parquet"
             if self._pushed.get(name) is not t.frame:
                 # (re)written whole and renamed into place: a file left by an earlier process may hold other

@@ -41,12 +41,13 @@ def library_versions() -> dict[str, str]:
     return out
 
 
-def script_environment(tables: Iterable[str], active: str) -> str:
+def script_environment(tables: Iterable[str], active: str, duckdb_tables: Iterable[str] = ()) -> str:
     """The ``environment`` input of the analysts, the combiner and the fixer, as JSON.
 
     Args:
         tables: the session's table names (each is a DataFrame variable of that name when it is an identifier).
         active: the table bound to ``df``.
+        duckdb_tables: those of them that are DuckDB relations; then ``con`` (the DuckDB connection) is preloaded too.
 
     Returns:
         ``{"preloaded": {name: what it is}, "installed": {distribution: version}}``.
@@ -59,7 +60,17 @@ def script_environment(tables: Iterable[str], active: str) -> str:
         "df": f"DataFrame: the active table {active!r}" if active else "DataFrame: the active table",
         "tables": "dict: table name -> DataFrame",
     }
+    duck = set(duckdb_tables)
     for name in tables:
         if name.isidentifier() and not keyword.iskeyword(name) and name not in PRELOADED:
-            preloaded[name] = "DataFrame (a table)"
-    return json.dumps({"preloaded": preloaded, "installed": versions}, ensure_ascii=False)
+            preloaded[name] = "DuckDB relation (a table too big for pandas)" if name in duck else "DataFrame (a table)"
+    installed = dict(versions)
+    if duck:
+        preloaded["con"] = "DuckDB connection (read-only) with a view of each DuckDB table under its name"
+        if active in duck:
+            preloaded["df"] = f"DuckDB relation: the active table {active!r}"
+        try:
+            installed["duckdb"] = metadata.version("duckdb")
+        except metadata.PackageNotFoundError:
+            installed["duckdb"] = "not installed"
+    return json.dumps({"preloaded": preloaded, "installed": installed}, ensure_ascii=False)

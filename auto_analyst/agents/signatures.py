@@ -47,7 +47,10 @@ ENVIRONMENT = (
     "variables later steps compute with at full precision. print() output is read as well: keep it short and labelled. Warnings and other "
     "messages the libraries write are kept apart and are not results. Files the script writes are not given to the "
     "user: show() what they should see. Variables the script creates stay defined for later steps and later "
-    "questions.")
+    "questions. A table described with the "
+    "load note engine=duckdb is a DuckDB relation (too big for memory) and con a read-only DuckDB connection: "
+    "aggregate in SQL and bring back only the results as DataFrames, e.g. show(con.sql('SELECT g, avg(x) AS mean_x "
+    "FROM big GROUP BY g').df(), name=...); never .df() the whole table (relations last one script).")
 """The one statement of the code contract, given to every prompt that writes or fixes code (``environment``)."""
 
 

@@ -1,121 +1,340 @@
-"""Tables past memory: a data file read by DuckDB (never into a pandas DataFrame), and its description.
+"""Tables past memory: a big CSV or Parquet file read by DuckDB into a database file, never into pandas.
 
-A file of at least ``settings.duckdb_min_mb`` MiB is meant to stay on disk: DuckDB reads CSV and Parquet
-by itself, streaming, and aggregates without materialising the table. This module gives the three
-pieces the rest of the product needs:
+A file of at least ``settings.duckdb_min_mb`` MiB (:func:`use_duckdb`; 0, the default, turns this off)
+is loaded by :func:`load_duckdb`: DuckDB reads it itself (``read_csv`` with its own sniffing, or
+``read_parquet``), streaming, into the table ``data`` of a DuckDB database file in the session's
+``duck`` folder. Why a database file rather than a view over the user's file:
 
-* :func:`open_table` - a DuckDB connection with a view per table over the file (``read_csv_auto`` /
-  ``read_parquet``), the relation generated code works on;
-* :func:`describe_relation` - the same :class:`~auto_analyst.data.description.TableDescription` shape the
-  pandas path builds, from DuckDB's ``SUMMARIZE`` plus a few sample rows (flagged ``engine="duckdb"`` in
-  its load notes, so prompts and the offline model know to aggregate in SQL);
-* :func:`grouped_aggregate_sql` - the SQL of a grouped aggregate (the offline model's commonest question
-  kind), for code generators that target a DuckDB relation.
+* the sandbox's worker sees only the session's own folders; the ``duck`` folder is bound into it
+  read-only (docs/sandbox.md), while the source may be anywhere the server can read;
+* every query over a CSV view parses the whole file again (measured here, 10M rows: ~3 s a query);
+  DuckDB's own compressed columns answer a grouped aggregate in ~0.4 s and take a sixth of the CSV's
+  disk space;
+* the table is a snapshot, typed once: the description, the worker and later questions see the same
+  table even if the source changes, as with a pandas table.
 
-duckdb is imported only when a function runs (``pip install -e ".[scale]"``).
+The import costs about one parse of the file; it is kept (keyed by the source's path, size, mtime and
+the reader options), so loading the same file again, or resuming the session, reuses it. No Parquet
+copy is made for the worker: it reads the database file in place.
+
+The result is a :class:`DuckTable`: a ``LoadedTable`` whose ``frame`` is a :class:`DuckFrame` (length,
+shape, columns, dtypes and ``head(n)`` read from DuckDB, what the CLI and the page show), with the table's
+description built from DuckDB (:mod:`auto_analyst.data.duck_describe`). duckdb is imported only when a
+function runs (``pip install -e ".[scale]"``).
 """
 
 from __future__ import annotations
 
-import re
+import contextlib
+import hashlib
+import logging
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator, Mapping
 
-from auto_analyst.data.description import ColumnInfo, TableDescription
+import pandas as pd
+
+from auto_analyst.data.description import DatasetDescription, TableDescription, describe_tables
+from auto_analyst.data.duck_describe import SAMPLE_ROWS
+from auto_analyst.data.duck_sql import aggregate_sql, grouped_aggregate_sql, quote
+from auto_analyst.data.formats import TABLE_FORMATS
+from auto_analyst.data.report import ColumnReport, LoadedTable, LoadReport
 from auto_analyst.errors import DataLoadError
 
-__all__ = ["DUCKDB_NOTE", "use_duckdb", "open_table", "describe_relation", "grouped_aggregate_sql", "quote"]
+__all__ = ["DUCKDB_NOTE", "DuckFrame", "DuckTable", "use_duckdb", "load_duckdb", "is_duck", "describe_all",
+           "read_only", "aggregate_sql", "grouped_aggregate_sql", "quote"]
+
+log = logging.getLogger(__name__)
 
 DUCKDB_NOTE = ("engine=duckdb: this table is a DuckDB relation, not a pandas DataFrame; aggregate in SQL "
                "(con.sql(...)) and bring back only the result (.df()).")
-SAMPLE_ROWS = 3
-_AGGREGATES = {"mean": "avg", "average": "avg", "avg": "avg", "sum": "sum", "total": "sum", "min": "min",
-               "max": "max", "count": "count", "median": "median", "std": "stddev_samp"}
-_NUMERIC = re.compile(r"^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|"
-                      r"DOUBLE|REAL|DECIMAL.*)$", re.I)
+TABLE = "data"
+"""The table's name inside its database file (the worker names its view after the session's table)."""
+_READERS = {"csv": "read_csv", "parquet": "read_parquet"}
+_TYPES = {"string": "VARCHAR", "category": "VARCHAR", "integer": "BIGINT", "float": "DOUBLE", "boolean": "BOOLEAN",
+          "datetime": "TIMESTAMP"}
+_ENCODINGS = {"utf8": "utf-8", "utf-8-sig": "utf-8", "utf16": "utf-16", "latin1": "latin-1", "latin": "latin-1",
+              "iso-8859-1": "latin-1", "iso8859-1": "latin-1"}  # Python's names of the encodings DuckDB reads
+_IMPORT_VERSION = "1"  # part of each file's key: a change of the import makes earlier files stale
+# One configuration for every connection of this process: DuckDB refuses a second connection to an open file
+# with other settings. Extensions are never downloaded or loaded behind our back.
+_READ_CONFIG = {"threads": 1, "async_threads": 1, "autoinstall_known_extensions": False,
+                "autoload_known_extensions": False}
+
+
+def _format(path: Path) -> tuple[str, str]:
+    """(csv or parquet or '', compression '' or 'gzip') of a file DuckDB reads itself."""
+    suffix = path.suffix.lower()
+    if suffix in (".gz", ".gzip"):
+        inner = TABLE_FORMATS.get(Path(path.stem).suffix.lower(), "")
+        return ("csv", "gzip") if inner == "csv" else ("", "")
+    fmt = TABLE_FORMATS.get(suffix, "")
+    return (fmt, "") if fmt in _READERS else ("", "")
 
 
 def use_duckdb(path: str | Path, settings: Any) -> bool:
-    """True when ``path`` is at least ``settings.duckdb_min_mb`` MiB (0 turns DuckDB off) and a CSV/Parquet file."""
+    """True when ``path`` is a CSV/TSV (possibly .gz) or Parquet file of at least ``settings.duckdb_min_mb`` MiB.
+
+    ``duckdb_min_mb`` 0 (the default) is never: every file is loaded with pandas, as before.
+    """
     limit = int(getattr(settings, "duckdb_min_mb", 0) or 0)
-    p = Path(path)
-    return limit > 0 and p.suffix.lower() in (".csv", ".tsv", ".parquet") and p.stat().st_size >= limit * 1024 * 1024
+    p = Path(path).expanduser()
+    return limit > 0 and bool(_format(p)[0]) and p.is_file() and p.stat().st_size >= limit * 1024 * 1024
 
 
-def quote(name: str) -> str:
-    """A SQL identifier for ``name`` (double quotes, doubled inside)."""
-    return '"' + str(name).replace('"', '""') + '"'
+def is_duck(table: Any) -> bool:
+    """Whether a session table is a DuckDB table (a :class:`DuckTable`)."""
+    return isinstance(table, DuckTable)
 
 
-def open_table(path: str | Path, name: str, con: Any = None) -> Any:
-    """A DuckDB connection (``con`` or a new in-memory one) with the view ``name`` over the file.
+class DuckFrame:
+    """The part of a DataFrame the surfaces read, for a DuckDB table: nothing is loaded but ``head(n)``.
+
+    Args:
+        database: the table's database file.
+        n_rows: its rows.
+        dtypes: column name → DuckDB type, in order.
+    """
+
+    def __init__(self, database: Path, n_rows: int, dtypes: Mapping[str, str]):
+        self.database, self.n_rows = Path(database), int(n_rows)
+        self.columns = pd.Index(list(dtypes))
+        self.dtypes = pd.Series(list(dtypes.values()), index=self.columns, dtype=object)
+        self._sample: pd.DataFrame | None = None
+
+    def __len__(self) -> int:
+        return self.n_rows
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.n_rows, len(self.columns)
+
+    def head(self, n: int = 5) -> pd.DataFrame:
+        """The first ``n`` rows as a DataFrame (file order)."""
+        with read_only(self.database) as con:
+            return con.sql(f"SELECT * FROM {TABLE} LIMIT {max(0, int(n))}").df()
+
+    def sample(self) -> pd.DataFrame:
+        """The first :data:`SAMPLE_ROWS` rows (read once): what the memory reads of the table's values."""
+        if self._sample is None:
+            self._sample = self.head(SAMPLE_ROWS)
+        return self._sample
+
+    def __repr__(self) -> str:
+        return f"<DuckDB table {self.database.name}: {self.n_rows} rows x {len(self.columns)} columns>"
+
+
+@dataclass
+class DuckTable(LoadedTable):
+    """A table loaded into DuckDB: ``frame`` is a :class:`DuckFrame`, ``database`` its file, ``description``
+    its description (from DuckDB, named as loaded; :func:`describe_all` renames it with the table)."""
+
+    database: Path = field(default_factory=Path)
+    description: TableDescription | None = None
+
+
+@contextlib.contextmanager
+def read_only(database: Path) -> Iterator[Any]:
+    """A short-lived read-only connection to a table's database file (closed on exit)."""
+    import duckdb
+
+    con = duckdb.connect(str(database), read_only=True, config=dict(_READ_CONFIG))
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def _reader(path: Path, fmt: str, options: Mapping[str, Any], full_sample: bool) -> str:
+    """The DuckDB table function reading ``path`` with the loader's options it supports.
 
     Raises:
-        DataLoadError: DuckDB cannot read the file (the message names it).
+        DataLoadError: an option DuckDB's reader cannot honour here (said with what to do instead).
+    """
+    lit = "'" + str(path).replace("'", "''") + "'"
+    unsupported = [k for k in ("thousands", "dayfirst") if options.get(k) is not None]
+    if fmt == "parquet":
+        unsupported += [k for k in ("encoding", "delimiter", "decimal", "header_row", "dtypes") if options.get(k)]
+    if unsupported:
+        raise DataLoadError(f"{path.name} is read by DuckDB (it is at least duckdb_min_mb MiB), which does not take "
+                            f"{', '.join(unsupported)}=; drop the option, or raise duckdb_min_mb to load it with pandas.")
+    if fmt == "parquet":
+        return f"read_parquet({lit})"
+    args = [lit]
+    if options.get("delimiter"):
+        args.append("delim=" + quote_text(options["delimiter"]))
+    if options.get("encoding"):
+        enc = str(options["encoding"]).lower().replace("_", "-")
+        args.append("encoding=" + quote_text(_ENCODINGS.get(enc, enc)))
+    if options.get("decimal"):
+        args.append("decimal_separator=" + quote_text(options["decimal"]))
+    if options.get("header_row") is not None:
+        args += [f"skip={int(options['header_row'])}", "header=true"]
+    if options.get("dtypes"):
+        bad = {k: v for k, v in options["dtypes"].items() if v not in _TYPES}
+        if bad:
+            raise DataLoadError(f"Unknown type {next(iter(bad.values()))!r} in dtypes; use one of {', '.join(_TYPES)}.")
+        args.append("types={" + ", ".join(f"{quote_text(k)}: {quote_text(_TYPES[v])}"
+                                         for k, v in options["dtypes"].items()) + "}")
+    if full_sample:
+        args.append("sample_size=-1")
+    return f"read_csv({', '.join(args)})"
+
+
+def quote_text(text: Any) -> str:
+    """A SQL string literal (single quotes, doubled inside)."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def _key(path: Path, options: Mapping[str, Any]) -> str:
+    st = path.stat()
+    text = f"{_IMPORT_VERSION}|{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{sorted((k, str(v)) for k, v in options.items() if v is not None)}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _import(path: Path, fmt: str, target: Path, options: Mapping[str, Any], settings: Any) -> None:
+    """Write the table of ``path`` into a new database file ``target`` (complete or not there at all)."""
+    import duckdb
+
+    work = Path(tempfile.mkdtemp(prefix=".import-", dir=target.parent))  # 0700: nobody reads a half-made file
+    tmp = work / target.name
+    config = dict(_READ_CONFIG, threads=max(1, os.cpu_count() or 1), temp_directory=str(work / "spill"),
+                  memory_limit=f"{max(256, int(getattr(settings, 'run_memory_mb', 2048)))}MB")
+    try:
+        for full_sample in (False, True):
+            con = duckdb.connect(str(tmp), config=config)
+            try:
+                con.execute(f"CREATE TABLE {TABLE} AS SELECT * FROM {_reader(path, fmt, options, full_sample)}")
+                con.execute("CHECKPOINT")
+                break
+            except duckdb.ConversionException:
+                if full_sample:
+                    raise  # the types of the first rows do not hold further down: typed from the whole file now
+            finally:
+                con.close()
+            tmp.unlink(missing_ok=True)
+        tmp.chmod(0o400)
+        os.replace(tmp, target)
+    except duckdb.Error as exc:
+        raise DataLoadError(f"DuckDB cannot read {path.name} ({str(exc).splitlines()[0][:200]}); check the file, or "
+                            "raise duckdb_min_mb to load it with pandas.") from None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _sniffed(path: Path, options: Mapping[str, Any]) -> tuple[str, int]:
+    """(delimiter, header line) DuckDB's CSV sniffer finds; ('', 0) when it cannot tell."""
+    import duckdb
+
+    args = [quote_text(path)] + (["delim=" + quote_text(options["delimiter"])] if options.get("delimiter") else [])
+    con = duckdb.connect(":memory:", config=dict(_READ_CONFIG))
+    try:
+        delim, skip = con.execute(f"SELECT Delimiter, SkipRows FROM sniff_csv({', '.join(args)})").fetchall()[0]
+        return str(delim), int(skip or 0)
+    except duckdb.Error:
+        return str(options.get("delimiter") or ""), int(options.get("header_row") or 0)
+    finally:
+        con.close()
+
+
+def _report(path: Path, fmt: str, compression: str, desc: TableDescription, options: Mapping[str, Any]) -> LoadReport:
+    delimiter, header_row = _sniffed(path, options) if fmt == "csv" else ("", 0)
+    report = LoadReport(path=str(path), format=fmt, compression=compression, n_rows=desc.n_rows,
+                        encoding=str(options.get("encoding") or ("utf-8" if fmt == "csv" else "")),
+                        header_row=int(options.get("header_row") or header_row), delimiter=delimiter)
+    report.columns = [ColumnReport(name=c.name, dtype=c.dtype, inferred_type=c.kind) for c in desc.columns]
+    report.warnings = ["loaded into DuckDB (the file is at least duckdb_min_mb MiB): types are DuckDB's own "
+                       "reading of the file; the pandas loader's repairs were not applied"]
+    return report
+
+
+def load_duckdb(path: str | Path, folder: Path, settings: Any, name: str | None = None,
+                sheet: str | None = None, **options: Any) -> DuckTable:
+    """Load ``path`` into a DuckDB database file in ``folder`` and describe it from DuckDB.
+
+    Args:
+        path: a CSV/TSV (possibly .gz) or Parquet file (see :func:`use_duckdb`).
+        folder: the session's DuckDB folder (made if missing).
+        settings: ``run_memory_mb`` bounds the import's memory (DuckDB spills to disk past it).
+        name: the table's name (default the file's, :func:`~auto_analyst.data.load.table_name`).
+        sheet: must be None (workbooks are not read by DuckDB).
+        **options: the loader's options DuckDB honours: ``encoding`` (utf-8, utf-16, latin-1), ``delimiter``,
+            ``decimal``, ``header_row``, ``dtypes``; ``max_file_mb`` does not apply (nothing is read into memory).
+
+    Raises:
+        DataLoadError: the file is missing or not one DuckDB reads, an option it cannot honour, or DuckDB
+            cannot read it (the message names the file and what to do).
     """
     import duckdb
 
-    p = Path(path)
-    con = con or duckdb.connect()
-    reader = "read_parquet" if p.suffix.lower() == ".parquet" else "read_csv_auto"
     try:
-        literal = "'" + str(p.resolve()).replace("'", "''") + "'"  # a view's definition takes no parameters
-        con.execute(f"CREATE OR REPLACE VIEW {quote(name)} AS SELECT * FROM {reader}({literal})")
-        con.execute(f"SELECT * FROM {quote(name)} LIMIT 1").fetchall()
+        return _load(Path(path).expanduser(), folder, settings, name, sheet, options)
+    except DataLoadError:
+        raise
     except duckdb.Error as exc:
-        raise DataLoadError(f"DuckDB cannot read {p.name} ({str(exc).splitlines()[0][:200]}); check the file, "
-                            "or raise duckdb_min_mb to load it with pandas.") from None
-    return con
+        raise DataLoadError(f"DuckDB cannot read {Path(path).name} ({str(exc).splitlines()[0][:200]}); check the "
+                            "file, or raise duckdb_min_mb to load it with pandas.") from exc
+    except OSError as exc:
+        raise DataLoadError(f"{Path(path).name} could not be loaded into DuckDB ({exc.strerror or exc}); check the "
+                            f"file and the free space in {folder}.") from exc
+    except Exception as exc:  # noqa: BLE001 - as the pandas loader: no traceback reaches the user
+        log.warning("loading %s into DuckDB failed unexpectedly", path, exc_info=True)
+        raise DataLoadError(f"{Path(path).name} could not be loaded into DuckDB (an unexpected {type(exc).__name__}, "
+                            "now logged); raise duckdb_min_mb to load it with pandas.") from exc
 
 
-def describe_relation(con: Any, name: str) -> TableDescription:
-    """The description of the view/table ``name``: ``SUMMARIZE`` per column, plus sample rows as examples.
+def _load(p: Path, folder: Path, settings: Any, name: str | None, sheet: str | None,
+          options: dict[str, Any]) -> DuckTable:
+    from auto_analyst.data.duck_describe import describe_database
+    from auto_analyst.data.load import table_name
 
-    ``SUMMARIZE`` gives min, max, approximate distinct count, mean (numbers) and null percentage; the
-    counts it estimates (``approx_unique``) are marked approximate in each column's note.
-    """
-    n_rows = int(con.execute(f"SELECT count(*) FROM {quote(name)}").fetchone()[0])
-    summary = con.execute(f"SUMMARIZE {quote(name)}").fetchall()
-    cols = [d[0] for d in con.description]
-    samples = con.execute(f"SELECT * FROM {quote(name)} USING SAMPLE {SAMPLE_ROWS} ROWS").fetchall()
-    columns = []
-    for i, row in enumerate(summary):
-        r = dict(zip(cols, row))
-        dtype = str(r["column_type"])
-        numeric = bool(_NUMERIC.match(dtype))
-        missing = round(float(r.get("null_percentage") or 0) / 100 * n_rows)
-        kind = "numeric" if numeric else ("datetime" if "DATE" in dtype.upper() or "TIME" in dtype.upper()
-                                          else "boolean" if dtype.upper() == "BOOLEAN" else "categorical")
-        mean = float(r["avg"]) if numeric and r.get("avg") is not None else None
-        columns.append(ColumnInfo(
-            name=str(r["column_name"]), dtype=dtype, kind=kind, missing=int(missing),
-            distinct=int(r.get("approx_unique") or 0), min=_plain(r.get("min")), max=_plain(r.get("max")),
-            mean=mean, examples=[str(s[i]) for s in samples][:SAMPLE_ROWS],
-            note="distinct count approximate (DuckDB SUMMARIZE)"))
-    return TableDescription(name=name, n_rows=n_rows, n_columns=len(columns), columns=columns,
-                            load_notes=[DUCKDB_NOTE])
-
-
-def grouped_aggregate_sql(table: str, by: list[str] | str, value: str, func: str = "mean") -> str:
-    """SQL for ``func(value)`` per group of ``by`` on ``table``, ordered by the groups.
-
-    Raises:
-        ValueError: an aggregate other than mean/average/sum/total/min/max/count/median/std.
-    """
-    agg = _AGGREGATES.get(func.lower())
-    if agg is None:
-        raise ValueError(f"Unknown aggregate {func!r}; use one of {', '.join(sorted(_AGGREGATES))}.")
-    groups = [by] if isinstance(by, str) else list(by)
-    g = ", ".join(quote(c) for c in groups)
-    return (f"SELECT {g}, {agg}({quote(value)}) AS {quote(f'{func}_{value}')} FROM {quote(table)} "
-            f"GROUP BY {g} ORDER BY {g}")
-
-
-def _plain(v: Any) -> Any:
-    if v is None:
-        return None
+    fmt, compression = _format(p)
+    if not p.is_file():
+        raise DataLoadError(f"No such file: {p}; check the path.")
+    if not fmt:
+        raise DataLoadError(f"{p.name} is not a CSV or Parquet file, which DuckDB reads; raise duckdb_min_mb to load "
+                            "it with pandas.")
+    if sheet is not None:
+        raise DataLoadError(f"{p.name} is not a workbook; sheet= applies to .xlsx files only.")
+    options = {k: v for k, v in options.items() if k != "max_file_mb"}
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    target = folder / f"{table_name(p)}-{_key(p, options)}.duckdb"
+    name = name or table_name(p)
+    if not target.exists():
+        _import(p, fmt, target, options, settings)
+    cached = target.with_suffix(".json")
     try:
-        f = float(v)
-        return int(f) if f.is_integer() and "." not in str(v) else f
-    except (TypeError, ValueError):
-        return str(v)
+        desc = TableDescription.model_validate_json(cached.read_text())
+    except (OSError, ValueError):
+        with read_only(target) as con:
+            desc = describe_database(con, TABLE, name, [DUCKDB_NOTE])
+        tmp = cached.with_name(f".{cached.name}.{os.getpid()}")
+        tmp.write_text(desc.model_dump_json())
+        tmp.chmod(0o400)
+        os.replace(tmp, cached)
+    desc = desc.model_copy(update={"name": name})
+    if desc.n_rows == 0:
+        raise DataLoadError(f"{p.name} has column names but no data rows; there is nothing to analyse.")
+    report = _report(p, fmt, compression, desc, options)
+    desc.load_notes = [DUCKDB_NOTE] + report.summary_lines()
+    with read_only(target) as con:
+        dtypes = {str(r[0]): str(r[1]) for r in con.execute(f"DESCRIBE {TABLE}").fetchall()}
+    return DuckTable(name, DuckFrame(target, desc.n_rows, dtypes), report, database=target,  # type: ignore[arg-type]
+                     description=desc)
+
+
+def describe_all(tables: Mapping[str, Any], active: str | None = None) -> DatasetDescription:
+    """:func:`~auto_analyst.data.description.describe_tables` with DuckDB tables described from DuckDB.
+
+    Without DuckDB tables this is ``describe_tables(tables, active)`` itself.
+    """
+    ducks = {n for n, t in tables.items() if is_duck(t)}
+    if not ducks:
+        return describe_tables(tables, active)
+    rest = describe_tables({n: t for n, t in tables.items() if n not in ducks}, active)
+    by_name = {d.name: d for d in rest.tables}
+    out = [by_name[n] if n not in ducks else tables[n].description.model_copy(update={"name": n}) for n in tables]
+    return DatasetDescription(tables=out, active=active or (out[0].name if out else ""))

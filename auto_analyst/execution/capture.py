@@ -95,8 +95,21 @@ def _as_frame(obj: Any) -> pd.DataFrame | None:
 _SCALARS = (str, bytes, bool, int, float, complex, decimal.Decimal, np.generic, pd.Timedelta, _dt.date, _dt.time)
 
 
+def _is_relation(obj: Any) -> bool:
+    return type(obj).__name__ == "DuckDBPyRelation" and "duckdb" in sys.modules
+
+
 def table_record(obj: Any, name: str, max_rows: int) -> dict[str, Any] | None:
-    """A TableOut-shaped dict for a DataFrame/Series/Index/array, or a scalar as one ``value`` row; None otherwise."""
+    """A TableOut-shaped dict for a DataFrame/Series/Index/array, or a scalar as one ``value`` row; None otherwise.
+
+    A DuckDB relation is run for its first ``max_rows`` rows only (and once more for its row count): showing
+    a relation over a table past memory never brings the whole table into pandas.
+    """
+    if _is_relation(obj):
+        head = obj.limit(max(0, max_rows)).df()
+        rec = table_record(head, name, max_rows)
+        rec["n_rows"] = int(obj.aggregate("count(*)").fetchall()[0][0])
+        return rec
     frame = _as_frame(obj)
     if frame is None:
         if obj is None or isinstance(obj, _SCALARS):
@@ -174,8 +187,8 @@ class Collector:
         """Record ``obj`` as a result: a DataFrame/Series/scalar becomes a table, a figure a chart.
 
         Args:
-            obj: a pandas DataFrame/Series/Index, a numpy array, a scalar, a plotly figure, or a
-                matplotlib Figure/Axes.
+            obj: a pandas DataFrame/Series/Index, a numpy array, a scalar, a DuckDB relation (its first
+                ``max_rows`` rows), a plotly figure, or a matplotlib Figure/Axes.
             name: the table's name (default ``table_<n>``).
             title: the figure's title (default: the figure's own title).
 
@@ -193,7 +206,7 @@ class Collector:
             self._add_mpl(fig, title)
             return
         if len(self.tables) >= MAX_TABLES:
-            if _as_frame(obj) is None and not (obj is None or isinstance(obj, _SCALARS)):
+            if _as_frame(obj) is None and not (obj is None or isinstance(obj, _SCALARS) or _is_relation(obj)):
                 raise TypeError(f"show() takes a DataFrame, Series, scalar or figure, not {type(obj).__name__}")
             self.more_tables += 1
             return

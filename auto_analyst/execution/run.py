@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-from auto_analyst.execution import budget, capture, guard, report, syscalls
+from auto_analyst.execution import budget, capture, duckns, guard, report, syscalls
 from auto_analyst.execution import limits as lim
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, decode, encode, readable, recv, recv_raw, send, send_raw
 
@@ -301,6 +301,7 @@ def _child(code: str, chan: socket.socket, out_fd: int) -> None:
     rss_before = lim.rss_bytes()
     error = None
     try:
+        duckns.open_run(NS, L)  # con and a relation per DuckDB table, for this run only
         exec(compile(code, report.SCRIPT_NAME, "exec"), NS)
     except SystemExit as e:
         if e.code not in (None, 0):
@@ -315,7 +316,8 @@ def _child(code: str, chan: socket.socket, out_fd: int) -> None:
     capture.close_open_figures()
     sys.stdout, sys.stderr = saved
     capture.set_collector(None)
-    keep = error is None and _lean_enough(rss_before, L)
+    closed = duckns.close_run(NS)  # before this child may become the state: no DuckDB threads cross a fork
+    keep = error is None and closed and _lean_enough(rss_before, L)
     try:
         frame = _result_frame(error, collector, out_fd, writer, L, names_before, keep)
     except BaseException as e:  # noqa: BLE001 - e.g. MemoryError while encoding; the state stays as it was

@@ -22,6 +22,7 @@ from auto_analyst.execution.inprocess import run_in_process
 from auto_analyst.execution.limits import Limits, set_dumpable
 from auto_analyst.execution.privdrop import UID_BASE, UID_SPAN
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, readable, recv, send
+from auto_analyst.execution import duckns
 from auto_analyst.execution.incoming import FORGED as _FORGED
 from auto_analyst.execution.incoming import pidfd_pid as _pidfd_pid
 from auto_analyst.execution.incoming import to_run_result
@@ -45,6 +46,8 @@ class Sandbox:
     table), ``tables`` (name -> DataFrame) and ``show(obj, name=None, title=None)``. Names a
     script creates are there for the next :meth:`run`; a run that fails, times out or is killed
     leaves the state from before it untouched. Every method is thread-safe (calls are serialised).
+    A DuckDB table (a ``.duckdb`` file in the session's ``duck`` folder beside ``workdir``) is a DuckDB
+    relation instead, and the run also gets ``con``, a read-only DuckDB connection (:mod:`.duckns`).
 
     Args:
         settings: the limits come from ``run_timeout``, ``run_cpu_seconds``, ``run_memory_mb``,
@@ -70,6 +73,8 @@ class Sandbox:
         self._uid = 0
         self._closed = False
         self._ever_started = False
+        self.duck_dir = self.workdir.parent / duckns.FOLDER  # bound into the worker when it exists at start
+        self._duck_bound = False
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -115,11 +120,13 @@ class Sandbox:
                 self._uid = self._uid or self._session_uid()
                 os.chown(self.workdir, self._uid, self._uid)
             self.workdir.chmod(0o700)
+            duck = duckns.share_folder(self.duck_dir, self._uid)
             try:
-                sock, pid, pidfd = Zygote.get().spawn(self._uid, self.workdir.resolve(), self.limits.tmp_mb)
+                sock, pid, pidfd = Zygote.get().spawn(self._uid, self.workdir.resolve(), self.limits.tmp_mb, duck)
             except SandboxError:
                 # get() restarts a zygote that died meanwhile
-                sock, pid, pidfd = Zygote.get().spawn(self._uid, self.workdir.resolve(), self.limits.tmp_mb)
+                sock, pid, pidfd = Zygote.get().spawn(self._uid, self.workdir.resolve(), self.limits.tmp_mb, duck)
+            self._duck_bound = duck is not None
             self._sock, self._state_pid, self._pidfd = sock, pid, pidfd
             if pidfd >= 0:
                 self._state_pid = _pidfd_pid(pidfd) or pid
@@ -215,10 +222,12 @@ class Sandbox:
 
         Each file is made read-only for its owner only (0o400): this process reads it and sends
         the bytes, so the workers (another uid when running as root) need no access to it at all.
-        A table already loaded from the same unchanged file keeps its in-session object.
+        A table already loaded from the same unchanged file keeps its in-session object. A ``.duckdb``
+        file is a DuckDB table instead: not sent, read by the worker in place (read-only, see
+        :func:`.duckns.share_file`).
 
         Args:
-            tables: table name -> Parquet file written by the caller. Names that are Python
+            tables: table name -> Parquet (or ``.duckdb``) file written by the caller. Names that are Python
                 identifiers also become variables.
             active: the table bound to ``df``.
 
@@ -234,7 +243,8 @@ class Sandbox:
             p = Path(path).resolve()
             if not p.is_file():
                 raise BadInputError(f"Table file {p} does not exist.")
-            p.chmod(0o400)
+            if p.suffix != ".duckdb":
+                p.chmod(0o400)
             paths[str(name)] = str(p)
         with self._lock:
             self.start()
@@ -257,7 +267,11 @@ class Sandbox:
                 st = os.stat(path)
                 key = [path, st.st_size, st.st_mtime_ns]
                 keys[name] = key
-                if self._sent.get(name) == key:
+                if path.endswith(".duckdb"):
+                    seen = duckns.share_file(path, self.duck_dir if self._duck_bound else None, self._uid,
+                                             Zygote.get().walled)
+                    spec[name] = {"key": key, "blob": None, "duckdb": seen}
+                elif self._sent.get(name) == key:
                     spec[name] = {"key": key, "blob": None}
                 else:
                     blobs.append(Path(path).read_bytes())

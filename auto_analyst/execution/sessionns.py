@@ -4,8 +4,8 @@ The zygote forks one process per session, which calls :func:`enter` and then for
 "init" (PID 1 of a new PID namespace, :func:`become_init`); the init drops every capability (and
 as root takes the session's own uid) and forks the state process. So each session has:
 
-* its own mount namespace: its work folder on ``/session`` (bound from the host view the zygote
-  has at ``/.host``, which is then covered), a private tmpfs of ``tmp_mb`` MiB shared by ``/tmp``,
+* its own mount namespace: its work folder on ``/session`` and, when it has DuckDB tables, their folder
+  read-only on ``/duckdb`` (bound from the host view the zygote has at ``/.host``, which is then covered), a private tmpfs of ``tmp_mb`` MiB shared by ``/tmp``,
   ``/var/tmp`` and ``/dev/shm``, a read-only ``/dev``, and a ``/proc`` of its own PID namespace;
 * its own PID namespace (it cannot see, signal or trace any other session's processes; when its
   init ends, the kernel kills whatever a script left behind), network namespace (no interface but
@@ -18,7 +18,7 @@ import ctypes
 import os
 
 from auto_analyst.execution import limits as lim
-from auto_analyst.execution.wall import HOST, SESSION_DIR, STAGE, read_only_paths, under_temp
+from auto_analyst.execution.wall import DUCK_DIR, HOST, SESSION_DIR, STAGE, read_only_paths, under_temp
 
 __all__ = ["enter", "become_init"]
 
@@ -54,13 +54,15 @@ def _cover(path: str) -> None:
     _mount("tmpfs", path, "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC | _MS_RDONLY, "size=4k,mode=000")
 
 
-def enter(workdir: str, workdir_fd: int, tmp_mb: int) -> None:
+def enter(workdir: str, workdir_fd: int, tmp_mb: int, duck: tuple[str, int] | None = None) -> None:
     """Give this process (forked from the zygote) the session's own namespaces and mounts.
 
     Args:
         workdir: the work folder's real path on the host.
         workdir_fd: a descriptor of it opened by the caller; the bound folder must be that very one.
         tmp_mb: size of the private tmpfs behind ``/tmp``, ``/var/tmp`` and ``/dev/shm``, MiB.
+        duck: the session's DuckDB folder on the host and a descriptor of it opened by the caller; bound
+            read-only (and without exec, suid, devices) on ``/duckdb``: no script can change a table file.
 
     Raises:
         OSError: a namespace or mount could not be made; this process must then not serve the session.
@@ -76,6 +78,12 @@ def enter(workdir: str, workdir_fd: int, tmp_mb: int) -> None:
     if (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino):
         raise OSError("the session's work folder changed while the worker started")
     _remount_bind(SESSION_DIR, _MS_NOSUID | _MS_NODEV)
+    if duck is not None:
+        _mount(HOST + os.path.realpath(duck[0]), DUCK_DIR, None, _MS_BIND)
+        a, b = os.stat(DUCK_DIR), os.fstat(duck[1])
+        if (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino):
+            raise OSError("the session's DuckDB folder changed while the worker started")
+        _remount_bind(DUCK_DIR, _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
     _cover(HOST)
     _mount("tmpfs", STAGE, "tmpfs", _MS_NOSUID | _MS_NODEV, f"size={max(1, int(tmp_mb))}m,mode=0755")
     libraries = under_temp(read_only_paths())

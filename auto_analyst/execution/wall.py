@@ -11,7 +11,7 @@ Layout (see docs/sandbox.md): the zygote runs inside one ``bwrap`` with
 * read-only: ``/usr`` (and the ``/bin``, ``/lib*`` links), a few files of ``/etc`` that libraries
   read, the Python runtime (``sys.prefix``, ``sys.base_prefix``, ``sys.path``) and this package;
 * fresh: ``/proc``, ``/dev`` (null, zero, random...), a tmpfs ``/tmp``; the root itself read-only;
-* ``/session``: the mount point of a session's work folder;
+* ``/session``: the mount point of a session's work folder; ``/duckdb``: of its DuckDB table files (read-only);
 * ``/.host``: the host's root, which only the zygote (it never runs generated code) can see: each
   session process bind-mounts its own work folder from it onto ``/session`` and then covers it.
 
@@ -29,10 +29,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["HOST", "SESSION_DIR", "bwrap_path", "privileged", "probe", "zygote_argv", "mode_arg"]
+__all__ = ["HOST", "SESSION_DIR", "DUCK_DIR", "bwrap_path", "privileged", "probe", "zygote_argv", "mode_arg"]
 
 HOST = "/.host"  # where the zygote sees the host's root
 SESSION_DIR = "/session"  # a session's work folder, as its scripts see it
+DUCK_DIR = "/duckdb"  # a session's DuckDB table files (read-only), as its scripts see them
 STAGE = "/.stage"  # where a session's temp tmpfs is assembled before it is bound to /tmp, /var/tmp, /dev/shm
 
 # Files of /etc that libraries read (dynamic linker cache, time zone, fonts, user names for getpwuid).
@@ -167,5 +168,5 @@ def zygote_argv(python: str, module_args: list[str]) -> list[str]:
         args += ["--perms", "0755", "--dir", d]
     for p in paths:
         args += ["--ro-bind", p, p]
-    args += ["--dir", SESSION_DIR, "--dir", STAGE, "--bind", "/", HOST, "--remount-ro", "/", "--chdir", "/"]
+    args += ["--dir", SESSION_DIR, "--dir", DUCK_DIR, "--dir", STAGE, "--bind", "/", HOST, "--remount-ro", "/", "--chdir", "/"]
     return [*args, "--", python, *module_args]

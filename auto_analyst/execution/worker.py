@@ -32,7 +32,7 @@ import sys
 import time
 from typing import Any
 
-from auto_analyst.execution import budget, capture, guard, privdrop, report, sessionns
+from auto_analyst.execution import budget, capture, duckns, guard, privdrop, report, sessionns
 from auto_analyst.execution import limits as lim
 from auto_analyst.execution import run as run_module
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, readable, recv, send
@@ -130,21 +130,23 @@ def zygote_main(ctrl_fd: int, mode: str = "") -> None:
             break
         if msg.get("op") != "spawn":
             continue
-        workdir_fd = -1
+        workdir_fd, duck_fd = -1, -1
         if msg.get("fd"):
             try:
-                _, fds, _, _ = socket.recv_fds(ctrl, 1, 1)
+                _, fds, _, _ = socket.recv_fds(ctrl, 1, 2)
             except OSError:
                 break
             if not fds:
                 continue
             workdir_fd = fds[0]
-        if not _spawn(ctrl, msg, workdir_fd, walled, read_paths):
+            duck_fd = fds[1] if len(fds) > 1 and msg.get("duck") else -1
+        if not _spawn(ctrl, msg, workdir_fd, walled, read_paths, duck_fd):
             break
     os._exit(0)
 
 
-def _spawn(ctrl: socket.socket, msg: dict[str, Any], workdir_fd: int, walled: bool, read_paths: list[str]) -> bool:
+def _spawn(ctrl: socket.socket, msg: dict[str, Any], workdir_fd: int, walled: bool, read_paths: list[str],
+           duck_fd: int = -1) -> bool:
     """Start one session (see :meth:`Zygote.spawn`); False when the caller is gone."""
     parent_end, child_end = socket.socketpair()
     r, w = os.pipe()
@@ -158,7 +160,10 @@ def _spawn(ctrl: socket.socket, msg: dict[str, Any], workdir_fd: int, walled: bo
             if walled:
                 if workdir_fd < 0:
                     raise OSError("no work folder was sent")
-                sessionns.enter(str(msg["workdir"]), workdir_fd, int(msg.get("tmp_mb") or 256))
+                duck = (str(msg["duck"]), duck_fd) if duck_fd >= 0 else None
+                sessionns.enter(str(msg["workdir"]), workdir_fd, int(msg.get("tmp_mb") or 256), duck)
+                if duck_fd >= 0:
+                    os.close(duck_fd)
                 init = fork()
                 if init == 0:
                     os.close(w)
@@ -168,8 +173,11 @@ def _spawn(ctrl: socket.socket, msg: dict[str, Any], workdir_fd: int, walled: bo
                     _init_main(child_end)
                 os.write(w, str(init).encode())
             else:
-                if uid:
-                    privdrop.enter_session(uid, workdir_fd, str(msg["workdir"]), read_paths)
+                if uid:  # the DuckDB folder is made reachable at its own path, like the libraries
+                    extra = [str(msg["duck"])] if duck_fd >= 0 else []
+                    privdrop.enter_session(uid, workdir_fd, str(msg["workdir"]), read_paths + extra)
+                if duck_fd >= 0:
+                    os.close(duck_fd)
                 os.write(w, str(os.getpid()).encode())
                 os.close(w)
                 _state_main(child_end)
@@ -182,8 +190,9 @@ def _spawn(ctrl: socket.socket, msg: dict[str, Any], workdir_fd: int, walled: bo
         finally:
             os._exit(0)
     os.close(w)
-    if workdir_fd >= 0:
-        os.close(workdir_fd)
+    for fd in (workdir_fd, duck_fd):
+        if fd >= 0:
+            os.close(fd)
     child_end.close()
     got = b""
     if readable_fd(r, 30.0):
@@ -330,19 +339,22 @@ def _load(tables: dict[str, Any], active: str, protect: list[str], blobs: list[b
     The worker never opens the data files (its uid may not read them): ``tables`` maps each name to
     ``{"key": ..., "blob": index or None}``; a table without a blob is one the caller already sent
     to this state process unchanged, and keeps its in-session object (a script may have cleaned it
-    in place).
+    in place). A DuckDB table comes as ``{"key": ..., "duckdb": its database file as this worker sees
+    it}`` and is a placeholder here, a relation in each run (:mod:`.duckns`).
     """
     import pandas as pd
 
     current = NS.get("tables") if isinstance(NS.get("tables"), dict) else {}
     for name, spec in tables.items():
         idx = spec.get("blob")
-        if idx is None:
+        if spec.get("duckdb"):
+            frame = duckns.table(name, str(spec["duckdb"]))
+        elif idx is None:
             if name not in current:
                 raise KeyError(f"table {name!r} was not sent")
             continue
-        # Fewer Arrow threads in the state process, which forks every run.
-        frame = pd.read_parquet(io.BytesIO(blobs[int(idx)]), use_threads=False)
+        else:  # fewer Arrow threads in the state process, which forks every run
+            frame = pd.read_parquet(io.BytesIO(blobs[int(idx)]), use_threads=False)
         current[name] = frame
         CFG["loaded"][name] = spec.get("key")
         if name.isidentifier() and not keyword.iskeyword(name) and name not in _RESERVED:

@@ -90,7 +90,8 @@ class Zygote:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def spawn(self, uid: int = 0, workdir: Path | None = None, tmp_mb: int = 256) -> tuple[socket.socket, int, int]:
+    def spawn(self, uid: int = 0, workdir: Path | None = None, tmp_mb: int = 256,
+              duck_dir: Path | None = None) -> tuple[socket.socket, int, int]:
         """A new session state process: (connected socket, pid, pidfd or -1).
 
         Walled (bubblewrap), the session gets its own namespaces (:mod:`.sessionns`) with ``workdir``
@@ -98,26 +99,31 @@ class Zygote:
         killing it ends every process of the session; pids inside mean nothing here, so the pid is 0.
         Not walled, with ``uid`` (only when ``info["privdrop"]``), the state process runs as that
         uid/gid in its own mount namespace (:mod:`.privdrop`). The work dir goes as a descriptor
-        opened here, so the session process can check it binds that very folder.
+        opened here, so the session process can check it binds that very folder. ``duck_dir`` (the session's
+        DuckDB table files) is bound read-only on ``/duckdb`` the same way (not walled: made reachable at its path).
 
         Raises:
             SandboxError: the zygote did not answer.
         """
         send_fd = workdir is not None and (self.walled or uid)
         fd = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY) if send_fd else -1
+        duck_fd = os.open(duck_dir, os.O_RDONLY | os.O_DIRECTORY) if send_fd and duck_dir is not None else -1
+        msg = {"op": "spawn", "uid": uid, "workdir": str(workdir or ""), "tmp_mb": int(tmp_mb), "fd": fd >= 0}
+        if duck_fd >= 0:  # only then: a session without DuckDB tables is spawned exactly as before
+            msg["duck"] = str(duck_dir)
         with self._lock:
             try:
-                send(self.ctrl, {"op": "spawn", "uid": uid, "workdir": str(workdir or ""), "tmp_mb": int(tmp_mb),
-                                 "fd": fd >= 0})
+                send(self.ctrl, msg)
                 if fd >= 0:
-                    socket.send_fds(self.ctrl, [b"W"], [fd])
+                    socket.send_fds(self.ctrl, [b"W"], [fd] + ([duck_fd] if duck_fd >= 0 else []))
                 reply, _ = recv(self.ctrl, timeout=30)
                 _, fds, _, _ = socket.recv_fds(self.ctrl, 1, 2)
             except (ChannelClosed, FrameTooLarge, OSError) as e:
                 raise SandboxError(f"The sandbox worker did not start a session: {e}") from None
             finally:
-                if fd >= 0:
-                    os.close(fd)
+                for f in (fd, duck_fd):
+                    if f >= 0:
+                        os.close(f)
         if not reply.get("ok", True) or not fds:
             for f in fds:
                 os.close(f)

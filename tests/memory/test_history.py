@@ -82,12 +82,12 @@ def test_kill_9_between_turns_and_mid_transaction_loses_nothing_committed(db: Pa
         import sys, time
         from pathlib import Path
         from auto_analyst.memory.history import History
-        from auto_analyst.memory.migrations import connect
+        import sqlite3
         h = History(path=Path(sys.argv[1]))
         for t in (1, 2, 3):
             h.record_turn("alice", "s1", t, f"question {t}", answer=f"answer {t}")
             print(f"committed {t}", flush=True)
-        conn = connect(h.path)
+        conn = sqlite3.connect(str(h.path), timeout=10, isolation_level=None)
         conn.execute("BEGIN IMMEDIATE")
         conn.execute("INSERT INTO turns (user, session, turn, created_at, question) VALUES ('alice', 's1', 4, 'x', 'lost')")
         print("in transaction", flush=True)
