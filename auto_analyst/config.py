@@ -94,7 +94,9 @@ class Settings:
             if value is not None:
                 values[key] = _convert(known[key], value, key) if isinstance(value, str) else value
         settings = cls(**values)
-        return dataclasses.replace(settings, home=Path(settings.home).expanduser())
+        home = Path(settings.home).expanduser()
+        _make_private(home)
+        return dataclasses.replace(settings, home=home)
 
     def replace(self, **changes: Any) -> "Settings":
         """A copy with ``changes`` applied (settings themselves never change)."""
@@ -110,6 +112,24 @@ class Settings:
         p = self.home.joinpath(*parts)
         p.parent.mkdir(parents=True, exist_ok=True)
         return p
+
+
+def _make_private(home: Path) -> None:
+    """Create ``home`` readable by its owner only (0700), or take group and other access from one this user owns.
+
+    Everything the product keeps (history with questions and answers, uploads, session tables) lives under it,
+    so the one folder's mode keeps other local users out of all of it. A folder that cannot be created or
+    changed here (read-only, another owner) is left as it is: the store that needs it says what went wrong.
+    """
+    try:
+        if not home.exists():
+            home.parent.mkdir(parents=True, exist_ok=True)
+            home.mkdir(mode=0o700, exist_ok=True)
+        st = home.stat()
+        if st.st_uid == os.geteuid() and st.st_mode & 0o077:
+            home.chmod(st.st_mode & 0o700)
+    except OSError:
+        pass
 
 
 def _convert(f: dataclasses.Field, raw: Any, source: str) -> Any:

@@ -38,3 +38,17 @@ def test_importing_the_package_is_cheap():
             "if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_home_is_created_private_and_an_open_one_of_ours_is_closed(tmp_path: Path) -> None:
+    # issue: history (questions and answers), uploads and tables under home were readable by every local user
+    new = tmp_path / "a" / "home"
+    Settings.load(environ={"AUTO_ANALYST_HOME": str(new)})
+    assert new.stat().st_mode & 0o777 == 0o700
+    old = tmp_path / "old"
+    old.mkdir(mode=0o755)
+    old.chmod(0o755)
+    (old / "history.sqlite3").write_text("x")
+    Settings.load(environ={"AUTO_ANALYST_HOME": str(old)})
+    assert old.stat().st_mode & 0o777 == 0o700
+    assert (old / "history.sqlite3").read_text() == "x"
