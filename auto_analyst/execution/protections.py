@@ -74,12 +74,13 @@ def report(settings: Any) -> list[Protection]:
         Protection("own uid per session", root, "the server runs as root, so each session's worker takes a uid of its own"
                    if root else "one uid for every session (an ordinary user has only one); namespaces keep them apart"
                    if ok else "no"),
-        Protection("system-call filter (seccomp)", sec_ok, "memfd_create, ptrace, mount, unshare, bpf, keyctl... "
-                   "are refused to scripts" if sec_ok else sec_why),
+        Protection("system-call filter (seccomp)", sec_ok, "execve (starting programs), memfd_create, ptrace, mount, "
+                   "unshare, bpf, keyctl... are refused to scripts" if sec_ok else sec_why),
         Protection("resource limits", True, f"CPU {settings.run_cpu_seconds} s, wall {settings.run_timeout:g} s, "
                    f"memory {settings.run_memory_mb} MiB, work folder {getattr(settings, 'run_disk_mb', '?')} MiB, "
                    f"temp folders {getattr(settings, 'run_tmp_mb', '?')} MiB per session"),
         Protection("clean environment", True, "workers start without the server's environment variables (no API keys)"),
-        Protection("audit hook", True, "a second layer that refuses processes, sockets and signals with a clear error"),
+        Protection("audit hook", True, "a second layer: the usual ways of starting processes, opening sockets and "
+                   "sending signals fail with a clear error (code can reach around it; the layers above cannot be)"),
     ]
     return out

@@ -1,7 +1,8 @@
 """A seccomp filter (libseccomp through ``pyseccomp``) for the processes that run scripts.
 
 It refuses (EPERM) system calls an analysis never needs and that would reach around the other
-layers: ``memfd_create`` (anonymous memory files that no rlimit counts: the work folder and the
+layers: ``execve``/``execveat`` (a script never needs to start a program, and the audit hook's refusal of
+new processes can be reached around, e.g. by ``_posixsubprocess.fork_exec``), ``memfd_create`` (anonymous memory files that no rlimit counts: the work folder and the
 temp tmpfs are the places to write), ``ptrace``/``process_vm_*``, making or joining namespaces
 and mounts, ``bpf``, ``perf_event_open``, ``userfaultfd``, ``io_uring`` (which runs system calls
 past the audit hook), the kernel keyring, module loading and ``kexec``.
@@ -18,7 +19,7 @@ import functools
 __all__ = ["DENIED", "available", "install"]
 
 DENIED = (
-    "memfd_create", "memfd_secret", "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root",
+    "execve", "execveat", "memfd_create", "memfd_secret", "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root",
     "chroot", "unshare", "setns", "mount_setattr", "open_tree", "move_mount", "fsopen", "fsmount", "fsconfig",
     "fspick", "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
     "keyctl", "add_key", "request_key", "init_module", "finit_module", "delete_module", "kexec_load",

@@ -75,6 +75,12 @@ PROGRAMS: dict[str, str] = {
     "ctypes_kill": "import ctypes\nctypes.CDLL(None).kill({server_pid}, 9)",
     "subprocess": "import subprocess\nprint(subprocess.run(['cat', {home!r} + '/.netrc'], capture_output=True).stdout)",
     "importlib_subprocess": "import importlib\nimportlib.import_module('subprocess').run(['touch', {home!r} + '/{pwn}-13'])",
+    # below the audit hook: subprocess's own C helper starts a program without an audit event
+    "fork_exec": ("import _posixsubprocess, os\nr, w = os.pipe()\noutr, outw = os.pipe()\n"
+                  "pid = _posixsubprocess.fork_exec([b'/bin/echo', b'{pwn}-ran'], [b'/bin/echo'], True, (outw,), None,"
+                  " [b'PATH=/usr/bin'], -1, -1, -1, outw, -1, -1, r, w, True, False, 0, None, None, None, -1, None, False)\n"
+                  "os.close(w)\nos.close(outw)\nerr, out = os.read(r, 200), os.read(outr, 200)\nstatus = os.waitpid(pid, 0)[1]\n"
+                  "print(out.decode())\nif err or status:\n    raise PermissionError(f'the program did not run: {{err!r}}, status {{status}}')"),
     "network": "import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'{pwn}')",
     "ptrace": "import ctypes\nprint(ctypes.CDLL(None).syscall(101, 16, {server_pid}, 0, 0))",
     "unshare_user": "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nprint(libc.unshare(0x10000000), ctypes.get_errno())\nimport os\nos.setuid(0)",

@@ -76,6 +76,8 @@ def _check(report: dict) -> None:
                            "importlib_io", "marshal_code", "pickle_payload", "kill_server", "kill_b_worker", "ctypes_kill",
                            "subprocess", "importlib_subprocess", "network", "ptrace", "unshare_user", "memfd"]:
         assert res[name]["status"] == "error" and res[name]["kind"] in refused, (name, res[name]["kind"], res[name]["message"])
+    # refused by seccomp (the child's execve fails), not by a wrong call
+    assert res["fork_exec"]["kind"] == "PermissionError" and "-ran" not in res["fork_exec"]["stdout"], res["fork_exec"]
     for name, entry in res.items():
         assert entry["alive"], (name, entry["after"])  # the session works after every program
     assert res["leave_tmp"]["seen_by_b"] == "[False, False, False]"
