@@ -38,7 +38,7 @@ class Analyst:
     Args:
         model: a LiteLLM model string ("openai/gpt-4o-mini"); None or "offline" = the embedded offline model.
         settings: a :class:`Settings`; built from the environment when None.
-        user: user id; default the OS login name.
+        user: user id; default the OS login name. An empty or blank one raises BadInputError.
         api_key: a key for this Analyst only (kept in memory, never stored or logged).
         lm: a ready ``dspy.LM`` (or ``dspy.utils.DummyLM`` in tests) used instead of building one from ``model``.
         memory: the memory services (default: the stores under ``settings.home``; see docs/architecture.md for
@@ -53,6 +53,8 @@ class Analyst:
         if model:
             changes["model"] = model
         self.settings = base.replace(**changes) if changes else base
+        if user is not None and not user.strip():  # --user "" would silently act as the login name
+            raise BadInputError("The user id is empty: give a name (--user NAME), or leave it out to use your login name.")
         self.user = user or self.settings.user or _login_name()
         self.runtime = Runtime(self.settings, memory=memory, make_lm=lm_factory(self.settings, api_key, lm))
         self.memory = self.runtime.memory

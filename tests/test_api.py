@@ -116,3 +116,12 @@ def test_a_session_table_can_be_dropped(tmp_path):
         assert list(s.tables) == ["a"] and s.active == "a" and [t.name for t in s.description.tables] == ["a"]
         with pytest.raises(BadInputError, match="No table 'b'"):
             s.drop("b")
+
+
+def test_an_empty_user_id_is_refused_not_replaced_by_the_login_name(tmp_path):
+    import pytest
+    from auto_analyst.api import Analyst
+    from auto_analyst.errors import BadInputError
+
+    with pytest.raises(BadInputError, match="user id is empty"):
+        Analyst(user="  ", home=tmp_path)

@@ -71,3 +71,17 @@ def test_trace_flag_prints_the_trace(runner, datasets_dir):
     r = runner.invoke(cli, ["ask", str(datasets_dir / "iris.csv"), "mean sepal_length", "--trace", "--no-code"])
     assert r.exit_code == 0
     assert "intent: analysis" in r.output and "usage: 3 LM calls" in r.output and "dataset=" in r.output and "question=" in r.output
+
+
+def test_numbers_the_run_never_produced_are_flagged_beside_the_answer(capsys):
+    # breaker W5: a model's answer said 42 where the run showed 3.758; only --json carried the flag
+    from auto_analyst.cli.output import print_result
+    from auto_analyst.results import Result
+
+    r = Result(question="q", status="ok", answer="The mean petal length is **42** cm.")
+    r.trace.unsupported_numbers = ["42"]
+    print_result(r)
+    assert "Check this answer: 42 is not in anything the run printed or showed." in capsys.readouterr().out
+    r.trace.unsupported_numbers = []
+    print_result(r)
+    assert "Check this answer" not in capsys.readouterr().out

@@ -137,3 +137,15 @@ def test_model_errors_keep_the_data_dspy_gives():
     parse = model_error(dx.AdapterParseError("ChatAdapter", AnswerSignature, "no fields here"))
     assert isinstance(parse, E.ModelOutputError) and parse.raw == "no fields here" and parse.kind == "model_output"
     assert type(model_error(ValueError("x"))) is E.ModelError
+
+
+def test_an_unknown_provider_is_a_configuration_error_before_any_call():
+    # breaker C1: 'nosuchprovider/xyz' was reported as a network failure (exit 1) after a call
+    import pytest
+    from auto_analyst.config import Settings
+    from auto_analyst.errors import ModelConfigError
+    from auto_analyst.llm.providers import check_model
+
+    with pytest.raises(ModelConfigError, match="Unknown model provider in 'nosuchprovider/xyz'"):
+        check_model(Settings.load(overrides={"model": "nosuchprovider/xyz", "api_key": "k"}))
+    check_model(Settings.load(overrides={"model": "openai/bridge", "api_key": "k"}))  # a known provider passes

@@ -120,7 +120,7 @@ class CliContext:
 
     def analyst(self, model: str | None = None, user: str | None = None) -> Analyst:
         """The Analyst for ``model`` (default the settings' model) and ``user`` (default the group's user)."""
-        key = (model, user or self.user)
+        key = (model, self.user if user is None else user)
         if key not in self._analysts:
             from auto_analyst.api import Analyst
 

@@ -38,9 +38,14 @@ def print_result(result: Result, as_json: bool = False, show_trace: bool = False
         return
     result = escape_result(result)  # a script's escape sequences are shown, not obeyed by the terminal
     if result.status == "error" and result.error:
-        click.secho(f"Error ({result.error.kind}): {result.error.message}", fg="red", err=False)
+        kind = result.error.kind  # "LookupError: No rows ..." names its kind already: say it once
+        click.secho(f"Error ({kind}): {result.error.message.removeprefix(kind + ': ')}", fg="red", err=False)
     else:
         click.echo(result.answer)
+    unchecked = result.trace.unsupported_numbers
+    if unchecked:  # said beside the answer: a number the run never produced may be the model's own
+        click.secho(f"Check this answer: {', '.join(unchecked)} {'are' if len(unchecked) > 1 else 'is'} not in anything "
+                    "the run printed or showed.", fg="yellow")
     for t in result.tables:
         if t.columns == ["value"] or t.n_rows <= 0:
             continue  # single values are in the answer text
@@ -69,8 +74,6 @@ def print_result(result: Result, as_json: bool = False, show_trace: bool = False
         click.echo("context: " + ", ".join(f"{c.part}={c.tokens} tokens" for c in t.context))
         if t.memory_hits:
             click.echo("memory hits: " + ", ".join(f"{h.kind}:{h.id}" for h in t.memory_hits))
-        if t.unsupported_numbers:
-            click.secho("numbers not found in the output: " + ", ".join(t.unsupported_numbers), fg="yellow")
         click.echo("timings: " + ", ".join(f"{k}={v:.2f}s" for k, v in result.timings.items()))
 
 

@@ -16,11 +16,21 @@ def check_model(settings: Settings) -> None:
     Raises:
         ModelConfigError: the provider needs a key that is neither in settings nor in its environment variable.
     """
-    if settings.is_offline or settings.api_key:
+    if settings.is_offline:
         return
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
+    litellm.suppress_debug_info = True  # its "Provider List: ..." banner on stdout is not for our users
+    try:
+        # validate_environment accepts any prefix; the provider lookup is what a call would fail on
+        litellm.get_llm_provider(settings.model, api_base=settings.api_base or None)
+    except Exception as exc:  # noqa: BLE001 - litellm raises BadRequestError for an unknown provider
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise ModelConfigError(f"Unknown model provider in {settings.model!r} ({first}). Use a LiteLLM model string "
+                               "such as openai/gpt-4o-mini, anthropic/claude-3-5-haiku-latest or ollama/llama3.") from None
+    if settings.api_key:
+        return
     try:
         env = litellm.validate_environment(model=settings.model)
     except Exception as exc:  # noqa: BLE001 - litellm raises plain exceptions for unknown providers

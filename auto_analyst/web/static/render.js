@@ -133,6 +133,12 @@
 
   AA.questionNode = (text) => el("div", { class: "msg user" }, el("div", { class: "bubble", text }));
 
+  // A number the answer states that no output of the run contains: said beside the answer, not only in the trace.
+  function uncheckedNote(r) {
+    const nums = (r.trace && r.trace.unsupported_numbers) || [];
+    return nums.length ? el("p", { class: "unchecked warn", text: `Check this answer: ${nums.join(", ")} ${nums.length > 1 ? "are" : "is"} not in anything the run printed or showed.` }) : null;
+  }
+
   AA.renderResult = function renderResult(r, ctx) {
     const status = { ok: "Answer", declined: "Cannot answer", error: "Error" }[r.status] || r.status;
     const answer = el("div", { class: "answer-text" });
@@ -141,6 +147,7 @@
       el("div", { class: "card-head" }, el("span", { class: `badge ${r.status}`, text: status }), waitedBadge(r)),
       r.error ? errorBox(r.error) : null,
       answer,
+      uncheckedNote(r),
       // Charts and tables side by side when both exist: the chart is read first, the numbers beside it.
       el("div", { class: (r.figures || []).length && (r.tables || []).length ? "outputs split" : "outputs" },
         (r.figures || []).length ? el("div", { class: "figures" }, r.figures.map(figureNode)) : null,
