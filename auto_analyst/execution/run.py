@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-from auto_analyst.execution import budget, capture, duckns, guard, report, syscalls
+from auto_analyst.execution import budget, capture, duckns, guard, report, syscalls, tamper
 from auto_analyst.execution import limits as lim
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, decode, encode, readable, recv, recv_raw, send, send_raw
 
@@ -298,6 +298,7 @@ def _child(code: str, chan: socket.socket, out_fd: int) -> None:
     report.register_source(code)
     guard.arm(CFG["protected"])
     names_before = report.user_names(NS)
+    libraries_before = tamper.snapshot()
     rss_before = lim.rss_bytes()
     error = None
     try:
@@ -317,9 +318,10 @@ def _child(code: str, chan: socket.socket, out_fd: int) -> None:
     sys.stdout, sys.stderr = saved
     capture.set_collector(None)
     closed = duckns.close_run(NS)  # before this child may become the state: no DuckDB threads cross a fork
-    keep = error is None and closed and _lean_enough(rss_before, L)
+    replaced = tamper.changed(libraries_before)
+    keep = error is None and closed and not replaced and _lean_enough(rss_before, L)
     try:
-        frame = _result_frame(error, collector, out_fd, writer, L, names_before, keep)
+        frame = _result_frame(error, collector, out_fd, writer, L, names_before, keep, replaced)
     except BaseException as e:  # noqa: BLE001 - e.g. MemoryError while encoding; the state stays as it was
         err = {"kind": report.error_kind(e), "message": f"the result could not be encoded: {type(e).__name__}: {e}"}
         try:
@@ -357,10 +359,14 @@ def _lean_enough(rss_before: int, L: lim.Limits) -> bool:
 
 
 def _result_frame(error: tuple[str, str, str] | None, collector: capture.Collector, out_fd: int,
-                  writer: report.CappedWriter, L: lim.Limits, names_before: list[str], keep: bool = True) -> bytes:
+                  writer: report.CappedWriter, L: lim.Limits, names_before: list[str], keep: bool = True,
+                  replaced: list[str] | None = None) -> bytes:
     data = os.pread(out_fd, L.max_output_bytes + 1, 0)
     stdout = report.finish_output(data, L.max_output_bytes, writer.cut) + collector.notes()
-    if error is None and not keep:
+    if error is None and replaced:
+        stdout += (f"[the variables this run made were not kept: it replaced {', '.join(replaced)}, which later runs "
+                   "would call; the session goes on from the state before it]\n")
+    elif error is None and not keep:
         stdout += (f"[the variables this run made were not kept: the session's worker would have held more than "
                    f"{L.keep_memory_mb} MiB (run_keep_memory_mb) above its size before the run; the session goes on "
                    "from the state before it]\n")

@@ -132,3 +132,16 @@ def test_isolation_took_effect_as_root():
     if os.geteuid() != 0:
         pytest.skip("unprivileged: namespaces and capabilities are best effort")
     assert info["netns"] and info["caps_dropped"] and info["privdrop"] and info["walled"] and info["seccomp"]
+
+
+def test_a_run_that_replaces_a_library_function_does_not_poison_later_runs(sandbox):
+    # breaker W4: `pd.Series.mean = lambda ...` made every later answer of the session 42
+    assert sandbox.run("kept = 1").ok
+    r = sandbox.run("pd.Series.mean = lambda self, *a, **k: 42.0\nx = df.iloc[:, 0].mean()\nprint(x)")
+    assert r.ok and r.stdout.startswith("42.0\n") and "replaced pandas.Series.mean" in r.stdout, r.stdout
+    r = sandbox.run("print(pd.Series([1.0, 2.0, 4.5]).mean(), 'x' in dir(), kept)")
+    assert r.stdout == "2.5 False 1\n", r.stdout  # the state before the run, with the earlier variable
+    r = sandbox.run("import builtins\nbuiltins.sum = lambda *a: 0")
+    assert "replaced builtins.sum" in r.stdout and sandbox.run("print(sum([1, 2]))").stdout == "3\n"
+    _still_works(sandbox)
+    assert sandbox.run("y = 2").ok and sandbox.run("print(y)").stdout == "2\n"  # an ordinary run is still kept
