@@ -131,6 +131,19 @@ def _round(base: str, csv: Path, clients: int, questions: int, server_pid: int) 
             "client_cpu": (time.process_time() - c0) / n}
 
 
+def _settle(pid: int, quiet: float = 0.05, limit: float = 120.0) -> None:
+    """Wait until the server's processes (its zygote's background imports included) use under ``quiet`` s of
+    CPU in a second: a running server is warm, and CPU spent warming up is not an answer's."""
+    deadline = time.monotonic() + limit
+    last = sum(cpu_seconds(pid))
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        now = sum(cpu_seconds(pid))
+        if now - last < quiet:
+            return
+        last = now
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -164,6 +177,7 @@ def serve_and_measure(code: Path, clients: int, questions: int, label: str) -> d
                         log.close()
                         raise SystemExit(f"serve did not start: {(home / 'serve.log').read_text()[-2000:]}") from None
                     time.sleep(0.2)
+            _settle(proc.pid)
             one = _round(base, csv, 1, questions * 2, proc.pid)
             many = _round(base, csv, clients, questions, proc.pid)
         finally:
