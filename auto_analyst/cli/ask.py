@@ -16,10 +16,10 @@ __all__ = ["ask", "chat"]
 
 def _open_session(ctx: click.Context, files: tuple[str, ...], model: str | None, user: str | None,
                   resume: str | None = None):
+    analyst = CliContext.of(ctx).analyst(model=model, user=user)
     from auto_analyst.cli.doctor import prepare
 
-    prepare(CliContext.of(ctx).settings)  # the worker warming up while the api, the model and the table load
-    analyst = CliContext.of(ctx).analyst(model=model, user=user)
+    prepare(analyst.settings)  # the notice, and the worker warming up while the model loads
     if resume is not None:
         session = analyst.resume(None if resume == "last" else resume)
         click.secho(f"Resumed session {session.id}: {len(session.tables)} table(s), {session.turn} turn(s).", err=True)

@@ -22,19 +22,12 @@ def notice(settings) -> str | None:
 
 
 def prepare(settings) -> None:
-    """At the start of ``ask``/``chat``/``serve``: the worker's zygote started in the background, then the notice.
+    """At the start of ``ask``/``chat``/``serve``: the notice, and the worker's zygote started in the background
+    (its imports then overlap the model's; see docs/sandbox.md, "The first answer")."""
+    from auto_analyst.api import prestart_sandbox
 
-    The zygote starts before anything imports :mod:`auto_analyst.api` (and with it dspy, pandas and the
-    stores, ~1.5 s), so its start overlaps all of that (see docs/sandbox.md, "The first answer"); this is
-    ``api.prestart_sandbox`` without importing the api.
-    """
-    from auto_analyst.execution.protections import refusal
-
-    if refusal(settings) is None:
-        from auto_analyst.execution.zygote import Zygote
-
-        Zygote.prestart()
     notice(settings)
+    prestart_sandbox(settings)
 
 
 @click.command("doctor", cls=Command)
