@@ -50,4 +50,7 @@ for _command in (ask, chat, describe, memory, history, profile, entities, serve,
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from auto_analyst.cli.startup import skip_notebook_imports
+
+    skip_notebook_imports()  # dspy's IPython imports cost ~40% of importing dspy and serve notebooks only
     cli.main(args=argv, prog_name="auto-analyst", standalone_mode=True)

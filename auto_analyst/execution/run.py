@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-from auto_analyst.execution import budget, capture, duckns, guard, report, syscalls, tamper
+from auto_analyst.execution import budget, capture, duckns, guard, preload, report, syscalls, tamper
 from auto_analyst.execution import limits as lim
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, decode, encode, readable, recv, recv_raw, send, send_raw
 
@@ -158,6 +158,8 @@ def drop_standby() -> None:
 
 
 def run(sock: socket.socket, msg: dict[str, Any]) -> None:
+    if preload.import_for(msg["code"]):
+        drop_standby()  # forked before those imports
     if STANDBY:
         pid, chan, out_fd = STANDBY["pid"], STANDBY["chan"], STANDBY["out_fd"]
         STANDBY.clear()

@@ -3,8 +3,9 @@
 Process tree (all started from a clean environment, in their own network namespace; the zygote
 keeps only the capabilities it needs to give sessions their own uid, the others have none):
 
-* **zygote** – started once per caller process; imports pandas, numpy, scipy, statsmodels,
-  sklearn, plotly and matplotlib (≈2.5 s) and then only forks. It is a child subreaper, so the
+* **zygote** – started once per caller process; imports pandas, numpy and pyarrow, reports ready,
+  then imports scipy, statsmodels, sklearn, plotly and matplotlib (≈2 s) between spawn requests
+  (:mod:`.preload`) and otherwise only forks. It is a child subreaper, so the
   state processes that outlive their parent are reaped here.
 * **state process** – one per session, forked from the zygote. When the caller is root it first
   takes its own mount namespace and the session's own uid (:mod:`.privdrop`). It holds the
@@ -32,67 +33,18 @@ import sys
 import time
 from typing import Any
 
-from auto_analyst.execution import budget, capture, duckns, guard, privdrop, report, sessionns
+from auto_analyst.execution import budget, capture, duckns, guard, preload, privdrop, report, sessionns
 from auto_analyst.execution import limits as lim
 from auto_analyst.execution import run as run_module
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, readable, recv, send
 from auto_analyst.execution.run import CFG, NS, drop_standby, fork, hand_over, kill_group, kill_strays, prefork, run
 
 _PR_SET_CHILD_SUBREAPER = 36
-_PRELOAD = [
-    "numpy", "pandas", "pyarrow", "pyarrow.parquet", "scipy", "scipy.stats", "scipy.optimize",
-    "statsmodels.api", "statsmodels.formula.api", "sklearn", "sklearn.ensemble", "sklearn.linear_model",
-    "sklearn.model_selection", "sklearn.preprocessing", "sklearn.metrics", "sklearn.cluster",
-    "sklearn.decomposition", "sklearn.tree", "sklearn.pipeline", "plotly", "plotly.express",
-    "plotly.graph_objects", "plotly.io", "plotly.offline", "matplotlib", "matplotlib.pyplot", "seaborn",
-]
 _RESERVED = {"pd", "np", "show", "df", "tables"}
 _IDLE_SECONDS = 0.05  # quiet time before the state process does its housekeeping
 
 
 # --- zygote ----------------------------------------------------------------------------------
-
-def _preload() -> None:
-    import importlib
-
-    for name in _PRELOAD:
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - an optional library missing only means a slower first import
-            pass
-    import matplotlib
-
-    matplotlib.use("Agg")
-    _warm_up()
-
-
-def _warm_up() -> None:
-    """Walk the common library paths once in the zygote, so every session and run forks them warm.
-
-    Much is built lazily on first use (plotly's validators and templates, pandas' groupby
-    machinery, matplotlib's font cache); done here once, it is shared copy-on-write by every
-    child instead of being rebuilt (and paid for) in each run.
-    """
-    try:
-        import matplotlib.pyplot as plt
-        import pandas as pd
-        import plotly.express as px
-
-        d = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [3.0, 4.0, 5.0], "c": ["a", "b", "a"]})
-        d.groupby("c").agg(total=("x", "sum"), mean=("y", "mean")).reset_index().sort_values("total")
-        d.describe()
-        for fig in (px.scatter(d, x="x", y="y", color="c", title="t"), px.bar(d, x="c", y="x"), px.line(d, x="x", y="y"),
-                    px.histogram(d, x="x")):
-            fig.to_json()
-        fig, ax = plt.subplots()
-        ax.plot([1, 2], [3, 4])
-        import io as _io
-
-        fig.savefig(_io.BytesIO(), format="png", dpi=50)
-        plt.close("all")
-    except Exception:  # noqa: BLE001 - only a speed-up
-        pass
-
 
 def zygote_main(ctrl_fd: int, mode: str = "") -> None:
     """Serve ``spawn`` requests on the control socket until the caller closes it.
@@ -103,11 +55,13 @@ def zygote_main(ctrl_fd: int, mode: str = "") -> None:
     t0 = time.monotonic()
     walled = mode.startswith("walled")
     info = lim.isolate_current_process(walled, userns=mode == "walled-user")
-    _preload()
+    preload.import_core()
     from auto_analyst.execution import syscalls
 
     info["seccomp"] = syscalls.available()[0]  # finds and loads libseccomp now, while processes may still start
     capture.install_display_patches()
+    preload.install_patch_hook(capture.install_display_patches)
+    background = preload.Background(after=capture.install_display_patches)
     guard.install()
     guard.trust((fork, kill_group, kill_strays, lim.lift_cpu_limit, hand_over),
                 (sys.modules[__name__], run_module, lim, guard, budget))
@@ -120,8 +74,11 @@ def zygote_main(ctrl_fd: int, mode: str = "") -> None:
     gc.freeze()  # forked children then never touch (and copy) the preloaded objects' pages in a gc pass
     send(ctrl, {"op": "ready", "pid": os.getpid(), "preload_seconds": round(time.monotonic() - t0, 3), **info})
     while True:
-        ready = readable([ctrl], 1.0)
+        # Until the background imports are done, poll without waiting: one module between requests.
+        ready = readable([ctrl], 1.0 if background.done else 0.0)
         _reap()
+        if not ready and not background.done:
+            background.step()
         if not ready:
             continue
         try:
