@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 
 from auto_analyst.data.textops import count_true, normalize
 
-__all__ = ["clean_headers", "drop_empty", "drop_footer", "clash_note"]
+__all__ = ["clean_headers", "drop_empty", "drop_footer", "clash_note", "two_row_header"]
 
 # Bottom rows checked for totals and notes; exports put at most a few lines there.
 FOOTER_SCAN_ROWS = 10
@@ -24,6 +24,35 @@ _TOTAL_CELL = re.compile(r"^((grand\s+|sub-?)?totals?|sum|summe|gesamt|insgesamt
 _NOTE_START = re.compile(r"^(notes?|source|quelle|remarks?|comments?|disclaimer|generated|exported|created|printed|"
                          r"page\s+\d|\*|©|\(c\)|†)", re.I)
 _DF_ATTRS = frozenset(a for a in dir(pd.DataFrame) if not a.startswith("_"))
+
+
+def two_row_header(header: list[str], below: list[list[str]]) -> list[str] | None:
+    """The header of a sheet whose column names take two rows, or None when it has one.
+
+    A spreadsheet header such as ``Region | Revenue (merged over two cells)`` above ``    | 2022 | 2023``
+    reads as a header with gaps that the next row fills, and a next row that is empty under a named
+    column whose cells below are filled (the name spans both rows). Such a header becomes
+    ``Region | Revenue 2022 | Revenue 2023``; read as one row, the labels 2022 and 2023 would be data.
+
+    Args:
+        header: the header row's cells ('' for empty).
+        below: the rows under it (the first is the candidate second header row; up to 20 more are read).
+    """
+    if len(below) < 2 or not header or not header[0].strip():
+        return None
+    second, body = below[0], below[1:21]
+    gaps = [i for i in range(1, len(header)) if not header[i].strip()]
+    if not gaps or any(not second[i].strip() for i in gaps):
+        return None
+    spans = [i for i in range(len(header)) if header[i].strip() and not second[i].strip()]
+    # a name over both rows: empty right under it, filled in (nearly) every row below
+    if not spans or any(sum(bool(r[i].strip()) for r in body) < 0.8 * len(body) for i in spans):
+        return None
+    out, group = [], ""
+    for name, sub in zip(header, second):
+        group = name.strip() or group
+        out.append(f"{group} {sub.strip()}".strip() if sub.strip() else group)
+    return out
 
 
 def clean_headers(cells: list) -> tuple[list[str], list[str]]:

@@ -39,7 +39,7 @@ from auto_analyst.data.converted import BOOL_SPELLINGS, reader_types
 from auto_analyst.data.compressed import COMPRESSIONS, expanded, sniff_format
 from auto_analyst.data.formats import (TABLE_FORMATS, check_file, excel_sheets, read_excel_grid, read_json,
                                        read_parquet)
-from auto_analyst.data.layout import clash_note, clean_headers, drop_empty, drop_footer
+from auto_analyst.data.layout import clash_note, clean_headers, drop_empty, drop_footer, two_row_header
 from auto_analyst.data.numbers import file_decimal
 from auto_analyst.data.report import ColumnReport, LoadedTable, LoadReport
 from auto_analyst.data.sniff import SAMPLE_BYTES, detect_encoding, header_index
@@ -264,6 +264,11 @@ def _from_grid(grid: list[list[str]], report: LoadReport, opts: InferOptions, dt
     report.header_row = index
     report.skipped_rows = [" | ".join(c for c in r if c.strip()) for r in grid[:index] if any(c.strip() for c in r)]
     header, body = grid[index], grid[index + 1:]
+    combined = two_row_header(header, body)
+    if combined is not None:
+        header, body = combined, body[1:]
+        report.warnings.append("the header takes two rows (merged cells above sub-headings); the columns are named "
+                               + ", ".join(repr(c) for c in combined))
     table = pa.table({f"c{i}": pa.array([r[i] or None for r in body], pa.string()) for i in range(len(header))})
     return _from_text(table, header, report, opts, dtypes)
 

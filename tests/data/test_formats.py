@@ -98,3 +98,30 @@ def test_describe_command_text_json_and_errors(tmp_path, shared_dir):
     assert res.exit_code == 2 and "Traceback" not in res.output and res.output.count("\n") == 1
     res = CliRunner().invoke(describe, [str(case), "--dtype", "stock=float", "--json"])
     assert json.loads(res.output)["tables"][0]["report"]["columns"][3]["dtype"] == "float64"
+
+
+def test_a_header_over_two_rows_names_each_column_from_both(tmp_path):
+    # breaker W3: 'Revenue' merged over two columns above '2022' | '2023' read 2022 as data (total 2112)
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["Region", "Revenue", None, "Units"])
+    ws.merge_cells("B1:C1")
+    ws.append([None, "2022", "2023", None])
+    for region, a, b, units in (("North", 10, 20, 1), ("South", 30, 70, 2), ("East", 50, 120, 3)):
+        ws.append([region, a, b, units])
+    path = tmp_path / "merged.xlsx"
+    wb.save(path)
+    t = load(path)
+    assert list(t.frame.columns) == ["Region", "Revenue 2022", "Revenue 2023", "Units"]
+    assert t.frame["Revenue 2022"].sum() == 90 and t.frame["Revenue 2023"].sum() == 210 and len(t.frame) == 3
+    assert any("two rows" in w for w in t.report.warnings)
+    # one header row with an unnamed column and an ordinary first data row stays one header row
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["id", "amount", None])
+    for i in range(5):
+        ws.append([i + 1, 10.5 * i, "x"])
+    wb.save(path)
+    assert len(load(path).frame) == 5
