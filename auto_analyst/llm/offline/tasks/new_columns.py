@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
+from auto_analyst.llm.offline.canonical import Template
 from auto_analyst.llm.offline.spec import QuerySpec, quote_col
 
 NAMES = ["derive"]
+TITLE = "new column"
 KEYWORDS = re.compile(
     r"\b(?:(?:create|generate|add|make|compute|calculate|construct|engineer)\s+)?(?:a\s+)?new\s+"
     r"(?:column|feature|variable|field)(?:\s+(?:called|named))?\s*[`'\"“]?[\w .-]*?[`'\"”]?"
@@ -25,7 +27,7 @@ KEYWORDS = re.compile(
     r"|\binto (?:\w+ )?(?:age |income |price )?(?:groups|bins|categories|bands)\b"
     r"|\band (?:above|over|older|more)\b|\bor (?:more|older|above|over)\b")
 # "create a new column called age group": read before any column word, since the name may contain one
-NEW_COLUMN = re.compile(r"\b(?:(?:create|generate|add|make|compute|calculate|construct|engineer)\s+)?(?:a\s+)?new\s+"
+RESERVED = NEW_COLUMN = re.compile(r"\b(?:(?:create|generate|add|make|compute|calculate|construct|engineer)\s+)?(?:a\s+)?new\s+"
                         r"(?:column|feature|variable|field)(?:\s+(?:called|named))?\s+`?(.+?)`?"
                         r"(?=\s+(?:(?:by|that|as|which|equal|from|with|to|using)\b|=))")
 NEW_NAME = re.compile(r"new\s+(?:column|feature|variable|field)(?:\s+(?:called|named))?\s*[`'\"“]([^`'\"”]+)[`'\"”]", re.I)
@@ -33,7 +35,18 @@ BIN = re.compile(r"['\"“]([^'\"”]+)['\"”]\s*\(\s*(\d+(?:\.\d+)?)\s*(?:-|�
                  r"|['\"“]([^'\"”]+)['\"”]\s*\(\s*(\d+(?:\.\d+)?)[^)]*?(?:and (?:above|over|older)|or (?:more|older|above)|\+)[^)]*\)")
 OPS = {"summing": "+", "adding": "+", "sum": "+", "subtracting": "-", "difference": "-", "dividing": "/",
        "ratio": "/", "multiplying": "*", "product": "*"}
-CANON = re.compile(r"new column `([^`]+)` = (`[^`]+`) ([-+*/]) (`[^`]+`)|new column `([^`]+)` = groups of (`[^`]+`): (.*)")
+ARITHMETIC = Template("new column {name:name} = {a:col} {op:text} {b:col}")
+GROUPS = Template("new column {name:name} = groups of {source:col}: {groups:text}")
+TEMPLATES = [ARITHMETIC, GROUPS]
+
+
+def active(text: str) -> bool:
+    """The words 'sum of', 'ratio of' are this plugin's only when a new column is named."""
+    return NEW_COLUMN.search(text) is not None or "new column `" in text
+
+
+def claim(p, table: TableDescription) -> int:
+    return 3 if _new_name(p, p.raw) else 0
 
 
 def recognize(p, spec: QuerySpec, table: TableDescription) -> bool:
@@ -43,21 +56,15 @@ def recognize(p, spec: QuerySpec, table: TableDescription) -> bool:
         spec.problems.append("Say the new column's name (e.g. 'a new column called ratio').")
         return True
     spec.task = "derive"
-    canon = CANON.search(raw)
-    if canon and canon.group(5):
-        return _bins(spec, name, p, _parse_groups(canon.group(7)))
     bins = _parse_bins(raw)
     if bins:
         return _bins(spec, name, p, bins)
-    if canon and canon.group(1):
-        op = canon.group(3)
-    else:
-        words = [w for pattern in p.keywords.get("derive", []) for w in re.findall(r"\w+", pattern)]
-        ops = {OPS[w] for w in words if w in OPS}
-        if len(ops) != 1:
-            spec.problems.append("Say how the new column is computed from the others (sum, difference, ratio or product).")
-            return True
-        op = ops.pop()
+    words = [w for pattern in p.keywords.get("derive", []) for w in re.findall(r"\w+", pattern)]
+    ops = {OPS[w] for w in words if w in OPS}
+    if len(ops) != 1:
+        spec.problems.append("Say how the new column is computed from the others (sum, difference, ratio or product).")
+        return True
+    op = ops.pop()
     cols = p.numeric
     if len(cols) != 2:
         spec.problems.append("A new column from others needs exactly two numeric columns; name them.")
@@ -82,11 +89,11 @@ def _parse_bins(raw: str) -> list[list]:
     return out
 
 
-def _parse_groups(text: str) -> list[list]:
-    out = []
-    for m in re.finditer(r"'([^']+)' \[(\S+), (\S+)\]", text):
-        out.append([m.group(1), float(m.group(2)), None if m.group(3) == "inf" else float(m.group(3))])
-    return out
+def _parse_groups(text: str) -> list[list] | None:
+    found = list(re.finditer(r"'([^']+)' \[(\S+), (\S+)\]", text))
+    if ", ".join(m.group(0) for m in found) != text:
+        return None
+    return [[m.group(1), float(m.group(2)), None if m.group(3) == "inf" else float(m.group(3))] for m in found]
 
 
 def _bins(spec: QuerySpec, name: str, p, bins: list[list]) -> bool:
@@ -103,9 +110,23 @@ def to_text(spec: QuerySpec) -> str:
     o = spec.options
     if o["op"] == "bins":
         groups = ", ".join(f"'{lab}' [{lo:g}, {'inf' if hi is None else f'{hi:g}'}]" for lab, lo, hi in o["bins"])
-        return f"new column `{o['name']}` = groups of {quote_col(o['columns'][0])}: {groups}"
+        return GROUPS.render(name=o["name"], source=o["columns"][0], groups=groups)
     a, b = o["columns"]
-    return f"new column `{o['name']}` = {quote_col(a)} {o['op']} {quote_col(b)}"
+    return ARITHMETIC.render(name=o["name"], a=a, op=o["op"], b=b)
+
+
+def parse(text: str, table: TableDescription) -> QuerySpec | None:
+    """The spec of a canonical new-column text, or None."""
+    spec = QuerySpec(table=table.name, task="derive")
+    if (f := ARITHMETIC.parse(text)) and f["op"] in ("+", "-", "*", "/"):
+        spec.options = {"name": f["name"], "op": f["op"], "columns": [f["a"], f["b"]]}
+        spec.columns = [f["a"], f["b"]]
+        return spec
+    if (f := GROUPS.parse(text)) and (bins := _parse_groups(f["groups"])):
+        spec.options = {"name": f["name"], "op": "bins", "columns": [f["source"]], "bins": bins}
+        spec.columns = [f["source"]]
+        return spec
+    return None
 
 
 def code(spec: QuerySpec, i: int) -> dict[str, str]:

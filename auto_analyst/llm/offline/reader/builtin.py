@@ -1,0 +1,402 @@
+"""Stage 3 for the built-in tasks: aggregates, rankings, top N, rows, charts, trends and table tasks.
+
+:func:`assign` reads the :class:`~auto_analyst.llm.offline.reader.pieces.Pieces` of a part that no task
+plugin claimed and sets ``spec.task`` and its fields, or adds a problem saying why the pieces do
+not make one clear question.
+"""
+
+from __future__ import annotations
+
+import re
+
+from auto_analyst.data.description import TableDescription
+from auto_analyst.llm.offline.reader.conditions import time_column
+from auto_analyst.llm.offline.reader.pieces import Pieces
+from auto_analyst.llm.offline.reader.text import fold
+from auto_analyst.llm.offline.reader.vocabulary import vocabulary, words_of
+from auto_analyst.llm.offline.reader.words import PLAIN
+from auto_analyst.llm.offline.spec import FUNC_WORDS, Filter, Measure, QuerySpec
+
+__all__ = ["assign", "default_func"]
+
+SUPERLATIVES = {"min", "max"}
+# a measure whose name contains one of these is additive: "which city brought in the most revenue" sums it
+ADDITIVE_HINTS = ("revenue", "sales", "amount", "turnover", "spend", "cost", "quantity", "qty", "count", "total",
+                  "profit", "income", "units", "orders", "kwh", "volume", "paid", "payment", "invest", "value", "precip",
+                  "rain", "snow", "fare", "tip", "passenger", "visits", "calls", "votes", "wins", "goals", "runs", "hits")
+COUNT_WORDS = {"count", "counts", "number", "num", "nr", "qty", "quantity", "n", "total", "passengers", "visitors"}
+RATE_HINTS = ("rate", "ratio", "pct", "percent", "share", "avg", "average", "mean", "per")
+
+
+def default_func(column: str, spec: QuerySpec) -> str:
+    """Sum for additive measures (revenue, sales, counts), mean otherwise; the choice is stated."""
+    low = column.lower()
+    additive = any(h in low for h in ADDITIVE_HINTS) and not any(h in words_of(column) for h in RATE_HINTS)
+    func = "sum" if additive else "mean"
+    spec.assumptions.append(f"used the {'total' if additive else 'average'} of '{column}' per group")
+    return func
+
+
+def _counts_things(column: str) -> bool:
+    """A column of counts ('passenger_count', 'num_items', 'qty'): 'how many passengers' sums it."""
+    return bool(set(words_of(column)) & COUNT_WORDS)
+
+
+def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa: C901 - one rule per question form
+    """Set ``spec.task`` and its fields from ``p``; add a problem when the pieces do not make one clear question."""
+    if spec.problems:
+        spec.task = "decline"
+        return
+    text, chart, task_word, n = p.text, p.chart, p.task_word, p.n
+    group_cols = list(dict.fromkeys(p.group_cols))
+    numeric, categorical, dates = list(p.numeric), list(p.categorical), list(p.dates)
+    funcs = list(p.funcs)
+    for s in p.superlatives:  # 'heaviest' is the maximum of the weight
+        funcs.append((s.start, s.func, s.word))
+    funcs.sort()
+    flags = [c.name for c in table.columns if c.kind == "boolean" and c.name in categorical]
+    if flags and not chart and task_word is None and n is None:
+        categorical = [c for c in categorical if c not in flags]
+        if spec.percent and len(flags) == 1 and not numeric:
+            # "what share of customers churned, by plan": the percent of rows where the flag is true
+            spec.task, spec.group_by = "aggregate", group_cols
+            spec.measures = [Measure(func="pct_true", column=flags[0])]
+            return
+        spec.filters += flag_filters(p, table)
+    if numeric and len({f for _, f, _ in funcs}) > 1 and any(w in ("number of", "count of") for _, f, w in funcs):
+        # "the mean number of wins": the number is the column itself, not a count of rows
+        funcs = [(pos, f, w) for pos, f, w in funcs if w not in ("number of", "count of")]
+    plain_funcs = [f for _, f, w in funcs if f not in SUPERLATIVES or w in PLAIN]
+    superlative = next((f for _, f, w in funcs if f in SUPERLATIVES and w not in PLAIN), None)
+    if p.compare and not chart:
+        _compare(p, spec, group_cols, numeric, categorical, plain_funcs, table)
+    elif chart:
+        _chart(spec, chart, group_cols, numeric, categorical, dates, plain_funcs, table)
+    elif task_word == "trend":
+        _trend(spec, group_cols, numeric, categorical, plain_funcs, table)
+    elif task_word in ("describe", "missing", "columns", "shape", "corr_matrix"):
+        spec.task = task_word
+        spec.columns = list(dict.fromkeys(numeric + categorical + dates))
+        if task_word == "shape" and spec.filters:
+            spec.task, spec.measures = "aggregate", [Measure(func="count")]
+    elif task_word == "correlation":
+        if len(numeric) == 2:
+            spec.task, spec.x, spec.y = "correlation", numeric[0], numeric[1]
+        elif len(numeric) > 2:
+            spec.task, spec.columns = "corr_matrix", numeric
+        else:
+            spec.problems.append("A correlation needs two numeric columns; name both.")
+    elif task_word == "value_counts" and not numeric:
+        col = (categorical + group_cols)[:1]
+        if not col:
+            spec.problems.append("Say which column's distribution you want.")
+        else:
+            spec.task, spec.columns = "value_counts", col
+    elif task_word == "value_counts" and numeric:
+        spec.task, spec.columns = "describe", numeric
+    elif n is not None:
+        only = [c.name for c in table.columns if c.kind == "numeric"]
+        if not numeric and not group_cols and not categorical and len(only) == 1:
+            # "the total of the top 5 payments" on a table with one numeric column: that column
+            numeric = only
+            spec.assumptions.append(f"ranked by '{only[0]}', the only numeric column")
+        _top_n(spec, n, group_cols, numeric, categorical, plain_funcs, table, rows=bool(p.row_nouns))
+    elif superlative and not group_cols and not categorical and numeric and _one_row(p):
+        # "the heaviest car", "who is the oldest patient": the row with the largest value, named
+        spec.task, spec.n, spec.ascending = "top_n", 1, superlative == "min"
+        spec.measures = [Measure(func=superlative, column=numeric[0])]
+        ident = vocabulary(table).id_column or time_column(table)
+        spec.columns = [ident] if ident and ident != numeric[0] else []
+    elif superlative and re.search(r"\bwhen\b", text) and not group_cols and numeric and _when_column(table):
+        # "when was unemployment highest": the date of the highest value
+        _rank(spec, superlative, [_when_column(table)], numeric, categorical, plain_funcs, table)
+    elif superlative and (re.match(r"^\s*(which|what|in which|for which|who)\b", text) or group_cols
+                          or (spec.time_grain and not plain_funcs)):
+        _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs, table)
+    elif plain_funcs or superlative:
+        _aggregate(p, spec, funcs, group_cols, numeric, categorical)
+    elif spec.percent and (spec.filters or group_cols or categorical):
+        # "what percent of orders come from North", "share of revenue by region"
+        spec.task, spec.group_by = "aggregate", group_cols or [c for c in categorical][:1]
+        spec.measures = [Measure(func="sum", column=numeric[0])] if numeric else [Measure(func="count")]
+    else:
+        spec.problems.append("I can't tell which statistic or chart you want (for example mean, total, count, "
+                             "histogram, bar chart).")
+    if spec.time_grain == "month" and spec.task in ("rank", "aggregate", "chart", "top_n"):
+        _say_month(spec, table)
+    if p.drop_missing:
+        _check_drop_missing(spec)
+    if spec.problems:
+        spec.task = "decline"
+
+
+def flag_filters(p: Pieces, table: TableDescription) -> list[Filter]:
+    """'churned customers', 'customers who did not churn', 'airport trips': rows where a yes/no column is so."""
+    out = []
+    for flag in [c.name for c in table.columns if c.kind == "boolean" and c.name in p.categorical]:
+        words = [w for w in words_of(flag) if w not in ("is", "has", "was", "did", "flag")] or words_of(flag)
+        stem = re.escape(fold(words[-1])[:4])
+        negated = re.search(r"\b(?:not|non|never|didn't|did not|didnt|haven't|has not|have not|weren't|were not|"
+                            r"wasn't|was not|isn't|is not|aren't|are not|without|no)[\s-]+(?:\w+\s+)?" + stem,
+                            p.text) is not None
+        out.append(Filter(column=flag, op="==", value=not negated))
+    return out
+
+
+def _one_row(p: Pieces) -> bool:
+    """A singular row noun ('the heaviest car') or a question about one thing ('who is the oldest')."""
+    return any(not r.plural for r in p.row_nouns) or bool(re.match(r"^\s*who\b", p.text))
+
+
+def _say_month(spec: QuerySpec, table: TableDescription) -> None:
+    col = next((c for c in table.columns if c.name == spec.time_column), None)
+    if col is not None and col.kind == "datetime" and isinstance(col.min, str) and isinstance(col.max, str) \
+            and col.min[:4] != col.max[:4]:
+        spec.assumptions.append("'month' read as year-month (e.g. 2024-07); ask for the calendar month to compare "
+                                "months across years")
+
+
+def _check_drop_missing(spec: QuerySpec) -> None:
+    counts_rows = any(m.column is None for m in spec.measures) or spec.task in ("value_counts", "shape", "top_n")
+    if counts_rows and spec.task != "missing":
+        spec.problems.append("Leaving out missing values changes a count of rows depending on which column must be "
+                             "present; name the column (e.g. 'rows where price is not missing').")
+    else:
+        spec.assumptions.append("missing values left out (pandas skips them)")
+
+
+def _when_column(table: TableDescription) -> str | None:
+    dates = [c.name for c in table.columns if c.kind == "datetime"]
+    return dates[0] if len(dates) == 1 else None
+
+
+def numeric_like(table: TableDescription) -> set[str]:
+    return {c.name for c in table.columns if c.kind in ("numeric", "datetime")}
+
+
+def _measure_for(col: str, funcs: list[str], spec: QuerySpec) -> Measure:
+    func = next((f for f in funcs if f not in ("count",)), None) or default_func(col, spec)
+    return Measure(func=func, column=col)
+
+
+def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], group_cols, numeric, categorical) -> None:
+    spec.task = "aggregate"
+    spec.group_by = group_cols
+    cols_in_order = numeric + [c for c in categorical if c not in group_cols]
+    if not cols_in_order:
+        if any(f == "count" for _, f, _ in funcs):
+            spec.measures = [Measure(func="count")]
+            return
+        spec.problems.append("Say which column to compute that on.")
+        return
+    fs = list(dict.fromkeys(f for _, f, _ in funcs))
+    plural_mention = {m.column for m in p.mentions if m.text.endswith("s") and not m.column.lower().endswith("s")}
+    if len(cols_in_order) == 1 or len(fs) == 1:
+        for col in cols_in_order:
+            for f in fs:
+                if f == "count" and col in categorical and "nunique" not in fs:
+                    if col in plural_mention and any(w in ("how many", "number of") for _, ff, w in funcs):
+                        # "how many customers signed up": the number of distinct customers
+                        spec.measures.append(Measure(func="nunique", column=col))
+                        continue
+                    if not group_cols:
+                        spec.task, spec.columns = "value_counts", [col]
+                        spec.measures = []
+                        return
+                if f == "count" and col in numeric and (_counts_things(col) or col in plural_mention):
+                    # "how many passengers per borough" with passenger_count: the total of the counts
+                    spec.measures.append(Measure(func="sum", column=col))
+                    spec.assumptions.append(f"'{col}' holds counts: added them up")
+                    continue
+                if f in ("mean", "median", "sum", "std", "std_pop", "var", "min", "max", "skew", "kurt", "range") \
+                        and col not in numeric:
+                    spec.problems.append(f"'{col}' is not numeric, so its {FUNC_WORDS[f]} is not defined here.")
+                    return
+                if f == "mean" and any(h in col.lower() for h in ("rate", "ratio", "pct", "percent", "share")):
+                    spec.assumptions.append(f"used the simple (unweighted) mean of '{col}': each row counts once")
+                spec.measures.append(Measure(func=f, column=col))
+    else:
+        for f, col in zip(fs, cols_in_order):
+            spec.measures.append(Measure(func=f, column=col))
+        if len(fs) != len(cols_in_order):
+            spec.problems.append("I can't pair each statistic with its column; ask one at a time.")
+    spec.measures = list({(m.func, m.column): m for m in spec.measures}.values())
+
+
+def _compare(p: Pieces, spec: QuerySpec, group_cols, numeric, categorical, plain_funcs, table) -> None:
+    """'compare A and B': the statistic for each, side by side (the values named, or two columns)."""
+    by_col: dict[str, list] = {}
+    for f in spec.filters:
+        if f.op in ("==", "year", "month"):
+            by_col.setdefault(f.column + "|" + f.op, []).append(f)
+    named = [k for k, v in by_col.items() if len(v) >= 2]
+    if len(named) == 1:
+        col, op = named[0].split("|")
+        cats = [c for c in categorical if c != col]
+        if op == "==":
+            spec.group_by = [col]
+        else:
+            spec.time_column, spec.time_grain = col, op
+        measures = [_measure_for(c, plain_funcs, spec) for c in numeric] or [Measure(func="count")]
+        spec.task, spec.measures = "aggregate", measures
+        if cats or group_cols:
+            spec.problems.append("Compare one thing at a time: the values of one column, or two columns.")
+        return
+    if not named and len(numeric) >= 2 and not group_cols:
+        spec.task = "aggregate"
+        spec.measures = [_measure_for(c, plain_funcs, spec) for c in numeric]
+        return
+    spec.problems.append("Say what to compare: two values of one column ('compare North and South') or two "
+                         "columns ('compare price and cost').")
+
+
+def _trend(spec: QuerySpec, group_cols, numeric, categorical, plain_funcs, table: TableDescription) -> None:
+    """'any trends in X?': X over time, by a period that fits the data's span (a line chart and its table)."""
+    tcol = spec.time_column or time_column(table)
+    if tcol is None:
+        spec.problems.append("A trend needs a date or year column, and this table has none; ask for a "
+                             "correlation or a chart of two columns instead.")
+        return
+    if not numeric:
+        cols = [c.name for c in table.columns if c.kind == "numeric"][:3]
+        spec.problems.append("Say which measure's trend you want" + (f" (e.g. 'trend of {cols[0]}')" if cols else "") + ".")
+        return
+    col = next(c for c in table.columns if c.name == tcol)
+    spec.task, spec.chart = "chart", "line"
+    if col.kind == "datetime":
+        spec.time_column = tcol
+        if spec.time_grain is None:
+            spec.time_grain = _grain_for(col)
+            spec.assumptions.append(f"trend shown by {spec.time_grain} of '{tcol}'")
+    else:
+        spec.group_by = [tcol]
+    spec.group_by = (spec.group_by or []) + [g for g in group_cols + categorical if g not in spec.group_by][:1] \
+        if col.kind == "datetime" else spec.group_by
+    spec.measures = [Measure(func=plain_funcs[0] if plain_funcs else "mean", column=numeric[0])]
+    if not plain_funcs:
+        spec.assumptions.append(f"used the average of '{numeric[0]}' per period")
+
+
+def _grain_for(col) -> str:
+    """Year for data spanning more than three years, month for more than two months, else day."""
+    try:
+        import datetime as dt
+
+        lo, hi = dt.date.fromisoformat(str(col.min)[:10]), dt.date.fromisoformat(str(col.max)[:10])
+        days = (hi - lo).days
+    except (ValueError, TypeError):
+        return "month"
+    return "year" if days > 3 * 366 else "month" if days > 62 else "day"
+
+
+def _rank(spec: QuerySpec, superlative: str, group_cols, numeric, categorical, plain_funcs, table=None) -> None:
+    numeric = [c for c in numeric if c not in group_cols]
+    groups = group_cols + [c for c in categorical if c not in group_cols]
+    if groups and numeric and not plain_funcs and groups[0] in numeric_like(table) \
+            and not any(h in numeric[0].lower() for h in ADDITIVE_HINTS):
+        # "in which year was inflation highest": the year of the highest single value
+        spec.task, spec.group_by, spec.ascending = "rank", groups[:1], superlative == "min"
+        spec.measures = [Measure(func=superlative, column=numeric[0])]
+        spec.assumptions.append(f"took the {'lowest' if superlative == 'min' else 'highest'} single value of "
+                                f"'{numeric[0]}' in each {groups[0]}")
+        return
+    if not groups and spec.time_grain:
+        # "which month had the most orders": rank the periods
+        spec.task, spec.ascending = "rank", superlative == "min"
+        spec.measures = [_measure_for(numeric[0], plain_funcs, spec)] if numeric else [Measure(func="count")]
+        return
+    if not groups:
+        if numeric:
+            # "what is the highest price" is a max, not a ranking of groups
+            spec.task = "aggregate"
+            spec.measures = [Measure(func=superlative, column=c) for c in numeric]
+            return
+        spec.problems.append("Say which column's groups to compare.")
+        return
+    spec.task, spec.group_by, spec.ascending = "rank", groups[:1], superlative == "min"
+    if numeric:
+        spec.measures = [_measure_for(numeric[0], plain_funcs, spec)]
+    else:
+        spec.measures = [Measure(func="count")]
+
+
+def _top_n(spec: QuerySpec, n: tuple[int, bool], group_cols, numeric, categorical, plain_funcs, table=None,
+           rows: bool = False) -> None:
+    spec.task, spec.n, spec.ascending = "top_n", n[0], n[1]
+    nums = {c.name for c in table.columns if c.kind == "numeric"} if table is not None else set()
+    if not numeric and not categorical and len(group_cols) == 1 and group_cols[0] in nums:
+        numeric, group_cols = group_cols, []  # "top 5 rows by invest": rank rows by that column
+    ident = vocabulary(table).id_column if table is not None else None
+    groups = [g for g in group_cols + [c for c in categorical if c not in group_cols] if not (rows and g == ident)]
+    if groups:
+        spec.group_by = groups[:1]
+        spec.measures = [_measure_for(numeric[0], plain_funcs, spec)] if numeric else [Measure(func="count")]
+    elif numeric:
+        default = "min" if n[1] else "max"
+        spec.measures = [Measure(func=(plain_funcs[0] if plain_funcs else default), column=numeric[0])]
+        if plain_funcs and plain_funcs[0] == "sum":
+            spec.assumptions.append(f"summed the {n[0]} {'smallest' if n[1] else 'largest'} values of '{numeric[0]}'")
+        elif ident and ident != numeric[0]:
+            spec.columns = [ident]  # the rows are named by their identifying column
+    else:
+        spec.problems.append("Say which column to rank by.")
+
+
+def _chart(spec: QuerySpec, kind: str, group_cols, numeric, categorical, dates, plain_funcs, table) -> None:
+    spec.task = "chart"
+    groups = group_cols + [c for c in categorical if c not in group_cols]
+    if kind == "auto":
+        if len(numeric) >= 2:
+            kind = "scatter"
+        elif numeric and (spec.time_grain or dates):
+            kind = "line"
+        elif numeric and groups:
+            kind = "bar"
+        elif numeric:
+            kind = "histogram"
+        elif groups:
+            kind = "bar"
+        else:
+            spec.problems.append("Say which columns to plot.")
+            return
+    spec.chart = kind
+    if kind == "scatter":
+        if len(numeric) != 2:
+            spec.problems.append("A scatter plot needs two numeric columns; name both.")
+            return
+        # columns in the order written: "plot A against B" gives x=A, y=B (as ../shared/cases/10 expects)
+        spec.x, spec.y = numeric[0], numeric[1]
+    elif kind == "histogram":
+        if not numeric:
+            spec.chart = "bar"
+            if not groups:
+                spec.problems.append("Say which column to plot.")
+                return
+            spec.group_by, spec.measures = groups[:1], [Measure(func="count")]
+        else:
+            spec.x = numeric[0]
+    elif kind == "box":
+        if not numeric:
+            spec.problems.append("A box plot needs a numeric column.")
+            return
+        spec.y, spec.x = numeric[0], (groups[0] if groups else None)
+    elif kind == "line":
+        tcol = dates[0] if dates else (spec.time_column or time_column(table))
+        ordered = [g for g in groups if g in numeric_like(table)]
+        if spec.time_grain and tcol:
+            spec.time_column = tcol
+            spec.group_by = [g for g in groups if g not in ordered][:1]  # one line per category
+        elif ordered:
+            spec.group_by = ordered[:1]  # e.g. "by year" where year is a column
+        elif tcol:
+            spec.group_by = [tcol]  # no period asked for: one point per date
+        else:
+            spec.problems.append("A line chart over time needs a date column.")
+            return
+        spec.measures = [_measure_for(c, plain_funcs, spec) for c in numeric[:1]] or [Measure(func="count")]
+    else:  # bar, pie
+        if not groups and not spec.time_grain:
+            spec.problems.append("Say which column's groups to plot (for example 'by region').")
+            return
+        spec.group_by = groups[:1]
+        spec.measures = [_measure_for(numeric[0], plain_funcs, spec)] if numeric else [Measure(func="count")]

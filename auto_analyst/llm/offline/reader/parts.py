@@ -1,0 +1,106 @@
+"""The whole reader: a question split into parts, each read in stages (tokens and links, grammar, follow-ups).
+
+``read_question(question, desc, previous)`` returns one :class:`~auto_analyst.llm.offline.spec.QuerySpec` per
+part. ``previous`` is the spec the conversation is at (the last answered part of the last turn): the
+follow-up stage resolves "now only 2023", "same for X" against it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from auto_analyst.data.description import DatasetDescription, TableDescription
+from auto_analyst.llm.offline.reader.followups import resolve
+from auto_analyst.llm.offline.reader.grammar import decide
+from auto_analyst.llm.offline.reader.pieces import read_pieces
+from auto_analyst.llm.offline.reader.text import fold, normalize
+from auto_analyst.llm.offline.reader.vocabulary import vocabulary
+from auto_analyst.llm.offline.spec import QuerySpec
+
+__all__ = ["read_question", "split_parts", "with_new_column", "choose_table"]
+
+PART_SPLIT = re.compile(r"(?<=[?!;])\s+|(?<=[a-z0-9)\]'\"`%])\.\s+(?=[A-Z0-9\"'(])|(?<=[a-z)\]'\"`])\.(?=[A-Z][a-z])"
+                        r"|,\s*(?:and\s+)?(?=(?:also\s+)?(?:how|what|which|who|is|are|does|do|plot|show)\b)"
+                        r"|\s+(?:also|and also)\s*,?\s+(?=how|what|which|plot|show)"
+                        r"|\s+(?=\d\.\s+[A-Z])|\s*\{\s*|\s*\}\s*", re.I)
+ENUMERATION = re.compile(r"^\s*(?:question\s*\d*\s*[:.)]|\d+\s*[.)]|constraints?\s*:|requirements?\s*:|task\s*:|"
+                         r"note\s*:|hint\s*:)\s*", re.I)
+LEAD = re.compile(r"^(?:also|and|ok|okay|then|so|next|finally|afterwards|after that|additionally|furthermore|moreover|"
+                  r"first|firstly|second|secondly|third|lastly)\b[ ,]*", re.I)
+
+
+def split_parts(question: str) -> list[str]:
+    """'Which city ...? Also, how many ...?' → two parts. Empty parts dropped; numbering ('2.', 'Question 3:')
+    and labels ('Constraints:') are not part of a question."""
+    parts = [p.strip(" ,.?!;:") for p in PART_SPLIT.split(question.strip()) if p]
+    out = []
+    for p in parts:
+        for _ in range(3):
+            p = ENUMERATION.sub("", p).strip(" ,.?!;:")
+            p = LEAD.sub("", p).strip(" ,.?!;:")
+        if p:
+            out.append(p)
+    return out
+
+
+def choose_table(question: str, desc: DatasetDescription) -> TableDescription:
+    """The table whose columns the question mentions most; the active one on ties."""
+    text = fold(normalize(question))
+    best, best_hits = desc.table(), -1
+    for t in desc.tables:
+        hits = len(vocabulary(t).find(text)) + (2 if fold(t.name) in text else 0)
+        if hits > best_hits or (hits == best_hits and t.name == desc.active):
+            best, best_hits = t, hits
+    return best
+
+
+def read_question(question: str, desc: DatasetDescription, previous: QuerySpec | None = None) -> list[QuerySpec]:
+    """Every part of ``question`` as a spec (declined parts included, with their problems)."""
+    prev_spec = previous
+    specs: list[QuerySpec] = []
+    declined_before = False
+    for part in split_parts(question):
+        table = choose_table(part, desc) if prev_spec is None else desc.table(prev_spec.table)
+        pieces = read_pieces(part, table)
+        if pieces.empty and prev_spec is not None and specs:
+            continue  # "and how much was it": already answered by the part before
+        if pieces.unknown:
+            spec = pieces.spec
+            spec.task = "decline"
+        else:
+            fresh = pieces.spec.model_copy(deep=True)
+            decide(pieces, fresh, table)
+            spec = resolve(pieces, fresh, prev_spec, table)
+        if declined_before and spec.answerable and not pieces.own_columns:
+            # "how many outliers are there?" after a part I could not read: it is about that part's column
+            spec = QuerySpec(table=spec.table, task="decline",
+                             problems=[f"'{part}' depends on an earlier part I could not answer."])
+        if prev_spec is not None and specs and spec.answerable and not pieces.own_columns \
+                and spec.task == prev_spec.task and spec.task not in ("aggregate", "rank", "chart", "top_n"):
+            continue  # "...in BARO? How many outliers are there?": the same task again, about the same column
+        declined_before = declined_before or not spec.answerable
+        if spec.answerable and any(_same_spec(spec, s) for s in specs):
+            continue  # a restated part (a constraint repeating the question) is already answered
+        specs.append(spec)
+        if spec.task == "derive" and spec.answerable:
+            desc = with_new_column(desc, table, spec)  # later parts may use the new column
+        if spec.answerable:
+            prev_spec = spec
+    return specs
+
+
+def _same_spec(a: QuerySpec, b: QuerySpec) -> bool:
+    return a.model_dump(exclude={"assumptions"}) == b.model_dump(exclude={"assumptions"})
+
+
+def with_new_column(desc: DatasetDescription, table: TableDescription, spec: QuerySpec) -> DatasetDescription:
+    """``desc`` with the column a derive spec adds (so later parts and the read-back can name it)."""
+    from auto_analyst.data.description import ColumnInfo
+    from auto_analyst.llm.offline.tasks.new_columns import new_column
+
+    name, kind = new_column(spec)
+    dtype = "float64" if kind == "numeric" else "string"
+    values = [(lab, 0) for lab, _, _ in spec.options.get("bins", [])]
+    new_table = table.model_copy(update={"columns": [c for c in table.columns if c.name != name] + [
+        ColumnInfo(name=name, dtype=dtype, kind=kind, top_values=values, distinct=max(len(values), 2))]})
+    return desc.model_copy(update={"tables": [new_table if t.name == table.name else t for t in desc.tables]})
