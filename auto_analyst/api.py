@@ -1,6 +1,7 @@
-"""The Python API: :class:`Analyst` opens sessions; a :class:`Session` loads tables and answers questions.
+"""The Python API: :class:`Analyst` opens sessions and shows a user's memory; a :class:`Session` loads tables
+and answers questions.
 
-The CLI and the web page use only this module.
+The CLI and the web page use only this module (and the objects it returns).
 
 Example:
     >>> from auto_analyst import Analyst
@@ -13,17 +14,25 @@ from __future__ import annotations
 
 import getpass
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auto_analyst.config import Settings
 from auto_analyst.errors import BadInputError
+from auto_analyst.memory.views import UserEntities, UserFixMemory, UserHistory, UserProfile
+from auto_analyst.runtime import Runtime, lm_factory
 from auto_analyst.session import Session
+
+if TYPE_CHECKING:
+    import dspy
+
+    from auto_analyst.agents.registry import Entry
+    from auto_analyst.memory.services import MemoryServices
 
 __all__ = ["Analyst", "Session"]  # Session lives in auto_analyst.session
 
 
 class Analyst:
-    """Entry point: holds settings and the model choice; opens isolated sessions.
+    """Entry point: holds settings, the model choice and the agents; opens isolated sessions.
 
     Args:
         model: a LiteLLM model string ("openai/gpt-4o-mini"); None or "offline" = the embedded offline model.
@@ -31,38 +40,67 @@ class Analyst:
         user: user id; default the OS login name.
         api_key: a key for this Analyst only (kept in memory, never stored or logged).
         lm: a ready ``dspy.LM`` (or ``dspy.utils.DummyLM`` in tests) used instead of building one from ``model``.
+        memory: the memory services (default: the stores under ``settings.home``; see docs/architecture.md for
+            another storage backend).
         **overrides: setting overrides (e.g. ``max_fix_attempts=1``).
     """
 
     def __init__(self, model: str | None = None, settings: Settings | None = None, user: str | None = None,
-                 api_key: str | None = None, lm: Any = None, **overrides: Any):
+                 api_key: str | None = None, lm: Any = None, memory: MemoryServices | None = None, **overrides: Any):
         base = settings or Settings.load()
         changes = {k: v for k, v in overrides.items() if v is not None}
         if model:
             changes["model"] = model
         self.settings = base.replace(**changes) if changes else base
         self.user = user or self.settings.user or _login_name()
-        self._api_key = api_key
-        self._lm = lm
-        from auto_analyst.memory.services import MemoryServices
-
-        self.memory = MemoryServices(self.settings)
+        self.runtime = Runtime(self.settings, memory=memory, make_lm=lm_factory(self.settings, api_key, lm))
+        self.memory = self.runtime.memory
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
 
-    def resume(self, session_id: str | None = None, user: str | None = None) -> "Session":
-        """Continue a saved session (the user's last one when ``session_id`` is None); see :meth:`Session.resume`."""
-        return Session.resume(self, user or self.user, session_id)
+    # ---------------------------------------------------------------- agents
+    def register_agent(self, name: str, signature: type[dspy.Signature], description: str) -> Entry:
+        """Add an analyst the planner can choose and ``@name`` at the start of a question addresses directly.
 
-    def session(self, session_id: str | None = None, user: str | None = None) -> "Session":
-        """A new session (or the open one with ``session_id``) for ``user`` (default the Analyst's user)."""
+        Sessions of this Analyst see it from their next question on; no other Analyst does.
+
+        Args:
+            name: lower-case identifier, e.g. ``"forecasting"``.
+            signature: a Signature returning ``code`` (subclass ``auto_analyst.agents.AnalystSignature``; its
+                docstring is the agent's instruction).
+            description: one line for the planner: what the agent does, with which library.
+
+        Raises:
+            BadInputError: a bad or taken name, or a Signature the pipeline cannot call (see
+                :meth:`auto_analyst.agents.registry.Registry.register_agent`).
+        """
+        return self.runtime.agents.register_agent(name, signature, description)
+
+    def agents(self) -> dict[str, str]:
+        """The analysts the planner can choose: name → description."""
+        return self.runtime.agents.agent_descriptions()
+
+    # -------------------------------------------------------------- sessions
+    def resume(self, session_id: str | None = None, user: str | None = None) -> Session:
+        """Continue a saved session (the user's last one when ``session_id`` is None); see :meth:`Session.resume`."""
+        s = Session.resume(self.runtime, user or self.user, session_id)
+        with self._lock:
+            self._sessions[s.id] = s
+        return s
+
+    def session(self, session_id: str | None = None, user: str | None = None) -> Session:
+        """A new session (or the open one with ``session_id``) for ``user`` (default the Analyst's user).
+
+        Raises:
+            BadInputError: the open session ``session_id`` belongs to another user.
+        """
         with self._lock:
             if session_id and session_id in self._sessions:
                 s = self._sessions[session_id]
                 if s.user != (user or self.user):
                     raise BadInputError("That session belongs to another user.")
                 return s
-            s = Session(self, user or self.user, session_id)
+            s = Session(self.runtime, user or self.user, session_id)
             self._sessions[s.id] = s
             return s
 
@@ -73,13 +111,31 @@ class Analyst:
         if s is not None:
             s.close()
 
+    # ---------------------------------------------------------------- memory
+    def history(self, user: str | None = None) -> UserHistory:
+        """The stored turns and sessions of ``user`` (default the Analyst's user)."""
+        return UserHistory(self.memory.stores, user or self.user)
+
+    def profile(self, user: str | None = None) -> UserProfile:
+        """How answers sound for ``user``: show, set, reset."""
+        return UserProfile(self.memory.stores, user or self.user)
+
+    def entities(self, user: str | None = None) -> UserEntities:
+        """The columns, methods and concepts ``user`` works with most."""
+        return UserEntities(self.memory.stores, user or self.user)
+
+    def fix_memory(self, user: str | None = None) -> UserFixMemory:
+        """The error-fix memory as ``user`` sees it: their own entries and the shared ones."""
+        return UserFixMemory(self.memory.stores, user or self.user)
+
+    # ------------------------------------------------------------- lifecycle
     def close(self) -> None:
-        """Close every session (stops their workers)."""
+        """Close every session (stops their workers) and the stores."""
         with self._lock:
             sessions, self._sessions = list(self._sessions.values()), {}
         for s in sessions:
             s.close()
-        self.memory.close()
+        self.runtime.close()
 
     def __enter__(self):
         return self

@@ -1,7 +1,9 @@
-"""The error tree of Auto-Analyst.
+"""The error tree of Auto-Analyst, and the one table from an error's kind to a CLI exit code and an HTTP status.
 
 Every error the package raises on purpose descends from :class:`AutoAnalystError`, carries a
-message that says what went wrong and what to do, and maps to a CLI exit code.
+message that says what went wrong and what to do, and has a ``kind`` (also used in
+``Result.error.kind``). :data:`ERROR_KINDS` maps each kind to the CLI's exit code and the web's
+HTTP status; both surfaces read it through :func:`exit_code` and :func:`http_status`.
 """
 
 from __future__ import annotations
@@ -10,29 +12,76 @@ __all__ = [
     "AutoAnalystError",
     "BadInputError",
     "DataLoadError",
+    "NotFoundError",
     "ModelError",
     "ModelConfigError",
+    "ModelOutputError",
+    "ModelRateLimitError",
+    "ModelTimeoutError",
     "SandboxError",
     "CancelledError",
+    "UnknownSignature",
+    "ERROR_KINDS",
+    "EXIT_OK",
+    "EXIT_DECLINED",
+    "exit_code",
+    "http_status",
 ]
+
+EXIT_OK, EXIT_DECLINED = 0, 3
+"""CLI exit codes that are not errors: an answer, and a question the model declined."""
+
+ERROR_KINDS: dict[str, tuple[int, int]] = {
+    # kind: (CLI exit code, HTTP status). Exit 2 is the caller's input or configuration, 1 everything else.
+    "bad_input": (2, 400),
+    "data_load": (2, 422),
+    "not_found": (2, 404),
+    "model_config": (2, 400),
+    "model": (1, 502),
+    "model_output": (1, 502),
+    "model_rate_limit": (1, 429),
+    "model_timeout": (1, 504),
+    "unknown_signature": (1, 502),
+    "sandbox": (1, 500),
+    "cancelled": (1, 409),
+    "internal": (1, 500),
+}
+"""Error kind → (CLI exit code, HTTP status). A kind not listed (a run error such as ``KeyError``) is (1, 500)."""
+
+
+def exit_code(kind: str) -> int:
+    """The CLI exit code for an error of ``kind`` (1 for kinds not in :data:`ERROR_KINDS`)."""
+    return ERROR_KINDS.get(kind, (1, 500))[0]
+
+
+def http_status(kind: str) -> int:
+    """The HTTP status for an error of ``kind`` (500 for kinds not in :data:`ERROR_KINDS`)."""
+    return ERROR_KINDS.get(kind, (1, 500))[1]
 
 
 class AutoAnalystError(Exception):
     """Root of every error raised on purpose by Auto-Analyst.
 
     Attributes:
-        exit_code: the CLI exit code for this error (2 bad input, 1 internal failure).
-        kind: a short machine-readable name, used in ``Result.error.kind``.
+        kind: a short machine-readable name, used in ``Result.error.kind`` and looked up in :data:`ERROR_KINDS`.
     """
 
-    exit_code = 1
     kind = "internal"
+
+    @property
+    def exit_code(self) -> int:
+        """The CLI exit code for this error (see :data:`ERROR_KINDS`)."""
+        return exit_code(self.kind)
+
+    @property
+    def http_status(self) -> int:
+        """The HTTP status for this error (see :data:`ERROR_KINDS`)."""
+        return http_status(self.kind)
 
 
 class BadInputError(AutoAnalystError):
     """The user's input (a flag, a path, a question, a setting) cannot be used as given."""
 
-    exit_code = 2
     kind = "bad_input"
 
 
@@ -42,18 +91,46 @@ class DataLoadError(BadInputError):
     kind = "data_load"
 
 
-class ModelError(AutoAnalystError):
-    """The configured language model cannot be reached or refused the call (key, network, quota)."""
+class NotFoundError(BadInputError):
+    """The user named something that does not exist for them (a turn, a session, a memory entry, an agent)."""
 
-    exit_code = 1
+    kind = "not_found"
+
+
+class ModelError(AutoAnalystError):
+    """The configured language model cannot be reached or refused the call (network, provider failure)."""
+
     kind = "model"
 
 
 class ModelConfigError(ModelError):
-    """The model cannot be used as configured (no key, unknown model string): a usage problem (exit code 2)."""
+    """The model cannot be used as configured (no key, a rejected key, an unknown model string)."""
 
-    exit_code = 2
     kind = "model_config"
+
+
+class ModelOutputError(ModelError):
+    """The model answered, but its reply does not have the fields the Signature asks for (raw text in the trace)."""
+
+    kind = "model_output"
+
+
+class ModelRateLimitError(ModelError):
+    """The provider refused the call for rate or quota reasons; waiting (or another plan) helps."""
+
+    kind = "model_rate_limit"
+
+
+class ModelTimeoutError(ModelError):
+    """The model did not answer within ``lm_timeout`` seconds."""
+
+    kind = "model_timeout"
+
+
+class UnknownSignature(AutoAnalystError, LookupError):
+    """A rendered prompt matches no registered Signature (see :mod:`auto_analyst.agents.registry`)."""
+
+    kind = "unknown_signature"
 
 
 class SandboxError(AutoAnalystError):

@@ -1,7 +1,10 @@
 """One question from plan to answer: planner → analysts (in parallel) → combiner → sandbox ⇄ fixer → answer.
 
-Every stage returns typed objects; the :class:`~auto_analyst.results.Result` is assembled from them.
-LM calls are capped per question (``settings.max_lm_calls``) and each has a timeout (``lm_timeout``).
+Every stage returns typed objects; the :class:`~auto_analyst.results.Result` of a question (or of a
+script the user ran) is assembled here and nowhere else, from them and from the
+:class:`TurnContext` the session gives. LM calls are capped per question (``settings.max_lm_calls``)
+and each has a timeout (``lm_timeout``). A question starting with ``@name`` goes to that analyst
+directly, without the planner.
 """
 
 from __future__ import annotations
@@ -18,10 +21,14 @@ import dspy
 from auto_analyst.agents import (AnalystAgent, AnswerWriter, CodeFixer, Combiner, ErrorSummarizer,
                                  InteractionSummarizer, MemoryAnswerer, Planner)
 from auto_analyst.agents.modules import AGENT_VERSION
+from auto_analyst.agents.registry import Registry
 from auto_analyst.config import Settings
 from auto_analyst.errors import AutoAnalystError, CancelledError, ModelError
+from auto_analyst.llm.errors import model_error, raw_output
 from auto_analyst.numbers_check import unsupported_numbers
-from auto_analyst.results import Attempt, ErrorInfo, MemoryHit, PlanStep, ProgressEvent, Result, RunResult, Trace
+from auto_analyst.question_text import addressed_agent
+from auto_analyst.results import (Attempt, ContextPart, ErrorInfo, MemoryHit, PlanStep, ProgressEvent, Result,
+                                  RunResult, Trace)
 
 __all__ = ["Pipeline", "TurnContext", "LMBudget"]
 
@@ -35,12 +42,19 @@ class MemoryPort(Protocol):
     def history_for(self, question: str) -> tuple[str, list[MemoryHit]]: ...
     def apply_profile(self, instruction: str) -> str: ...
     def remember_fix(self, bad_code: str, error: str, good_code: str, agent: str, summary: str,
-                     correction: str) -> list[str]: ...
+                     correction: str, agent_version: str, human: bool = False) -> list[str]: ...
 
 
 @dataclass
 class TurnContext:
-    """What one question is asked with: the data description and memory, already rendered for prompts."""
+    """What one question is asked with: the data description and memory, already rendered for prompts.
+
+    Attributes:
+        session_id, turn: copied into the Result.
+        context: sizes of the prompt's parts (``Trace.context``).
+        memory_hits: memory items the context used (first in ``Trace.memory_hits``).
+        load_notes: what loading left out (rows skipped); said with every answer computed from the data.
+    """
 
     question: str
     dataset_description: str
@@ -50,6 +64,11 @@ class TurnContext:
     variables: str = ""
     known_fixes: str = ""
     memory: MemoryPort | None = None
+    session_id: str = ""
+    turn: int = 0
+    context: list[ContextPart] = field(default_factory=list)
+    memory_hits: list[MemoryHit] = field(default_factory=list)
+    load_notes: list[str] = field(default_factory=list)
 
 
 class LMBudget:
@@ -76,12 +95,12 @@ class LMBudget:
 
 @dataclass
 class Pipeline:
-    """Runs questions for one session: its LM, its sandbox, its settings."""
+    """Runs questions for one session: its LM, its sandbox, its settings, the Analyst's agents."""
 
     settings: Settings
     lm: Any
     sandbox: Any
-    planner: Planner = field(default_factory=Planner)
+    agents: Registry
     combiner: Combiner = field(default_factory=Combiner)
     fixer: CodeFixer = field(default_factory=CodeFixer)
     writer: AnswerWriter = field(default_factory=AnswerWriter)
@@ -90,7 +109,12 @@ class Pipeline:
     summarizer: InteractionSummarizer = field(default_factory=InteractionSummarizer)
 
     def call(self, budget: LMBudget, module: dspy.Module, trace: Trace, **kwargs):
-        """One module call inside this session's LM context, counted; model failures become ModelError."""
+        """One module call inside this session's LM context, counted.
+
+        Raises:
+            ModelError: the call failed; the subclass says how (``llm.errors.model_error``), and a reply that
+                could not be parsed is kept in ``trace.raw_lm_output``.
+        """
         budget.reserve()
         try:
             with dspy.context(lm=self.lm):
@@ -98,16 +122,18 @@ class Pipeline:
         except AutoAnalystError:
             raise
         except Exception as exc:  # noqa: BLE001 - every provider/adapter failure reaches the user as one sentence
-            raw = getattr(exc, "lm_response", None)
+            raw = raw_output(exc)
             if raw:
-                trace.raw_lm_output.append(str(raw)[:2000])
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            raise ModelError(f"The model call failed ({type(exc).__name__}: {first[:300]}).") from exc
+                trace.raw_lm_output.append(raw[:2000])
+            raise model_error(exc) from exc
+
+    def _new_result(self, ctx: TurnContext) -> Result:
+        return Result(question=ctx.question, status="error", session_id=ctx.session_id, turn=ctx.turn)
 
     def ask(self, ctx: TurnContext, on_progress: Callable[[ProgressEvent], None] | None = None,
             cancel: threading.Event | None = None) -> Result:
         """Answer ``ctx.question``; never raises for model or code failures (they become ``status='error'``)."""
-        result = Result(question=ctx.question, status="error")
+        result = self._new_result(ctx)
         budget = LMBudget(self.lm, self.settings.max_lm_calls)
         emit = on_progress or (lambda e: None)
         t_start = time.perf_counter()
@@ -119,8 +145,47 @@ class Pipeline:
             result.status, result.error = "error", ErrorInfo(kind=exc.kind, message=str(exc))
         result.usage = result.usage.model_validate(budget.usage())
         result.timings["total"] = round(time.perf_counter() - t_start, 4)
+        self._add_context(ctx, result)
         emit(ProgressEvent(stage="done", message=result.status))
         return result
+
+    def _add_context(self, ctx: TurnContext, result: Result) -> None:
+        """What the session's context says about this answer: prompt sizes, memory used, rows loading left out."""
+        result.trace.context = ctx.context
+        result.trace.memory_hits = ctx.memory_hits + [h for h in result.trace.memory_hits if h not in ctx.memory_hits]
+        if ctx.load_notes and result.status == "ok" and result.trace.source == "ran_code":
+            note = "; ".join(ctx.load_notes)
+            result.answer += f"\n\nNote from loading: {note} (see `auto-analyst describe`)."
+            result.trace.assumptions.append(note)
+
+    def run_script(self, ctx: TurnContext, code: str, failed: Result | None = None,
+                   cancel: threading.Event | None = None) -> Result:
+        """Run a script the user wrote or edited; no LM call. The Result has no answer text beyond ran/failed.
+
+        When it runs and ``failed`` (the session's last result with attempts) ended in an error, the change
+        is remembered in the error-fix memory as a human fix.
+        """
+        run = self.sandbox.run(code, cancel=cancel)
+        result = self._new_result(ctx)
+        result.status, result.code, result.error = ("ok" if run.ok else "error"), code, run.error
+        result.stdout, result.tables, result.figures = run.stdout, run.tables, run.figures
+        result.attempts = [Attempt(code=code, error=run.error)]
+        result.trace.source = "ran_code"
+        result.answer = "The script ran." if run.ok else f"The script failed: {run.error.message}"
+        if run.ok and failed is not None and failed.status == "error" and failed.attempts[-1].error is not None:
+            self._remember_human_fix(ctx, failed, code)
+        return result
+
+    def _remember_human_fix(self, ctx: TurnContext, failed: Result, code: str) -> None:
+        """A correction the user made by hand to a failed script: remembered like a fix, marked human."""
+        err = failed.attempts[-1].error
+        summary = f"{err.kind}: {err.message}"
+        correction = "Corrected by hand: " + "; ".join(
+            ln.strip() for ln in code.splitlines() if ln.strip() and ln not in failed.code.splitlines())[:600]
+        try:
+            ctx.memory.remember_fix(failed.code, summary, code, "human", summary, correction, AGENT_VERSION, human=True)
+        except Exception:  # noqa: BLE001 - the user's run stands even if the memory cannot be written
+            pass
 
     def _ask(self, ctx: TurnContext, result: Result, budget: LMBudget, emit, cancel) -> None:
         trace, timings = result.trace, result.timings
@@ -131,8 +196,7 @@ class Pipeline:
 
         t = time.perf_counter()
         emit(ProgressEvent(stage="planning", message="Planning"))
-        plan = self.call(budget, self.planner, trace, goal=ctx.question, dataset_description=ctx.dataset_description,
-                         short_term_memory=ctx.short_term_memory, user_context=ctx.user_context)
+        plan = self._plan(ctx, budget, trace)
         timings["planning"] = round(time.perf_counter() - t, 4)
         steps = [s if isinstance(s, PlanStep) else PlanStep.model_validate(s) for s in (plan.plan or [])]
         result.plan = steps
@@ -147,7 +211,10 @@ class Pipeline:
             return
         check_cancel()
         goal = trace.standalone_question
-        script = self._write_code(ctx, goal, steps, budget, trace, timings, emit)
+        script, declined = self._write_code(ctx, goal, steps, budget, trace, timings, emit)
+        if declined:
+            result.status, result.answer = "declined", declined
+            return
         check_cancel()
         run = self._run_and_fix(ctx, script, budget, result, emit, cancel)
         result.stdout, result.tables, result.figures = run.stdout, run.tables, run.figures
@@ -177,6 +244,17 @@ class Pipeline:
         except AutoAnalystError:
             trace.summary = ""  # the answer stands; short-term memory falls back to the answer itself
 
+    def _plan(self, ctx: TurnContext, budget: LMBudget, trace: Trace) -> dspy.Prediction:
+        """The planner's plan; for ``@name question``, one step for that agent instead (no LM call)."""
+        agent, rest = addressed_agent(ctx.question)
+        if agent is not None:
+            step = PlanStep(agent=self.agents.agent(agent).name, instruction=rest, uses=[], creates=[])
+            return dspy.Prediction(intent="analysis", standalone_question=rest, plan=[step], assumptions=[],
+                                   decline_reason="")
+        return self.call(budget, Planner(self.agents), trace, goal=ctx.question,
+                         dataset_description=ctx.dataset_description, short_term_memory=ctx.short_term_memory,
+                         user_context=ctx.user_context)
+
     def _other_intent(self, ctx: TurnContext, plan, result: Result, budget: LMBudget) -> None:
         """Questions that need no code: about earlier turns, about how to answer, or not about the data."""
         trace = result.trace
@@ -195,24 +273,29 @@ class Pipeline:
             "qa": "I answer questions about the loaded data; ask for a statistic, a table or a chart of its columns.",
         }.get(trace.intent, "This message does not ask for an analysis of the data.")
 
-    def _write_code(self, ctx, goal, steps, budget, trace, timings, emit) -> str:
+    def _write_code(self, ctx, goal, steps, budget, trace, timings, emit) -> tuple[str, str]:
+        """(the script, '') or, when no agent wrote code but some said why, ('', their reasons)."""
         t = time.perf_counter()
         n = len(steps)
 
         def one(k_step):
             k, step = k_step
             emit(ProgressEvent(stage="agent", message=f"{step.agent} agent", step=k + 1, total=n))
-            out = self.call(budget, AnalystAgent(step.agent), trace, goal=goal,
+            out = self.call(budget, AnalystAgent(self.agents.agent(step.agent)), trace, goal=goal,
                             dataset_description=ctx.dataset_description, step=step,
                             short_term_memory=ctx.short_term_memory, available_variables=ctx.variables,
                             known_fixes=ctx.known_fixes)
-            return {"agent": step.agent, "code": out.code}
+            return {"agent": step.agent, "code": out.code, "summary": out.summary}
 
         # agents write code independently (the plan fixes who creates what), so they run in parallel
         with ThreadPoolExecutor(max_workers=min(4, n)) as pool:
-            blocks = [b for b in pool.map(one, enumerate(steps)) if b["code"].strip()]
+            written = list(pool.map(one, enumerate(steps)))
+        blocks = [{"agent": b["agent"], "code": b["code"]} for b in written if b["code"].strip()]
         timings["agents"] = round(time.perf_counter() - t, 4)
         if not blocks:
+            reasons = " ".join(dict.fromkeys(b["summary"].strip() for b in written if b["summary"].strip()))
+            if reasons:
+                return "", reasons  # an agent that writes no code and says why has declined its step
             raise ModelError("The agents wrote no code for this plan.")
         t = time.perf_counter()
         emit(ProgressEvent(stage="combining", message="Combining the agents' code"))
@@ -222,7 +305,7 @@ class Pipeline:
             script = self.call(budget, self.combiner, trace, goal=goal, dataset_description=ctx.dataset_description,
                                blocks=blocks).script
         timings["combining"] = round(time.perf_counter() - t, 4)
-        return script
+        return script, ""
 
     def _run_and_fix(self, ctx: TurnContext, script: str, budget: LMBudget, result: Result, emit, cancel) -> RunResult:
         timings = result.timings
@@ -281,6 +364,7 @@ class Pipeline:
         try:
             out = self.call(budget, self.error_summarizer, result.trace, incorrect_code=first.code,
                             error_metadata=meta, correction=good)
-            ctx.memory.remember_fix(first.code, error, good, agent, out.error_summary, out.correction_summary)
+            ctx.memory.remember_fix(first.code, error, good, agent, out.error_summary, out.correction_summary,
+                                    AGENT_VERSION)
         except AutoAnalystError:
             return  # the answer stands even when the memory could not be written

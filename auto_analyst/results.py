@@ -11,7 +11,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 __all__ = [
-    "AgentName",
     "PlanStep",
     "ErrorInfo",
     "TableOut",
@@ -26,13 +25,15 @@ __all__ = [
     "ProgressEvent",
 ]
 
-AgentName = Literal["preprocessing", "statistics", "visualisation", "machine_learning"]
-
-
 class PlanStep(BaseModel):
-    """One step of a plan: which analyst does what, reading and creating which variables."""
+    """One step of a plan: which analyst does what, reading and creating which variables.
 
-    agent: AgentName = Field(description="The analyst that writes this step's code.")
+    ``agent`` is the name of a registered analyst (the four built-in ones or one added with
+    ``Analyst.register_agent``); the planner's Signature narrows it to the registered names
+    (:meth:`auto_analyst.agents.registry.Registry.planner_signature`).
+    """
+
+    agent: str = Field(description="The analyst that writes this step's code.")
     instruction: str = Field(description="What this analyst must do, in one or two sentences.")
     uses: list[str] = Field(default_factory=list, description="Variables (tables, columns, earlier results) the step reads.")
     creates: list[str] = Field(default_factory=list, description="Variables the step creates for later steps.")

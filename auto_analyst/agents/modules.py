@@ -7,20 +7,13 @@ import json
 import dspy
 
 from auto_analyst.agents import signatures as sig
+from auto_analyst.agents.registry import Entry, Registry
 from auto_analyst.results import PlanStep
 
 __all__ = ["Planner", "AnalystAgent", "Combiner", "CodeFixer", "AnswerWriter", "InteractionSummarizer",
-           "ErrorSummarizer", "MemoryAnswerer", "AGENT_DESCRIPTIONS", "AGENT_VERSION", "strip_fences"]
+           "ErrorSummarizer", "MemoryAnswerer", "AGENT_VERSION", "strip_fences"]
 
 AGENT_VERSION = "1"
-
-AGENT_DESCRIPTIONS = {
-    "preprocessing": "pandas: filter rows, convert types, derive columns, reshape; creates variables for later steps.",
-    "statistics": "pandas/statsmodels/scipy: descriptive statistics, grouped aggregates, correlations, tests, regressions.",
-    "visualisation": "plotly: one clear chart per request, titled, sorted, limited to top categories when many.",
-    "machine_learning": "scikit-learn: Pipelines with imputation and encoding, train/test split, metrics, importance.",
-}
-
 
 def strip_fences(code: str) -> str:
     """Remove markdown code fences a model may wrap code in (```python ... ```); keep the code."""
@@ -43,32 +36,40 @@ def strip_fences(code: str) -> str:
 
 
 class Planner(dspy.Module):
-    """Goal + dataset description + memory → intent, standalone question, typed plan, assumptions."""
+    """Goal + dataset description + memory → intent, standalone question, typed plan, assumptions.
 
-    def __init__(self):
+    The plan's agents are the registry's analysts (their names and descriptions, as registered now).
+    """
+
+    def __init__(self, agents: Registry):
         super().__init__()
-        self.predict = dspy.Predict(sig.PlannerSignature)
+        self.agent_descriptions = json.dumps(agents.agent_descriptions())
+        self.predict = dspy.Predict(agents.planner_signature())
 
     def forward(self, goal: str, dataset_description: str, short_term_memory: str, user_context: str = ""):
         return self.predict(goal=goal, dataset_description=dataset_description,
-                            agent_descriptions=json.dumps(AGENT_DESCRIPTIONS), short_term_memory=short_term_memory,
+                            agent_descriptions=self.agent_descriptions, short_term_memory=short_term_memory,
                             user_context=user_context)
 
 
 class AnalystAgent(dspy.Module):
-    """One analyst (statistics, preprocessing, visualisation, machine_learning): step → code + summary."""
+    """One registered analyst (a built-in one or a user's own): step → code + summary.
 
-    def __init__(self, role: str):
+    The Signature gets the inputs it declares, out of those the pipeline gives (``registry.ANALYST_INPUTS``).
+    """
+
+    def __init__(self, entry: Entry):
         super().__init__()
-        self.role = role
-        self.predict = dspy.Predict(sig.ANALYST_SIGNATURES[role])
+        self.role = entry.name
+        self.predict = dspy.Predict(entry.signature)
 
     def forward(self, goal: str, dataset_description: str, step: PlanStep, short_term_memory: str,
                 available_variables: str = "", known_fixes: str = ""):
-        out = self.predict(goal=goal, dataset_description=dataset_description, instruction=step.instruction,
-                           short_term_memory=short_term_memory, available_variables=available_variables,
-                           known_fixes=known_fixes)
-        return dspy.Prediction(code=strip_fences(out.code), summary=out.summary)
+        given = {"goal": goal, "dataset_description": dataset_description, "instruction": step.instruction,
+                 "short_term_memory": short_term_memory, "available_variables": available_variables,
+                 "known_fixes": known_fixes}
+        out = self.predict(**{k: v for k, v in given.items() if k in self.predict.signature.input_fields})
+        return dspy.Prediction(code=strip_fences(out.code), summary=getattr(out, "summary", "") or "")
 
 
 class Combiner(dspy.Module):

@@ -1,7 +1,8 @@
 """DSPy Signatures of every agent: typed declarations only; the docstring is the task instruction.
 
-The first line of each analyst's docstring names its role; the embedded offline model reads the
-same prompt a hosted model would (see ``auto_analyst.llm.offline``).
+Every Signature here is registered in :mod:`auto_analyst.agents.registry`, which is how the pipeline,
+the embedded offline model and the test engines find them. A custom analyst subclasses
+:class:`AnalystSignature` with its own docstring (see docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from auto_analyst.results import PlanStep
 __all__ = [
     "Intent",
     "PlannerSignature",
+    "AnalystSignature",
     "StatisticsAnalystSignature",
     "PreprocessingAnalystSignature",
     "VisualisationAnalystSignature",
@@ -24,9 +26,7 @@ __all__ = [
     "AnswerSignature",
     "InteractionSummarySignature",
     "ErrorSummarySignature",
-    "IntentSignature",
     "MemoryAnswerSignature",
-    "ANALYST_SIGNATURES",
 ]
 
 Intent = Literal["analysis", "qa", "memory_query", "config_change", "new_data", "unrelated"]
@@ -51,7 +51,9 @@ class PlannerSignature(dspy.Signature):
     decline_reason: str = dspy.OutputField(desc="Empty when the plan answers the goal; else one sentence on why not.")
 
 
-class _AnalystSignature(dspy.Signature):
+class AnalystSignature(dspy.Signature):
+    """Analyst: write Python code for this step of the plan, using the tables described."""
+
     goal: str = dspy.InputField(desc="The user's question, follow-ups resolved.")
     dataset_description: str = dspy.InputField(desc="JSON description of the tables. Each table is a pandas DataFrame variable of that name; `df` is the active one; `tables` maps names to DataFrames.")
     instruction: str = dspy.InputField(desc="This agent's step of the plan.")
@@ -62,32 +64,24 @@ class _AnalystSignature(dspy.Signature):
     summary: str = dspy.OutputField(desc="One or two sentences on what the code does.")
 
 
-class StatisticsAnalystSignature(_AnalystSignature):
+class StatisticsAnalystSignature(AnalystSignature):
     """Statistics analyst: compute descriptive statistics, grouped aggregates, correlations and statistical
     tests (statsmodels, scipy) with pandas; report exact numbers with show()."""
 
 
-class PreprocessingAnalystSignature(_AnalystSignature):
+class PreprocessingAnalystSignature(AnalystSignature):
     """Preprocessing analyst: clean, filter, convert types, derive columns and reshape with pandas, creating
     the variables that later steps use."""
 
 
-class VisualisationAnalystSignature(_AnalystSignature):
+class VisualisationAnalystSignature(AnalystSignature):
     """Visualisation analyst: make one clear plotly chart (plotly.express or graph_objects) with a title and
     axis labels; sort bars and limit to the top categories when there are many; call show(fig)."""
 
 
-class MachineLearningAnalystSignature(_AnalystSignature):
+class MachineLearningAnalystSignature(AnalystSignature):
     """Machine learning analyst: build scikit-learn Pipelines (imputation, one-hot encoding, scaling) with a
     fixed random_state and a train/test split; report the metric by name and feature importance."""
-
-
-ANALYST_SIGNATURES: dict[str, type[dspy.Signature]] = {
-    "statistics": StatisticsAnalystSignature,
-    "preprocessing": PreprocessingAnalystSignature,
-    "visualisation": VisualisationAnalystSignature,
-    "machine_learning": MachineLearningAnalystSignature,
-}
 
 
 class CombinerSignature(dspy.Signature):
@@ -149,18 +143,6 @@ class ErrorSummarySignature(dspy.Signature):
     correction: str = dspy.InputField(desc="The corrected code.")
     error_summary: str = dspy.OutputField(desc="One or two sentences: the error and its cause.")
     correction_summary: str = dspy.OutputField(desc="One or two sentences: the change that fixed it.")
-
-
-class IntentSignature(dspy.Signature):
-    """Intent router: classify the user's message. analysis needs code on the data; qa is a question about
-    the tool, statistics or the data's structure answerable without code; memory_query asks about earlier
-    turns; config_change asks to change how answers are written; new_data loads data; unrelated is off topic."""
-
-    message: str = dspy.InputField()
-    recent_turns: str = dspy.InputField(desc="JSON list of the last turns' questions.")
-    intent: Intent = dspy.OutputField()
-    need_memory: bool = dspy.OutputField()
-    need_data: bool = dspy.OutputField()
 
 
 class MemoryAnswerSignature(dspy.Signature):

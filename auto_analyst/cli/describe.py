@@ -1,9 +1,8 @@
 """``auto-analyst describe FILE``: the load report and the dataset description the agents get.
 
-The command is a click object, ``describe``; the CLI group registers it. It calls the same
-functions as the Python API (:func:`auto_analyst.data.load.load_all` and
-:func:`auto_analyst.data.description.describe_tables`). The JSON shape is documented in
-docs/describe.md.
+The command is a click object, ``describe``; the CLI group registers it. It calls the Python API:
+``Session.load`` then ``Session.describe`` (no worker is started, nothing is stored). The JSON shape
+is documented in docs/describe.md.
 """
 
 from __future__ import annotations
@@ -12,18 +11,12 @@ import json
 
 import click
 
-from auto_analyst.errors import DataLoadError
+from auto_analyst.cli.context import CliContext, Command
 
 __all__ = ["describe"]
 
 
-class LoadFailed(click.ClickException):
-    """A file could not be loaded: one sentence, no traceback, exit code 2 (bad input)."""
-
-    exit_code = DataLoadError.exit_code
-
-
-@click.command("describe")
+@click.command("describe", cls=Command)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=str))
 @click.option("--json", "as_json", is_flag=True, help="Print the report and the description as JSON.")
 @click.option("--sheet", default=None, help="Workbook sheet to load (default: every sheet).")
@@ -40,26 +33,17 @@ class LoadFailed(click.ClickException):
 def describe(ctx, file, as_json, sheet, encoding, delimiter, decimal, thousands, dayfirst, header_row, dtypes,
              max_file_mb):
     """Load FILE and print what loading found and the description the agents get."""
-    from auto_analyst.config import Settings
-    from auto_analyst.data.description import describe_tables
-    from auto_analyst.data.load import load, load_all
-
-    if max_file_mb is None:
-        obj = ctx.obj if isinstance(ctx.obj, dict) else {}
-        max_file_mb = (obj.get("settings") or Settings.load()).max_file_mb
-
     options = {"encoding": encoding, "delimiter": {"tab": "\t", "\\t": "\t"}.get(delimiter, delimiter),
                "decimal": decimal, "thousands": thousands, "dayfirst": dayfirst, "header_row": header_row,
-               "dtypes": _parse_dtypes(dtypes), "max_file_mb": max_file_mb}
-    try:
-        tables = [load(file, sheet=sheet, **options)] if sheet else load_all(file, **options)
-    except DataLoadError as exc:
-        raise LoadFailed(str(exc)) from None
-    description = describe_tables({t.name: t for t in tables})
+               "dtypes": _parse_dtypes(dtypes)}
+    if max_file_mb is not None:
+        options["max_file_mb"] = max_file_mb
+    session = CliContext.of(ctx).analyst().session()
+    session.load(file, sheet=sheet, **options)
+    described = session.describe()
+    tables, description = described.tables, described.description
     if as_json:
-        payload = {"tables": [{"name": t.name, "report": t.report.to_dict()} for t in tables],
-                   "description": description.model_dump(mode="json")}
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+        click.echo(json.dumps(described.to_dict(), ensure_ascii=False, indent=2, default=str))
         return
     for t, d in zip(tables, description.tables):
         click.echo(f"Table {t.name}")

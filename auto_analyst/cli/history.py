@@ -1,32 +1,19 @@
-"""``history`` commands: list, show and forget the turns stored for the current user."""
+"""``history`` commands: list, show and forget the turns stored for the current user (``Analyst.history()``)."""
 
 from __future__ import annotations
 
-import getpass
 import json
 
 import click
 
-from auto_analyst.config import Settings
-from auto_analyst.memory.history import History
+from auto_analyst.cli.context import CliContext, Group
+from auto_analyst.errors import BadInputError
 
-__all__ = ["history", "settings_and_user"]
-
-
-def settings_and_user(ctx: click.Context) -> tuple[Settings, str]:
-    """The settings and user id for a command: ``ctx.obj["settings"]`` / ``ctx.obj["user"]`` when
-    the main group set them, else ``Settings.load()`` and ``settings.user`` or the OS login name."""
-    obj = ctx.obj if isinstance(ctx.obj, dict) else {}  # click hands the parent's obj down
-    settings = obj.get("settings") or Settings.load()
-    user = obj.get("user") or settings.user or getpass.getuser()
-    return settings, user
+__all__ = ["history"]
 
 
-def fail(message: str) -> None:
-    """Stop with ``message`` and exit code 2 (bad input), as ``BadInputError`` does."""
-    err = click.ClickException(message)
-    err.exit_code = 2
-    raise err
+def _history(ctx: click.Context):
+    return CliContext.of(ctx).analyst().history()
 
 
 def _one_line(text: str, width: int) -> str:
@@ -34,7 +21,7 @@ def _one_line(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-@click.group("history")
+@click.group("history", cls=Group)
 def history() -> None:
     """Show or forget your past questions and answers."""
 
@@ -46,8 +33,7 @@ def history() -> None:
 @click.pass_context
 def list_turns(ctx: click.Context, session: str | None, limit: int, as_json: bool) -> None:
     """List your most recent turns, oldest first."""
-    settings, user = settings_and_user(ctx)
-    rows = History(settings).turns(user, session=session, limit=limit)
+    rows = _history(ctx).turns(session=session, limit=limit)
     if as_json:
         keys = ("id", "session", "turn", "created_at", "intent", "question")
         click.echo(json.dumps([{k: getattr(r, k) for k in keys} for r in rows], indent=2))
@@ -65,8 +51,7 @@ def list_turns(ctx: click.Context, session: str | None, limit: int, as_json: boo
 @click.pass_context
 def list_sessions(ctx: click.Context, as_json: bool) -> None:
     """List your sessions, most recently active first."""
-    settings, user = settings_and_user(ctx)
-    found = History(settings).sessions(user)
+    found = _history(ctx).sessions()
     if as_json:
         click.echo(json.dumps([s._asdict() for s in found], indent=2))
         return
@@ -84,10 +69,7 @@ def list_sessions(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def show(ctx: click.Context, turn_id: int, as_json: bool) -> None:
     """Show one turn: question, answer and code."""
-    settings, user = settings_and_user(ctx)
-    turn = History(settings).get_turn(user, turn_id)
-    if turn is None:
-        fail(f"No turn {turn_id} in your history; see `history list`.")
+    turn = _history(ctx).turn(turn_id)
     if as_json:
         click.echo(turn.model_dump_json(indent=2))
         return
@@ -106,20 +88,17 @@ def show(ctx: click.Context, turn_id: int, as_json: bool) -> None:
 @click.pass_context
 def forget(ctx: click.Context, turn_id: int | None, session: str | None, forget_all: bool, yes: bool) -> None:
     """Forget one turn (ID), a session (--session S) or everything (--all)."""
-    chosen = sum([turn_id is not None, session is not None, forget_all])
-    if chosen != 1:
-        fail("Give exactly one of: a turn ID, --session S, or --all.")
-    settings, user = settings_and_user(ctx)
-    store = History(settings)
+    if sum([turn_id is not None, session is not None, forget_all]) != 1:
+        raise BadInputError("Give exactly one of: a turn ID, --session S, or --all.")
+    store = _history(ctx)
     if turn_id is not None:
-        if not store.forget_turn(user, turn_id):
-            fail(f"No turn {turn_id} in your history; see `history list`.")
+        store.forget_turn(turn_id)
         click.echo(f"Forgot turn {turn_id}.")
     elif session is not None:
-        n = store.forget_session(user, session)
+        n = store.forget_session(session)
         click.echo(f"Forgot session {session} ({n} turns).")
     else:
         if not yes:
-            click.confirm(f"Forget all history of user {user!r}?", abort=True)
-        n = store.forget_user(user)
+            click.confirm(f"Forget all history of user {store.user!r}?", abort=True)
+        n = store.forget_all()
         click.echo(f"Forgot all history ({n} turns).")

@@ -1,55 +1,23 @@
-"""``auto-analyst memory ...``: inspect and maintain the error-fix memory.
+"""``auto-analyst memory ...``: inspect and maintain the error-fix memory (``Analyst.fix_memory()``).
 
-Commands: ``list``, ``search``, ``forget``, ``clear``, ``reindex``, ``prune``. Settings come from the click
-context (``ctx.obj["settings"]``) when the main CLI put them there, else from :meth:`Settings.load`.
-Errors of Auto-Analyst are printed as one line and exit with their ``exit_code`` (2 bad input, 1 otherwise).
+Commands: ``list``, ``search``, ``forget``, ``clear``, ``reindex``, ``prune``. Each acts as the user
+given with its ``--user`` option, else the main group's ``--user``, else settings.user or the login name.
 """
 
 from __future__ import annotations
 
-import getpass
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import Any
 
 import click
 
-from auto_analyst.config import Settings
-from auto_analyst.errors import AutoAnalystError
-
-if TYPE_CHECKING:  # the store (and chromadb behind it) is imported only when a command runs
-    from auto_analyst.memory.error_memory import ErrorFixEntry, ErrorMemory
+from auto_analyst.cli.context import CliContext, Group
 
 __all__ = ["memory"]
 
 
-def _settings(ctx: click.Context) -> Settings:
-    """The settings of this invocation: ``ctx.obj["settings"]`` if present, else ``Settings.load()``."""
-    obj = ctx.obj  # click hands a parent's obj down to sub-commands
-    if isinstance(obj, dict) and isinstance(obj.get("settings"), Settings):
-        return obj["settings"]
-    return Settings.load()
-
-
-def _default_user(settings: Settings, ctx: click.Context | None = None) -> str:
-    """The user this command acts as: the group's --user, then settings.user, then the login name."""
-    obj = ctx.obj if ctx is not None and isinstance(ctx.obj, dict) else {}
-    return obj.get("user") or settings.user or getpass.getuser()
-
-
-@contextmanager
-def _memory(ctx: click.Context) -> Iterator[ErrorMemory]:
-    from auto_analyst.memory.error_memory import ErrorMemory
-
-    mem = ErrorMemory(_settings(ctx))
-    try:
-        yield mem
-    except AutoAnalystError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        ctx.exit(exc.exit_code)
-    finally:
-        mem.close()
+def _memory(ctx: click.Context, user: str | None = None):
+    return CliContext.of(ctx).analyst(user=user).fix_memory()
 
 
 def _summary_line(document: str, width: int = 70) -> str:
@@ -58,7 +26,7 @@ def _summary_line(document: str, width: int = 70) -> str:
     return first if len(first) <= width else first[: width - 1] + "…"
 
 
-def _echo_entries(entries: list[ErrorFixEntry], as_json: bool) -> None:
+def _echo_entries(entries: list[Any], as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps([e.model_dump(mode="json") for e in entries], indent=2))
         return
@@ -72,7 +40,7 @@ def _echo_entries(entries: list[ErrorFixEntry], as_json: bool) -> None:
                    f"{e.last_used_at:%Y-%m-%d}{human}  {_summary_line(e.document)}")
 
 
-@click.group("memory")
+@click.group("memory", cls=Group)
 def memory() -> None:
     """Inspect and maintain the error-fix memory (remembered errors and their corrections)."""
 
@@ -85,8 +53,7 @@ def memory() -> None:
 @click.pass_context
 def list_cmd(ctx: click.Context, user: str | None, scope: str, as_json: bool) -> None:
     """List your entries and the shared ones, most recently used first (never another user's)."""
-    with _memory(ctx) as mem:
-        _echo_entries(mem.list(user=user or _default_user(mem.settings, ctx), scope=scope), as_json)
+    _echo_entries(_memory(ctx, user).list(scope=scope), as_json)
 
 
 @memory.command("search")
@@ -98,9 +65,7 @@ def list_cmd(ctx: click.Context, user: str | None, scope: str, as_json: bool) ->
 @click.pass_context
 def search_cmd(ctx: click.Context, text: str, user: str | None, k: int | None, error_type: str | None, as_json: bool) -> None:
     """Show the entries most similar to TEXT (the user's own first, then global ones)."""
-    with _memory(ctx) as mem:
-        user = user or _default_user(mem.settings, ctx)
-        _echo_entries(mem.search(text, user=user, k=k, error_type=error_type), as_json)
+    _echo_entries(_memory(ctx, user).search(text, k=k, error_type=error_type), as_json)
 
 
 @memory.command("forget")
@@ -109,15 +74,8 @@ def search_cmd(ctx: click.Context, text: str, user: str | None, k: int | None, e
 @click.pass_context
 def forget_cmd(ctx: click.Context, entry_id: str, user: str | None) -> None:
     """Delete your entry ENTRY_ID (or a shared one)."""
-    with _memory(ctx) as mem:
-        user = user or _default_user(mem.settings, ctx)
-        entry = mem.get(entry_id)
-        if entry is not None and entry.user == "global":
-            user = "global"  # shared entries can be removed by anyone who sees them
-        if not mem.forget(entry_id, user=user):
-            click.echo(f"Error: no entry {entry_id!r}" + (f" owned by {user!r}" if user else "") + ".", err=True)
-            ctx.exit(1)
-        click.echo(f"Forgot {entry_id}.")
+    _memory(ctx, user).forget(entry_id)
+    click.echo(f"Forgot {entry_id}.")
 
 
 @memory.command("clear")
@@ -125,29 +83,23 @@ def forget_cmd(ctx: click.Context, entry_id: str, user: str | None) -> None:
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @click.pass_context
 def clear_cmd(ctx: click.Context, user: str, yes: bool) -> None:
-    """Delete every entry of one user."""
-    me = _default_user(_settings(ctx), ctx)
-    if user not in (me, "global"):
-        click.echo(f"Error: you are {me!r}; you can clear your own entries or the shared ones ('global'), "
-                   f"not {user!r}'s. Use --user {me} or the global --user option.", err=True)
-        ctx.exit(2)
+    """Delete every entry of one user: your own, or the shared ones ('global')."""
+    mem = _memory(ctx)
+    mem.check_clear(user)
     if not yes:
         click.confirm(f"Delete every error-fix entry of {user!r}?", abort=True)
-    with _memory(ctx) as mem:
-        click.echo(f"Deleted {mem.clear(user=user)} entries of {user!r}.")
+    click.echo(f"Deleted {mem.clear(user)} entries of {user!r}.")
 
 
 @memory.command("reindex")
 @click.pass_context
 def reindex_cmd(ctx: click.Context) -> None:
     """Rebuild the search index from the SQLite store."""
-    with _memory(ctx) as mem:
-        click.echo(f"Indexed {mem.reindex()} entries.")
+    click.echo(f"Indexed {_memory(ctx).reindex()} entries.")
 
 
 @memory.command("prune")
 @click.pass_context
 def prune_cmd(ctx: click.Context) -> None:
     """Delete entries unused for memory_retention_days, then the least recently used past memory_max_entries."""
-    with _memory(ctx) as mem:
-        click.echo(f"Pruned {mem.prune()} entries.")
+    click.echo(f"Pruned {_memory(ctx).prune()} entries.")

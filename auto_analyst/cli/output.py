@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from auto_analyst.results import Result
+from auto_analyst.errors import EXIT_DECLINED, EXIT_OK
+from auto_analyst.errors import exit_code as exit_code_of_kind
+
+if TYPE_CHECKING:
+    from auto_analyst.results import Result
 
 __all__ = ["print_result", "exit_code"]
 
 
 def exit_code(result: Result) -> int:
-    """0 ok, 3 declined, 2 bad input, 1 any other error."""
+    """0 ok, 3 declined, else the exit code of the error's kind (2 bad input, 1 any other error)."""
     if result.status == "ok":
-        return 0
+        return EXIT_OK
     if result.status == "declined":
-        return 3
-    if result.error and result.error.kind in ("bad_input", "data_load", "model_config"):
-        return 2
-    return 1
+        return EXIT_DECLINED
+    return exit_code_of_kind(result.error.kind if result.error else "internal")
 
 
 def print_result(result: Result, as_json: bool = False, show_trace: bool = False, show_code: bool = True) -> None:

@@ -1,17 +1,19 @@
-"""``profile`` commands: show, set and reset how answers sound for the current user."""
+"""``profile`` commands: show, set and reset how answers sound for the current user (``Analyst.profile()``)."""
 
 from __future__ import annotations
 
 import click
 
-from auto_analyst.cli.history import fail, settings_and_user
-from auto_analyst.errors import BadInputError
-from auto_analyst.memory.profile import FIELDS, ProfileStore, render
+from auto_analyst.cli.context import CliContext, Group
 
 __all__ = ["profile"]
 
 
-@click.group("profile")
+def _profile(ctx: click.Context):
+    return CliContext.of(ctx).analyst().profile()
+
+
+@click.group("profile", cls=Group)
 def profile() -> None:
     """Show or change your answer profile (tone, style, persona, expertise, notes)."""
 
@@ -21,28 +23,24 @@ def profile() -> None:
 @click.pass_context
 def show(ctx: click.Context, as_json: bool) -> None:
     """Show your profile and the prompt text it adds."""
-    settings, user = settings_and_user(ctx)
-    p = ProfileStore(settings).get(user)
+    view = _profile(ctx)
+    p = view.get()
     if as_json:
         click.echo(p.model_dump_json(indent=2))
         return
-    for key in FIELDS:
+    for key in view.fields:
         value = getattr(p, key)
         click.echo(f"{key:<10} {('; '.join(value) or '-') if isinstance(value, list) else value}")
-    click.echo("\nPrompt text:\n" + render(p))
+    click.echo("\nPrompt text:\n" + view.prompt_text())
 
 
 @profile.command("set")
-@click.argument("key", type=click.Choice(FIELDS))
+@click.argument("key")
 @click.argument("value")
 @click.pass_context
 def set_(ctx: click.Context, key: str, value: str) -> None:
-    """Set KEY to VALUE (for notes: replaces all notes with VALUE)."""
-    settings, user = settings_and_user(ctx)
-    try:
-        p = ProfileStore(settings).set(user, **{key: value})
-    except BadInputError as e:
-        fail(str(e))
+    """Set KEY (tone, style, persona, expertise or notes) to VALUE (for notes: replaces all notes with VALUE)."""
+    p = _profile(ctx).set(**{key: value})
     click.echo(f"{key} = {getattr(p, key)}")
 
 
@@ -50,6 +48,5 @@ def set_(ctx: click.Context, key: str, value: str) -> None:
 @click.pass_context
 def reset(ctx: click.Context) -> None:
     """Reset your profile to the defaults."""
-    settings, user = settings_and_user(ctx)
-    ProfileStore(settings).reset(user)
+    _profile(ctx).reset()
     click.echo("Profile reset to the defaults.")

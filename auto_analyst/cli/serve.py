@@ -6,10 +6,12 @@ import signal
 
 import click
 
+from auto_analyst.cli.context import CliContext, Command
+
 __all__ = ["serve"]
 
 
-@click.command("serve")
+@click.command("serve", cls=Command)
 @click.option("--host", default=None, help="Interface to bind (default: the host setting, 127.0.0.1).")
 @click.option("--port", default=None, type=int, help="Port (default: the port setting, 8765).")
 @click.option("--debug", is_flag=True, help="Flask debug mode (tracebacks in the page; never on a shared host).")
@@ -20,11 +22,7 @@ def serve(ctx: click.Context, host: str | None, port: int | None, debug: bool) -
 
     from auto_analyst.web import create_app
 
-    settings = (ctx.obj or {}).get("settings")
-    if settings is None:
-        from auto_analyst.config import Settings
-
-        settings = Settings.load()
+    settings = CliContext.of(ctx).settings
     app = create_app({"SETTINGS": settings, "DEBUG": debug})
     host, port = host or settings.host, port or settings.port
     server = make_server(host, port, app, threaded=True)

@@ -131,11 +131,12 @@ def describe_frame(name: str, frame: pd.DataFrame, notes: Mapping[str, str] | No
     """Describe one DataFrame. ``notes`` maps column → load-report note."""
     notes = notes or {}
     desc = TableDescription(name=name, n_rows=len(frame), n_columns=frame.shape[1], load_notes=list(load_notes or []))
+    columns = list(frame.columns)
     if frame.shape[1] > WIDE_TABLE_COLUMNS:
-        from auto_analyst.data.wide import describe_wide  # wide tables are described by patterns
+        from auto_analyst.data.wide import wide_layout  # wide tables are described by patterns
 
-        return describe_wide(desc, frame, notes)
-    desc.columns = [describe_column(frame[c], notes.get(str(c), "")) for c in frame.columns]
+        desc.column_patterns, columns, desc.reshape_hint = wide_layout(frame)
+    desc.columns = [describe_column(frame[c], notes.get(str(c), "")) for c in columns]
     return desc
 
 

@@ -13,9 +13,7 @@ from collections import defaultdict
 
 import pandas as pd
 
-from auto_analyst.data.description import TableDescription, describe_column
-
-__all__ = ["describe_wide", "column_groups"]
+__all__ = ["wide_layout", "column_groups"]
 
 # A pattern needs at least this many columns; fewer are easier to read one by one.
 MIN_GROUP = 4
@@ -69,17 +67,12 @@ def _span(unit: str, parts: list[str]) -> str:
     return f"{min(parts)}..{max(parts)}" if unit != "day" or parts[0][:4].isdigit() else f"{parts[0]}..{parts[-1]}"
 
 
-def describe_wide(desc: TableDescription, frame: pd.DataFrame, notes: dict[str, str]) -> TableDescription:
-    """Fill ``desc`` for a wide table: column patterns, the other columns, and a reshape hint.
-
-    Args:
-        desc: the description with name, sizes and load notes already set.
-        frame: the table.
-        notes: column → load-report note.
+def wide_layout(frame: pd.DataFrame) -> tuple[list[str], list, str]:
+    """How to describe a wide table: column patterns, the other columns, and a reshape hint.
 
     Returns:
-        ``desc`` with ``column_patterns``, ``columns`` (columns outside any pattern, at most
-        ``MAX_SINGLE_COLUMNS``) and ``reshape_hint`` (set when patterns cover half the columns or more).
+        (``column_patterns``, the columns outside any pattern to describe one by one (at most
+        ``MAX_SINGLE_COLUMNS``), ``reshape_hint`` (set when patterns cover half the columns or more, else '')).
     """
     names = [str(c) for c in frame.columns]
     grouped: set[str] = set()
@@ -97,19 +90,18 @@ def describe_wide(desc: TableDescription, frame: pd.DataFrame, notes: dict[str, 
     if not patterns:
         kinds = frame.dtypes.astype(str).value_counts()
         patterns = [f"{n} columns of dtype {k}" for k, n in kinds.items()]
-    desc.column_patterns = patterns
-    desc.columns = [describe_column(frame[c], notes.get(str(c), "")) for c in rest[:MAX_SINGLE_COLUMNS]]
     if len(rest) > MAX_SINGLE_COLUMNS:
-        desc.column_patterns.append(f"{len(rest) - MAX_SINGLE_COLUMNS} more columns not listed")
+        patterns.append(f"{len(rest) - MAX_SINGLE_COLUMNS} more columns not listed")
+    hint = ""
     if grouped and len(grouped) >= frame.shape[1] / 2:
         ids = [str(c) for c in rest][:10]
-        desc.reshape_hint = (
+        hint = (
             "Most columns repeat one measure per date/number: melt to long format before analysing, e.g. "
             f"long = df.melt(id_vars={ids!r}, var_name='period', value_name='value')"
             + ("; then long['period'] = pd.to_datetime(long['period'])" if any("{date}" in p for p in
                                                                                  _templates(names)) else "")
         )
-    return desc
+    return patterns, rest[:MAX_SINGLE_COLUMNS], hint
 
 
 def _templates(names: list[str]) -> list[str]:

@@ -32,17 +32,18 @@ def check_model(settings: Settings) -> None:
                          f"(or AUTO_ANALYST_API_KEY); set it, or drop --model to use the embedded offline model.")
 
 
-def build_lm(settings: Settings, api_key: str | None = None):
+def build_lm(settings: Settings, api_key: str | None = None, registry=None):
     """A ``dspy.LM`` for ``settings.model``; the offline model when none is configured.
 
     Args:
         settings: model string, api_base, lm_timeout.
         api_key: a key for this session only (never stored); overrides settings.api_key.
+        registry: the Signatures the offline model answers (``agents.registry.Registry``; default the built-in ones).
     """
     if settings.is_offline:
         from auto_analyst.llm.offline.engine import offline_lm
 
-        return offline_lm()
+        return offline_lm(registry)
     import dspy
 
     kwargs = {"timeout": settings.lm_timeout, "num_retries": 1, "cache": False}

@@ -2,7 +2,7 @@
 
 The default, :class:`HashingEmbeddingFunction`, ships with the project and downloads nothing: it hashes
 word unigrams, word bigrams and character n-grams of error messages and code into a fixed-size, L2-normalised
-vector (numpy only). Error messages and code are matched well by such lexical features (DESIGN.md, "Chroma 1.5"):
+vector (numpy only). Error messages and code are matched well by such lexical features (docs/error_memory.md):
 exception names, library identifiers (``OneHotEncoder``) and message fragments (``could not convert``) recur
 verbatim between a stored error and a new one.
 

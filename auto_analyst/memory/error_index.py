@@ -1,8 +1,8 @@
 """The Chroma side of the error-fix memory: a derived index of the SQLite entries, repaired from them.
 
 A process's open Chroma client keeps the HNSW index in memory and does not see another process's writes;
-writing through such a stale client would overwrite them (two writers corrupt a store: DESIGN.md, "Chroma and
-processes"). So every index change raises a generation counter in SQLite (:meth:`ErrorStore.generation`), and
+writing through such a stale client would overwrite them (two writers corrupt a store: docs/error_memory.md,
+"Several processes"). So every index change raises a generation counter in SQLite (:meth:`ErrorStore.generation`), and
 :meth:`ChromaIndex.sync` reopens the client whenever the counter moved. Every method that opens or writes
 expects the caller to hold the store's file lock.
 

@@ -6,7 +6,7 @@ Layout under ``settings.home / "error_memory"``:
 * ``chroma/`` - a Chroma ``PersistentClient`` index of the entries' embeddings, rebuilt from SQLite whenever it
   is missing, fails to open, disagrees in count, or a writer died between the SQLite and the Chroma write.
 * ``.lock`` - a file lock held for every write and every (re)opening of Chroma. Two processes writing one
-  Chroma path corrupt it (DESIGN.md, "Chroma and processes"), and ``serve`` and a CLI command may run at once.
+  Chroma path corrupt it (docs/error_memory.md, "Several processes"), and ``serve`` and a CLI command may run at once.
 
 A process's open Chroma client keeps the HNSW index in memory and does not see another process's writes, and
 writing through such a stale client would overwrite them. So every index change raises a generation counter

@@ -353,13 +353,8 @@ def _drop_extra_sheets(session: Any, state: str) -> None:
         saved = set(json.loads(state).get("tables", {}))
     except (ValueError, AttributeError):
         return
-    extra = [name for name in session.tables if name not in saved]
-    for name in extra:
-        del session.tables[name]
-    if extra:
-        session._description = None  # what Session._add does when the tables change
-        if session.active not in session.tables:
-            session.active = next(iter(session.tables), "")
+    for name in [name for name in session.tables if name not in saved]:
+        session.drop(name)
 
 
 def _read_names(folder: Path) -> dict[str, str]:

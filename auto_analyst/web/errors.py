@@ -1,7 +1,8 @@
 """One JSON error shape for every endpoint: ``{"ok": false, "error": {"kind", "message"}}``.
 
-Views raise :class:`ApiError` (or let an :class:`~auto_analyst.errors.AutoAnalystError` escape);
-the handlers registered by :func:`init_app` turn either, and werkzeug's HTTP errors, into that shape.
+Views raise :class:`ApiError` (or let an :class:`~auto_analyst.errors.AutoAnalystError` escape, whose
+status comes from ``errors.ERROR_KINDS``, the table the CLI's exit codes come from too); the handlers
+registered by :func:`init_app` turn either, and werkzeug's HTTP errors, into that shape.
 """
 
 from __future__ import annotations
@@ -11,14 +12,12 @@ import logging
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
-from auto_analyst.errors import AutoAnalystError
+from auto_analyst.errors import AutoAnalystError, http_status
 
 __all__ = ["ApiError", "error_response", "init_app"]
 
 log = logging.getLogger(__name__)
 
-# AutoAnalystError kinds that are the caller's fault map to 4xx; anything else is ours (500).
-_STATUS_BY_KIND = {"bad_input": 400, "data_load": 422, "model": 502, "cancelled": 409}
 _HTTP_KIND = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
               409: "conflict", 413: "too_large", 415: "unsupported_media_type", 422: "unprocessable"}
 
@@ -53,7 +52,7 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(AutoAnalystError)
     def _domain(e: AutoAnalystError):
-        return error_response(_STATUS_BY_KIND.get(e.kind, 500), e.kind, str(e))
+        return error_response(http_status(e.kind), e.kind, str(e))  # the one kind → status table (errors.py)
 
     @app.errorhandler(HTTPException)
     def _http(e: HTTPException):

@@ -115,9 +115,10 @@ class WebService:
             conv.job.wait(30)
         with self._lock:
             self._live.pop(conv.id, None)
-        conv.session.analyst.forget(conv.session.id)
+        for analyst in self._all_analysts():  # the one that opened the session stops its worker
+            analyst.forget(conv.session.id)
         # delete also forgets the conversation's turns in the history database (the user asked to delete its data)
-        conv.session.analyst.memory.history.forget_session(conv.user, conv.session.id)
+        self.analyst.history(conv.user).forget_session(conv.session.id)
         for path in (conv.session.dir, self.upload_dir(conv)):
             shutil.rmtree(path, ignore_errors=True)
 
@@ -201,6 +202,10 @@ class WebService:
                 if not c.busy:
                     c.session.close()
 
+    def _all_analysts(self) -> list[Analyst]:
+        with self._lock:
+            return [self.analyst, *self._analysts.values()]
+
     def close(self) -> None:
         """Cancel running jobs and stop every worker (server shutdown)."""
         convs = self.index.all() if hasattr(self.index, "all") else list(self._live.values())
@@ -210,6 +215,5 @@ class WebService:
         for c in convs:
             if c.job is not None:
                 c.job.wait(10)
-        self.analyst.close()
-        for a in list(self._analysts.values()):
+        for a in self._all_analysts():
             a.close()

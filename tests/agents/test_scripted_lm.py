@@ -57,8 +57,9 @@ def test_missing_fields_are_reported_with_the_raw_output(tmp_path):
     with analyst:
         r = s.ask("What is the total revenue?")
     assert r.status == "error"
-    assert r.error.kind == "model"
-    assert "model call failed" in r.error.message
+    assert r.error.kind == "model_output"  # AdapterParseError: the reply lacks the planner's fields
+    assert "model call failed (AdapterParseError" in r.error.message and "raw reply is in the trace" in r.error.message
+    assert r.trace.raw_lm_output and "analysis" in r.trace.raw_lm_output[0]
 
 
 def test_code_that_raises_is_fixed_and_every_run_is_kept(tmp_path):

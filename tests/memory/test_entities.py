@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from auto_analyst.cli.context import CliContext
 from auto_analyst.memory.entities import HALF_LIFE_HOURS, EntityMemory, extract_entities, score
 
 NOW = datetime(2024, 6, 10, 12, 0, tzinfo=timezone.utc)
@@ -112,10 +113,10 @@ def test_entities_cli(settings) -> None:
     mem.record("alice", "s1", [("revenue", "column"), ("mean", "method")])
     mem.record("alice", "s1", [("revenue", "column")])
     mem.record("bob", "s2", [("salary", "column")])
-    obj = {"settings": settings, "user": "alice"}
+    obj = CliContext(settings, "alice")
     out = CliRunner().invoke(entities, ["--n", "1", "--json"], obj=obj)
     assert out.exit_code == 0, out.output
     assert [(e["entity"], e["kind"], e["count"]) for e in json.loads(out.output)] == [("revenue", "column", 2)]
     text = CliRunner().invoke(entities, [], obj=obj).output
     assert "revenue" in text and "mean" in text and "salary" not in text
-    assert CliRunner().invoke(entities, [], obj={"settings": settings, "user": "carol"}).output == "No entities yet.\n"
+    assert CliRunner().invoke(entities, [], obj=CliContext(settings, "carol")).output == "No entities yet.\n"

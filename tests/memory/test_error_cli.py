@@ -7,7 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from auto_analyst.cli.memory import _settings, memory
+from auto_analyst.cli.context import CliContext
+from auto_analyst.cli.memory import memory
 from auto_analyst.memory.error_memory import ErrorMemory
 
 
@@ -26,7 +27,7 @@ def filled(settings):
 
 
 def _invoke(settings, *args: str, input: str | None = None, user: str = "carol"):
-    return CliRunner().invoke(memory, list(args), obj={"settings": settings, "user": user}, input=input)
+    return CliRunner().invoke(memory, list(args), obj=CliContext(settings, user), input=input)
 
 
 def test_list_json_and_table(settings, filled):
@@ -53,10 +54,10 @@ def test_search_shows_the_relevant_entry_first(settings, filled):
 
 def test_forget_clear_reindex_prune(settings, filled):
     res = _invoke(settings, "forget", filled["bob"], user="alice")
-    assert res.exit_code == 1 and "no entry" in res.output  # alice cannot delete bob's entry
+    assert res.exit_code == 2 and "no entry" in res.output  # alice cannot delete bob's entry (not_found: exit 2)
     assert _invoke(settings, "forget", filled["bob"], user="bob").exit_code == 0
     res = _invoke(settings, "forget", filled["bob"], user="bob")
-    assert res.exit_code == 1 and "no entry" in res.output
+    assert res.exit_code == 2 and "no entry" in res.output
     assert _invoke(settings, "clear", "--user", "alice", "--yes", user="bob").exit_code == 2  # not bob's to clear
     res = _invoke(settings, "clear", "--user", "alice", input="n\n", user="alice")
     assert res.exit_code == 1  # aborted at the prompt
@@ -78,4 +79,4 @@ def test_bad_scope_and_settings_fallback(settings, monkeypatch):
 
     # Without ctx.obj the settings come from the environment (AUTO_ANALYST_HOME set by the conftest).
     ctx = click.Context(memory, obj=None)
-    assert _settings(ctx).home == settings.home
+    assert CliContext.of(ctx).settings.home == settings.home

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from auto_analyst.cli.context import CliContext
 from auto_analyst.memory.history import History, migrations
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
@@ -208,7 +209,7 @@ def test_history_cli_list_show_forget(settings) -> None:
     ids = _session(h)
     h.record_turn("bob", "b1", 1, "bob's question", answer="bob's answer")
     run = CliRunner().invoke
-    obj = {"settings": settings, "user": "alice"}
+    obj = CliContext(settings, "alice")
     out = run(history, ["list", "--json"], obj=obj)
     assert out.exit_code == 0, out.output
     assert [(r["id"], r["question"]) for r in json.loads(out.output)] == [(i, f"q{n}") for n, i in enumerate(ids, 1)]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from auto_analyst.cli.context import CliContext
 from auto_analyst.errors import BadInputError
 from auto_analyst.memory.profile import MAX_NOTES, Profile, ProfileStore, parse_instruction, render
 
@@ -99,7 +100,7 @@ def test_profile_cli(settings) -> None:
 
     from auto_analyst.cli.profile import profile
 
-    obj = {"settings": settings, "user": "alice"}
+    obj = CliContext(settings, "alice")
     run = CliRunner().invoke
     out = run(profile, ["set", "tone", "formal"], obj=obj)
     assert out.exit_code == 0 and out.output == "tone = formal\n"
@@ -109,6 +110,6 @@ def test_profile_cli(settings) -> None:
     assert shown == Profile(tone="formal").model_dump()
     text = run(profile, ["show"], obj=obj).output
     assert text.startswith("tone       formal\n") and "Prompt text:\nPersona: data analyst." in text
-    assert json.loads(run(profile, ["show", "--json"], obj={"settings": settings, "user": "bob"}).output)["tone"] == "neutral"
+    assert json.loads(run(profile, ["show", "--json"], obj=CliContext(settings, "bob")).output)["tone"] == "neutral"
     assert run(profile, ["reset"], obj=obj).exit_code == 0
     assert ProfileStore(settings).get("alice") == Profile()

@@ -8,6 +8,7 @@ import stat
 import pytest
 from click.testing import CliRunner
 
+from auto_analyst.cli.context import CliContext
 from auto_analyst.web import create_app
 
 
@@ -71,6 +72,21 @@ def test_an_unexpected_exception_is_a_500_in_the_same_shape(app, browser, monkey
     assert "ZeroDivision" not in r.get_data(as_text=True)
 
 
+def test_a_model_configuration_error_is_a_400_from_the_one_error_table_a_model_configuration_error_with_a_400(app, browser, monkeypatch):
+    from auto_analyst.errors import ModelConfigError
+
+    service = app.extensions["auto_analyst"]
+
+    def refuse(user):
+        raise ModelConfigError("Model 'openai/gpt-4o-mini' needs OPENAI_API_KEY in the environment.")
+
+    monkeypatch.setattr(service, "new_conversation", refuse)
+    r = browser.post("/api/sessions")
+    assert r.status_code == 400
+    assert r.json == {"ok": False, "error": {"kind": "model_config", "message":
+                                             "Model 'openai/gpt-4o-mini' needs OPENAI_API_KEY in the environment."}}
+
+
 def test_serve_command_is_registered_and_documents_its_options():
     from auto_analyst.cli import cli
 
@@ -100,7 +116,7 @@ def test_serve_builds_the_app_from_settings_and_closes_it(monkeypatch, settings)
         return FakeServer()
 
     monkeypatch.setattr(werkzeug.serving, "make_server", fake_make_server)
-    result = CliRunner().invoke(serve, [], obj={"settings": settings})
+    result = CliRunner().invoke(serve, [], obj=CliContext(settings))
     assert result.exit_code == 0, result.output
     assert (seen["host"], seen["port"], seen["threaded"], seen["closed"]) == ("127.0.0.1", settings.port, True, True)
     assert "http://127.0.0.1:5555/" in result.output

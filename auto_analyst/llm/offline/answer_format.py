@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import re
 
+from auto_analyst.question_text import split_format  # one reading of the format text, shared with memory
+
 __all__ = ["split_format", "match_names"]
 
-FORMAT_NAME = re.compile(r"@(\w+)\[")
-ROUNDING = re.compile(r"\b(\d+|one|two|three|four|five|six)\s+(?:decimal|decimals|decimal places|dp|digits after)", re.I)
-WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 SYNONYMS = {
     "mean": {"mean", "average", "avg"}, "median": {"median"}, "std": {"std", "standard", "deviation", "stdev", "sd"},
     "variance": {"variance", "var"}, "sum": {"sum", "total"}, "count": {"count", "number", "num", "n", "rows", "size"},
@@ -19,22 +18,6 @@ SYNONYMS = {
     "min": {"min", "minimum", "lowest", "smallest", "least"},
     "correlation": {"correlation", "corr", "coefficient", "pearson", "r"}, "missing": {"missing", "null", "na", "nan"},
 }
-
-
-def split_format(text: str) -> tuple[str, list[str], int | None]:
-    """(question without the format text, the names asked for, the rounding stated there or None)."""
-    m = FORMAT_NAME.search(text)
-    if not m:
-        return text, [], None
-    start = text.rfind("\n", 0, m.start())
-    start = m.start() if start < 0 else start
-    question, fmt = text[:start].rstrip(" {\n"), text[start:]
-    names = list(dict.fromkeys(FORMAT_NAME.findall(fmt)))
-    r = ROUNDING.search(fmt)
-    rounding = None
-    if r:
-        rounding = int(WORDS.get(r.group(1).lower(), r.group(1)))
-    return question, names, rounding
 
 
 PHRASES = [(re.compile(r"root mean squared? error|\brmse\b"), " rmse "), (re.compile(r"mean squared? error|\bmse\b"), " mse "),

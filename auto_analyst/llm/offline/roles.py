@@ -1,10 +1,11 @@
-"""What the offline model answers for each of our Signatures (recognised by its output fields)."""
+"""What the offline model answers for each of our Signatures (recognised by the registry of Signatures)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from auto_analyst.agents.registry import Entry, Registry, default_registry
 from auto_analyst.data.description import DatasetDescription
 from auto_analyst.llm.offline.answer import format_lines, write_answer
 from auto_analyst.llm.offline.answer_format import match_names, split_format
@@ -14,7 +15,7 @@ from auto_analyst.llm.offline.fixes import fix_script
 from auto_analyst.llm.offline.protocol import Prompt
 from auto_analyst.llm.offline.questions import understand
 from auto_analyst.llm.offline.router import route
-from auto_analyst.memory.services import QUOTE  # one definition of what a quote of an earlier answer is
+from auto_analyst.question_text import QUOTE  # one definition of what a quote of an earlier answer is
 
 __all__ = ["respond"]
 
@@ -112,18 +113,34 @@ def _instruction(role: str, specs) -> str:
     return "Compute: " + "; ".join(s.to_text() for s in specs) + "."
 
 
-def analyst(p: Prompt) -> dict[str, Any]:
-    role = next((r for r in ROLES if p.objective.lower().startswith(r.replace("_", " "))), None)
+def analyst(p: Prompt, role: str) -> dict[str, Any]:
     desc = _desc(p)
-    if role is None or desc is None:
+    if desc is None:
         return {"code": "", "summary": "Nothing to do."}
     specs = [s for s in understand(p.inputs.get("goal", ""), desc) if s.answerable]
+    if role not in ROLES:
+        return custom_analyst(p, role, specs)
     code = code_for(role, specs)
     return {"code": code, "summary": f"{role.replace('_', ' ').capitalize()} code for: " + "; ".join(s.to_text() for s in specs)}
 
 
+def custom_analyst(p: Prompt, role: str, specs: list) -> dict[str, Any]:
+    """An analyst a user registered: the offline model does not know its method, so it writes the whole script
+    for a question it can answer with its own roles, and otherwise declines (empty code), saying so."""
+    if not specs:
+        return {"code": "", "summary": f"The {role} agent needs a language model: the embedded offline model does not "
+                                       "know its method, and this is not a question it answers itself. Use a model: "
+                                       "--model openai/gpt-4o-mini (key in OPENAI_API_KEY) or any model LiteLLM supports."}
+    script = merge_blocks([{"agent": r, "code": code_for(r, specs)} for r in ROLES])
+    return {"code": script, "summary": "Computed with the offline model's own methods: " + "; ".join(s.to_text() for s in specs)}
+
+
 def combiner(p: Prompt) -> dict[str, Any]:
-    blocks = p.json_input("agent_code", []) or []
+    return {"script": merge_blocks(p.json_input("agent_code", []) or [])}
+
+
+def merge_blocks(blocks: list) -> str:
+    """The agents' code blocks as one script: their imports once, at the top, then the bodies in plan order."""
     imports: list[str] = []
     bodies: list[str] = []
     for b in blocks:
@@ -133,7 +150,7 @@ def combiner(p: Prompt) -> dict[str, Any]:
         imports += [ln for ln in lines if re.match(r"(import|from) \w", ln)]
         bodies.append("\n".join(ln for ln in lines if not re.match(r"(import|from) \w", ln)).strip())
     head = "\n".join(dict.fromkeys(imports))
-    return {"script": (head + "\n\n" if head else "") + "\n\n".join(bodies)}
+    return (head + "\n\n" if head else "") + "\n\n".join(bodies)
 
 
 def fixer(p: Prompt) -> dict[str, Any]:
@@ -176,11 +193,6 @@ def error_summary(p: Prompt) -> dict[str, Any]:
             "correction_summary": f"{meta.get('repair', 'Changed the code')}: replaced {removed or 'nothing'} with {added}."}
 
 
-def router(p: Prompt) -> dict[str, Any]:
-    intent = route(p.inputs.get("message", ""))
-    return {"intent": intent, "need_memory": intent == "memory_query", "need_data": intent == "analysis"}
-
-
 def memory_answer(p: Prompt) -> dict[str, Any]:
     history = p.json_input("history", []) or []
     q = set(re.findall(r"[a-z]{4,}", p.inputs.get("question", "").lower())) - {"what", "earlier", "did", "find", "about",
@@ -198,24 +210,24 @@ def memory_answer(p: Prompt) -> dict[str, Any]:
 
 
 HANDLERS = {
-    frozenset({"intent", "standalone_question", "plan", "assumptions", "decline_reason"}): planner,
-    frozenset({"code", "summary"}): analyst,
-    frozenset({"script"}): combiner,
-    frozenset({"fixed_script", "explanation"}): fixer,
-    frozenset({"answer"}): answer,
-    frozenset({"summary"}): interaction_summary,
-    frozenset({"error_summary", "correction_summary"}): error_summary,
-    frozenset({"intent", "need_memory", "need_data"}): router,
+    "planner": planner,
+    "combiner": combiner,
+    "fixer": fixer,
+    "answer": answer,
+    "summary": interaction_summary,
+    "error_summary": error_summary,
+    "memory_answer": memory_answer,
 }
+"""Registry kind → handler (analysts are answered by :func:`analyst`, by name)."""
 
 
-def respond(p: Prompt) -> dict[str, Any]:
-    """The output field values for prompt ``p``; raises KeyError for a Signature it does not know."""
-    outs = frozenset(p.outputs)
-    if outs == frozenset({"answer"}) and "history" in p.inputs:
-        return memory_answer(p)
-    handler = HANDLERS.get(outs)
-    if handler is None:
-        raise KeyError(sorted(outs))
-    return handler(p)
+def respond(p: Prompt, registry: Registry | None = None) -> dict[str, Any]:
+    """The output field values for prompt ``p``.
 
+    Raises:
+        UnknownSignature: ``p`` belongs to no Signature of ``registry`` (default: the built-in ones).
+    """
+    entry: Entry = (registry or default_registry()).identify(p.outputs, p.objective)
+    if entry.kind == "analyst":
+        return analyst(p, entry.name)
+    return HANDLERS[entry.kind](p)

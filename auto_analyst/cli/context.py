@@ -1,0 +1,131 @@
+"""What every command shares: one :class:`CliContext` (settings, user, the Analyst) and one failure path.
+
+Every command and group is a :class:`Command` / :class:`Group`, whose ``invoke`` runs the command
+inside :func:`failure_path`: an :class:`~auto_analyst.errors.AutoAnalystError` becomes a
+:class:`CliError` (``Error: <message>`` on stderr, exit code from ``errors.ERROR_KINDS``), and any
+other exception becomes one sentence with exit code 1, never a traceback. As in simonw/llm, setting
+``AUTO_ANALYST_RAISE_ERRORS=1`` re-raises the original exception instead (for debugging and for tests
+that want the traceback).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from auto_analyst.errors import AutoAnalystError
+
+if TYPE_CHECKING:
+    from auto_analyst.api import Analyst
+    from auto_analyst.config import Settings
+
+__all__ = ["CliContext", "CliError", "Command", "Group", "failure_path", "report", "RAISE_ERRORS"]
+
+RAISE_ERRORS = "AUTO_ANALYST_RAISE_ERRORS"
+"""Environment variable: when set (to anything but '' or 0), the CLI re-raises errors instead of printing them."""
+
+
+class CliError(click.ClickException):
+    """An error shown as ``Error: <message>`` on stderr, exiting with ``exit_code``."""
+
+    def __init__(self, message: str, exit_code: int = 1):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file: Any = None) -> None:
+        click.secho(f"Error: {self.format_message()}", fg="red", err=True)
+
+
+def _raise_errors() -> bool:
+    return os.environ.get(RAISE_ERRORS, "") not in ("", "0")
+
+
+def to_cli_error(exc: Exception) -> CliError:
+    """The :class:`CliError` for ``exc`` (re-raises ``exc`` itself when AUTO_ANALYST_RAISE_ERRORS is set)."""
+    if _raise_errors():
+        raise exc
+    if isinstance(exc, AutoAnalystError):
+        return CliError(str(exc), exc.exit_code)
+    return CliError(f"Something went wrong inside Auto-Analyst ({type(exc).__name__}: {str(exc)[:200]}); "
+                    f"run again with {RAISE_ERRORS}=1 to see the traceback.", 1)
+
+
+@contextmanager
+def failure_path() -> Iterator[None]:
+    """Turn what a command raises into a :class:`CliError` (click's own exceptions pass through)."""
+    try:
+        yield
+    except (click.ClickException, click.exceptions.Abort, click.exceptions.Exit):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a user sees one sentence, never a traceback
+        raise to_cli_error(exc) from None
+
+
+def report(exc: Exception) -> int:
+    """Show ``exc`` as a command would fail with it, without stopping (the chat loop); returns its exit code."""
+    err = to_cli_error(exc)
+    err.show()
+    return err.exit_code
+
+
+class Command(click.Command):
+    """A command that fails through :func:`failure_path`."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with failure_path():
+            return super().invoke(ctx)
+
+
+class Group(click.Group):
+    """A group whose own callback and whose commands (and sub-groups) fail through :func:`failure_path`."""
+
+    command_class = Command
+    group_class = type  # sub-groups are Groups too
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with failure_path():
+            return super().invoke(ctx)
+
+
+class CliContext:
+    """One per invocation (``ctx.obj``): the settings, the user, and the :class:`~auto_analyst.api.Analyst`
+    (made on first use and closed when the command ends).
+
+    Args:
+        settings: the settings (default ``Settings.load()`` on first use).
+        user: the ``--user`` of the main group (default: settings.user, then the login name).
+    """
+
+    def __init__(self, settings: Settings | None = None, user: str | None = None):
+        self._settings = settings
+        self.user = user
+        self._analysts: dict[tuple[str | None, str | None], Analyst] = {}
+
+    @classmethod
+    def of(cls, ctx: click.Context) -> CliContext:
+        """The invocation's context (a new one when a command runs on its own, as in tests)."""
+        return ctx.ensure_object(cls)
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            from auto_analyst.config import Settings
+
+            self._settings = Settings.load()
+        return self._settings
+
+    def analyst(self, model: str | None = None, user: str | None = None) -> Analyst:
+        """The Analyst for ``model`` (default the settings' model) and ``user`` (default the group's user)."""
+        key = (model, user or self.user)
+        if key not in self._analysts:
+            from auto_analyst.api import Analyst
+
+            self._analysts[key] = Analyst(model=model, settings=self.settings, user=key[1])
+            current = click.get_current_context(silent=True)
+            if current is not None:  # closed with the command: stops session workers, releases the stores
+                current.find_root().call_on_close(lambda: self._analysts.pop(key).close())
+        return self._analysts[key]

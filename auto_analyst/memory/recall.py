@@ -1,0 +1,127 @@
+"""What memory gives a question before it is answered: the rendered context, past turns, remembered fixes.
+
+Every function takes the user id (in a :class:`~auto_analyst.memory.scope.Scope` or alone), and
+nothing of one user reaches another's prompt.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from auto_analyst.memory.context import ContextBuilder
+from auto_analyst.memory.profile import render
+from auto_analyst.memory.scope import Scope
+from auto_analyst.memory.short_term import ShortTermMemory
+from auto_analyst.memory.stores import MemoryStores
+from auto_analyst.memory.tokens import count_tokens
+from auto_analyst.question_text import QUOTE, split_format
+from auto_analyst.results import ContextPart, MemoryHit
+
+__all__ = ["Prepared", "prepare", "history_for", "fixes_for_error", "KNOWN_FIX_MIN_SCORE"]
+
+KNOWN_FIX_MIN_SCORE = 0.35
+"""Cosine similarity above which a remembered fix is shown to the analysts before they write code
+(measured on the hashing embedding: unrelated errors score below 0.2, the same error kind above 0.5)."""
+
+
+@dataclass
+class Prepared:
+    """The rendered context of one question and what memory it used."""
+
+    short_term_memory: str
+    user_context: str
+    style: str
+    known_fixes: str
+    sizes: list[ContextPart] = field(default_factory=list)
+    hits: list[MemoryHit] = field(default_factory=list)
+
+
+def prepare(stores: MemoryStores, scope: Scope, question: str, dataset_description: str,
+            short_term: ShortTermMemory) -> Prepared:
+    """Build the memory parts of the prompt within the budgets (settings.memory_budget_tokens)."""
+    settings, user = stores.settings, scope.user
+    quote = None
+    m = QUOTE.search(split_format(question)[0])  # a requested answer format is not a quote
+    if m and " " in m.group(1):
+        found = stores.history.find_quote(user, m.group(1), session=scope.session_id)
+        quote = found if found is not None and found.exact else None
+    profile = stores.profiles.get(user)
+    top = stores.entities.top(user, n=8)
+    fixes = _known_fixes(stores, user, question)
+    built = ContextBuilder(settings).build(
+        dataset_description=dataset_description, question=question, short_term=short_term,
+        quoted_turns=quote, profile=profile, entities=top, error_fixes=[(e.id, e.document) for e in fixes])
+    kept_turns = {h.id for h in built.memory_hits if h.kind == "short_term"}
+    turns = [_turn(i) for i in short_term.items if str(i.turn) in kept_turns]
+    if quote is not None and any(h.kind == "history" for h in built.memory_hits):
+        t = quote.turn
+        turns.append({"turn": t.turn, "question": t.question, "standalone_question": _standalone(t),
+                      "answer": t.answer[:500], "quoted": True})
+    memory = _fit_json({"summary": short_term.running_summary, "turns": turns}, settings.memory_budget_tokens)
+    focus = ", ".join(e.entity for e in top)
+    user_context = "\n".join(x for x in [render(profile), f"This user often works with: {focus}." if focus else ""] if x)
+    hits = [h for h in built.memory_hits if h.kind != "error_fix"]
+    hits += [MemoryHit(kind="error_fix", id=e.id, detail=e.error_type) for e in fixes]
+    # the prompt gets the memory as JSON: report the size of what is really sent
+    sizes = [s if s.part != "short_term" else s.model_copy(update={"tokens": count_tokens(memory)})
+             for s in built.sizes]
+    return Prepared(short_term_memory=memory, user_context=user_context, style=render(profile),
+                    known_fixes="\n\n".join(e.document for e in fixes), sizes=sizes, hits=hits)
+
+
+def _known_fixes(stores: MemoryStores, user: str, question: str) -> list:
+    try:
+        return stores.errors.search(question, user=user, k=stores.settings.error_memory_k,
+                                    min_score=KNOWN_FIX_MIN_SCORE)
+    except Exception:  # noqa: BLE001 - a damaged store must not stop the question; reindex fixes it
+        return []
+
+
+def history_for(stores: MemoryStores, user: str, question: str, k: int = 5) -> tuple[str, list[MemoryHit]]:
+    """The user's past turns most like ``question``, as JSON for the memory answerer."""
+    turns = stores.history.search(user, question, k=k)
+    rows = [{"id": t.id, "turn": t.turn, "question": t.question, "answer": t.answer[:800]} for t in turns]
+    return json.dumps(rows, ensure_ascii=False), [MemoryHit(kind="history", id=str(t.id), detail=t.question[:80])
+                                                  for t in turns]
+
+
+def fixes_for_error(stores: MemoryStores, user: str, error_text: str) -> tuple[str, list[str]]:
+    """The user's (and shared) remembered fixes most like ``error_text``, as text for the fixer, and their ids."""
+    try:
+        hits = stores.errors.search(error_text, user=user, k=stores.settings.error_memory_k)
+    except Exception:  # noqa: BLE001
+        return "", []
+    if hits:
+        stores.errors.mark_used([h.id for h in hits])
+    return "\n\n".join(h.document for h in hits), [h.id for h in hits]
+
+
+def _standalone(turn: Any) -> str:
+    try:
+        return json.loads(turn.result_json or "{}").get("trace", {}).get("standalone_question", "") or turn.question
+    except (ValueError, AttributeError):
+        return turn.question
+
+
+def _fit_json(memory: dict, budget: int) -> str:
+    """The memory as JSON, dropping the oldest turns (then the summary) until it fits the budget."""
+    turns = list(memory["turns"])
+    while True:
+        text = json.dumps({"summary": memory["summary"], "turns": turns}, ensure_ascii=False)
+        if count_tokens(text) <= budget:
+            return text
+        if len(turns) > 1:
+            turns.pop(0)
+        elif memory["summary"]:
+            memory = {"summary": "", "turns": turns}
+        elif turns:
+            turns = []
+        else:
+            return text
+
+
+def _turn(item) -> dict:
+    return {"turn": item.turn, "question": item.question, "standalone_question": item.standalone_question,
+            "summary": item.summary, "answer": item.answer[:500], "result_names": item.result_names}

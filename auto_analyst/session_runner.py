@@ -1,0 +1,106 @@
+"""The running part of a session: its LM, its sandbox worker with the tables loaded, and its pipeline.
+
+Started on the first question (or script) of a session and stopped by :meth:`SessionRunner.close`;
+the session's tables and memory outlive it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from auto_analyst.data.load import LoadedTable
+    from auto_analyst.pipeline import Pipeline
+    from auto_analyst.runtime import Runtime
+
+__all__ = ["SessionRunner"]
+
+
+class SessionRunner:
+    """One session's LM, sandbox and pipeline, made from the runtime's factories.
+
+    Args:
+        runtime: the Analyst's :class:`~auto_analyst.runtime.Runtime`.
+        folder: the session's folder (``work/``, ``figures/`` and the worker's ``tables/`` copies go there).
+    """
+
+    def __init__(self, runtime: Runtime, folder: Path):
+        self.runtime, self.folder = runtime, folder
+        self.sandbox: Any = None
+        self.pipeline: Pipeline | None = None
+        self._pushed: dict[str, pd.DataFrame] = {}  # table name -> the frame whose Parquet copy the worker has
+
+    @property
+    def started(self) -> bool:
+        return self.pipeline is not None
+
+    def start(self, tables: Mapping[str, LoadedTable], active: str) -> Pipeline:
+        """Build the LM, start the worker (their warm-ups overlap), load the tables; returns the pipeline.
+
+        Raises:
+            ModelConfigError: the configured model cannot be used.
+        """
+        if self.pipeline is not None:
+            return self.pipeline
+        from auto_analyst.memory.tokens import count_tokens
+        from auto_analyst.pipeline import Pipeline
+
+        lm = self.runtime.new_lm()
+        self.sandbox = self.runtime.new_sandbox(self.folder / "work", self.folder / "figures")
+        # the worker's warm-up (importing pandas, sklearn, plotly...) overlaps with ours (dspy, litellm)
+        starter = threading.Thread(target=self.sandbox.start, daemon=True)
+        starter.start()
+        count_tokens("warm up")
+        starter.join()
+        self.push_tables(tables, active)
+        self.pipeline = Pipeline(self.runtime.settings, lm, self.sandbox, self.runtime.agents)
+        return self.pipeline
+
+    def push_tables(self, tables: Mapping[str, LoadedTable], active: str) -> None:
+        """Give the worker the tables as Parquet files (written once per table)."""
+        if self.sandbox is None or not tables:
+            return
+        tdir = self.folder / "tables"
+        tdir.mkdir(parents=True, exist_ok=True)
+        paths = {}
+        for name, t in tables.items():
+            p = tdir / f"{name}.parquet"
+            if p.exists() and self._pushed.get(name) is not t.frame:
+                p.unlink()  # a file left by an earlier process for this session id may hold other data
+            if not p.exists():
+                _to_parquet(t.frame, p)
+                self._pushed[name] = t.frame
+            paths[name] = p
+        self.sandbox.load_tables(paths, active)
+
+    def set_active(self, name: str) -> None:
+        if self.sandbox is not None:
+            self.sandbox.set_active(name)
+
+    def close(self) -> None:
+        """Stop the worker and delete its copies of the tables (rebuilt from the frames on the next start)."""
+        if self.sandbox is not None:
+            self.sandbox.close()
+        self.sandbox, self.pipeline = None, None
+        import shutil
+
+        shutil.rmtree(self.folder / "tables", ignore_errors=True)
+        self._pushed.clear()
+
+
+def _to_parquet(frame: pd.DataFrame, path: Path) -> None:
+    """Write a table for the worker; mixed-type object columns go as text (Parquet needs one type)."""
+    out = frame.copy()
+    out.columns = [str(c) for c in out.columns]
+    try:
+        out.to_parquet(path, index=False)
+    except Exception:  # noqa: BLE001 - pyarrow rejects mixed object columns
+        for c in out.columns:
+            if out[c].dtype == object:
+                out[c] = out[c].astype("string")
+        out.to_parquet(path, index=False)

@@ -1,0 +1,157 @@
+"""The shape of the package, read with ``ast``: imports go one way, the CLI uses only the public API,
+and the code cites only documents that are in the repository."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "auto_analyst"
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for p in PACKAGE.rglob("*.py"):
+        parts = list(p.relative_to(REPO).with_suffix("").parts)
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    return out
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip.update(id(n) for n in ast.walk(node))
+    return skip
+
+
+def _imports(path: Path, modules: dict[str, Path], type_checking: bool) -> set[str]:
+    """The package modules ``path`` imports anywhere (in functions too), each alias counted."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = set() if type_checking else _type_checking_nodes(tree)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                found.add(name if name in modules else node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return {m for m in found if m in modules}
+
+
+def _graph(type_checking: bool) -> dict[str, set[str]]:
+    modules = _modules()
+    graph = {}
+    for name, path in modules.items():
+        # a module importing its own package (or a parent package) is how a package lists its parts, not a cycle
+        graph[name] = {m for m in _imports(path, modules, type_checking) if m != name and not name.startswith(m + ".")}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_graph_reader_finds_a_cycle_when_there_is_one():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles_in_the_package():
+    graph = _graph(type_checking=False)
+    # the reader sees imports at the top and inside functions
+    assert {"auto_analyst.runtime", "auto_analyst.session"} <= graph["auto_analyst.api"]
+    assert "auto_analyst.api" in graph["auto_analyst.cli.context"]
+    assert _cycles(graph) == []
+
+
+def test_no_two_modules_import_each_other_even_for_type_checking():
+    graph = _graph(type_checking=True)
+    pairs = sorted({tuple(sorted((a, b))) for a in graph for b in graph[a] if a in graph.get(b, ())})
+    assert pairs == []
+
+
+CLI_MAY_IMPORT = {"auto_analyst.api", "auto_analyst.config", "auto_analyst.errors", "auto_analyst.results",
+                  "auto_analyst.web"}
+"""The public API the CLI is built on (and its own modules)."""
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "cli").glob("*.py")), ids=lambda p: p.name)
+def test_cli_modules_import_only_the_public_api(path):
+    modules = _modules()
+    used = {m for m in _imports(path, modules, type_checking=True) if not m.startswith("auto_analyst.cli")}
+    assert used <= CLI_MAY_IMPORT, used - CLI_MAY_IMPORT
+    internals = ("auto_analyst.memory", "auto_analyst.execution", "auto_analyst.llm", "auto_analyst.data",
+                 "auto_analyst.session", "auto_analyst.pipeline", "auto_analyst.agents")
+    assert not [m for m in used if m.startswith(internals)]
+
+
+def test_every_cli_command_is_registered_and_fails_through_the_one_path():
+    import click
+
+    from auto_analyst.cli import cli
+    from auto_analyst.cli.context import Command, Group
+
+    def walk(cmd):
+        yield cmd
+        if isinstance(cmd, click.Group):
+            for sub in cmd.commands.values():
+                yield from walk(sub)
+
+    commands = list(walk(cli))
+    assert {c.name for c in cli.commands.values()} == {"ask", "chat", "describe", "memory", "history", "profile",
+                                                        "entities", "serve"}
+    assert all(isinstance(c, (Command, Group)) for c in commands), [c.name for c in commands
+                                                                    if not isinstance(c, (Command, Group))]
+
+
+OUTSIDE = re.compile(r"DESIGN\.md|STYLE\.md|DEVELOPERS\.md|\.\./shared|/work/|brief/issues")
+DOC_REF = re.compile(r"docs/[\w./-]+\.md")
+
+
+def test_code_cites_only_documents_in_the_repository():
+    outside, missing = [], []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        outside += [f"{path.relative_to(REPO)}: {m.group(0)}" for m in OUTSIDE.finditer(text)]
+        missing += [f"{path.relative_to(REPO)}: {m.group(0)}" for m in DOC_REF.finditer(text)
+                    if not (REPO / m.group(0)).is_file()]
+    assert outside == [] and missing == []

@@ -1,0 +1,124 @@
+"""One error table for every surface: kinds → CLI exit codes and HTTP statuses; model failures keep their kind."""
+
+from __future__ import annotations
+
+import click
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from dspy import lm15
+
+from auto_analyst import Analyst, Settings
+from auto_analyst import errors as E
+from auto_analyst.cli.context import Group
+from tests.helpers import REPO
+from tests.scripted import scripted_lm
+
+ALL_ERRORS = [E.AutoAnalystError, E.BadInputError, E.DataLoadError, E.NotFoundError, E.ModelError,
+              E.ModelConfigError, E.ModelOutputError, E.ModelRateLimitError, E.ModelTimeoutError,
+              E.UnknownSignature, E.SandboxError, E.CancelledError]
+
+
+def test_every_error_class_has_a_kind_in_the_table_and_the_documented_codes():
+    assert sorted(E.__all__) == sorted([c.__name__ for c in ALL_ERRORS] + [
+        "ERROR_KINDS", "EXIT_OK", "EXIT_DECLINED", "exit_code", "http_status"])
+    assert {c.kind for c in ALL_ERRORS} == set(E.ERROR_KINDS)
+    assert {k: E.ERROR_KINDS[k] for k in ("bad_input", "data_load", "model_config", "model", "cancelled", "internal")} \
+        == {"bad_input": (2, 400), "data_load": (2, 422), "model_config": (2, 400), "model": (1, 502),
+            "cancelled": (1, 409), "internal": (1, 500)}
+    assert E.exit_code("KeyError") == 1 and E.http_status("KeyError") == 500  # a run error is not a kind
+    assert E.DataLoadError("x").exit_code == 2 and E.ModelConfigError("x").http_status == 400
+    doc = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert all(f"`{kind}`" in doc for kind in E.ERROR_KINDS)
+
+
+def _cli_raising(exc: Exception) -> click.Group:
+    @click.group(cls=Group)
+    def top():
+        pass
+
+    @top.command("boom")
+    def boom():
+        raise exc
+
+    return top
+
+
+@pytest.mark.parametrize("cls", ALL_ERRORS, ids=lambda c: c.__name__)
+def test_the_cli_exit_code_of_an_error_comes_from_the_table(cls):
+    r = CliRunner().invoke(_cli_raising(cls("It broke; do this instead.")), ["boom"])
+    assert r.exit_code == E.ERROR_KINDS[cls.kind][0]
+    assert r.output == "Error: It broke; do this instead.\n"
+
+
+def test_an_unexpected_exception_is_one_sentence_unless_errors_are_asked_for(monkeypatch):
+    r = CliRunner().invoke(_cli_raising(ZeroDivisionError("division by zero")), ["boom"])
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    assert "ZeroDivisionError: division by zero" in r.output and "AUTO_ANALYST_RAISE_ERRORS=1" in r.output
+    monkeypatch.setenv("AUTO_ANALYST_RAISE_ERRORS", "1")
+    r = CliRunner().invoke(_cli_raising(E.BadInputError("bad")), ["boom"])
+    assert isinstance(r.exception, E.BadInputError)  # re-raised, not printed
+
+
+class Failing:
+    """An engine whose every call fails with ``exc`` (as a provider would)."""
+
+    def __init__(self, exc):
+        self.exc = exc
+
+    def complete(self, request):
+        raise self.exc
+
+    def close(self):
+        return None
+
+
+@pytest.mark.parametrize("exc, kind", [
+    (lm15.RateLimitError("slow down", retry_after=2.0), "model_rate_limit"),
+    (lm15.AuthError("invalid api key"), "model_config"),
+    (lm15.TimeoutError("no answer in 60 s"), "model_timeout"),
+    (lm15.TransportError("connection reset"), "model"),
+    (RuntimeError("something odd"), "model"),
+])
+def test_a_failed_model_call_keeps_its_kind(tmp_path, exc, kind):
+    import dspy
+
+    lm = dspy.LM("local/failing", engine=Failing(exc), cache=False, num_retries=0)
+    with Analyst(settings=Settings.load({"home": tmp_path}), lm=lm) as analyst:
+        s = analyst.session()
+        s.add_frame("t", pd.DataFrame({"x": [1, 2]}))
+        r = s.ask("mean of x")
+    assert r.status == "error" and r.error.kind == kind, r.error
+    assert r.error.message.startswith("The model call failed (") and r.usage.lm_calls == 1
+
+
+def test_the_offline_engine_declines_only_a_prompt_of_no_registered_signature(monkeypatch):
+    from auto_analyst.llm.offline import engine as offline
+
+    class Request:
+        model = "local/offline"
+        system = ("Your input fields are:\n1. `message` (str)\nYour output fields are:\n1. `intent` (str)\n"
+                  "2. `need_memory` (bool)\nAll interactions ...[[ ## completed ## ]]\n"
+                  "In adhering to this structure, your objective is: \n        Classify the message.")
+        messages = [lm15.Message.user("[[ ## message ## ]]\nhello")]
+        config = None
+
+    out = offline.OfflineEngine().complete(Request())
+    assert out.message.text == "[[ ## intent ## ]]\n\n\n[[ ## need_memory ## ]]\n\n\n[[ ## completed ## ]]"
+
+    def broken(prompt, registry=None):
+        raise KeyError("a bug in a handler")
+
+    monkeypatch.setattr(offline, "respond", broken)
+    with pytest.raises(KeyError, match="a bug in a handler"):  # a bug is not turned into an empty answer
+        offline.OfflineEngine().complete(Request())
+
+
+def test_a_question_on_a_scripted_lm_that_scripts_no_answer_for_a_signature_fails_clearly(tmp_path):
+    lm, _ = scripted_lm({})
+    with Analyst(settings=Settings.load({"home": tmp_path}), lm=lm) as analyst:
+        s = analyst.session()
+        s.add_frame("t", pd.DataFrame({"x": [1, 2]}))
+        r = s.ask("mean of x")
+    assert r.status == "error" and r.error.kind == "model"
+    assert "UnknownSignature" in r.error.message or "scripted no answer" in r.error.message
