@@ -275,6 +275,9 @@ def _body_text(spec: QuerySpec) -> str:  # noqa: C901 - one branch per task, kep
         if spec.chart == "box":
             return f"box plot of {quote_col(spec.y)}" + (f" by {quote_col(spec.x)}" if spec.x else "")
         return f"{spec.chart} chart of {measures}{_by(spec)}"
+    if t == "lookup":
+        named = f" with {quote_col(spec.group_by[0])}" if spec.group_by else ""
+        return f"values of {' and '.join(map(quote_col, spec.columns))}{named}"
     if t == "shape":
         return "number of rows and columns"
     if t == "columns":
@@ -359,6 +362,10 @@ def _parse_body(body: str, spec: QuerySpec) -> bool:  # noqa: C901 - one branch 
     if (m := re.fullmatch(r"(bar|line|pie) chart of (.+)", body)) and (ms := _split_measures(m.group(2))):
         spec.task, spec.chart, spec.measures = "chart", m.group(1), ms[0]
         return _parse_groups(spec, ms[1])
+    if m := re.fullmatch(rf"values of ({_COL}(?: and {_COL})*)(?: with ({_COL}))?", body):
+        spec.task, spec.columns = "lookup", _cols(m.group(1))
+        spec.group_by = _cols(m.group(2)) if m.group(2) else []
+        return True
     if body == "number of rows and columns":
         spec.task = "shape"
         return True
@@ -379,13 +386,20 @@ def render(spec: QuerySpec) -> str:
     return body + suffix_text(spec) if body else ""
 
 
-def _known(spec: QuerySpec, table: TableDescription) -> bool:
-    from auto_analyst.llm.offline.reader.grammar import used_columns
+COLUMN_OPTIONS = ("columns", "measure", "categorical")
+"""Plugin options that hold column names (other options hold methods, numbers and values)."""
 
+
+def _known(spec: QuerySpec, table: TableDescription) -> bool:
+    """Every column the spec reads is a column of ``table`` (a new column's own name excepted)."""
+    cols = {m.column for m in spec.measures if m.column} | set(spec.group_by) | {f.column for f in spec.filters}
+    cols |= set(spec.columns) | {c for c in (spec.x, spec.y, spec.time_column) if c}
+    cols |= {f.by.column for f in spec.filters if f.by is not None and f.by.column}
+    for key in COLUMN_OPTIONS:
+        v = spec.options.get(key)
+        cols |= set(v) if isinstance(v, list) else ({v} if isinstance(v, str) else set())
     names = {c.name for c in table.columns}
-    new = {spec.options.get("name")} if spec.task == "derive" else set()
-    return used_columns(spec) - {spec.options.get("method"), spec.options.get("kind"), spec.options.get("model"),
-                                 spec.options.get("test"), spec.options.get("op"), spec.options.get("func")} - new <= names
+    return cols <= names
 
 
 def parse(text: str, table: TableDescription) -> QuerySpec | None:

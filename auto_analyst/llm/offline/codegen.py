@@ -263,6 +263,13 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
         sel = f"{d}[{spec.columns!r}]" if spec.columns else d
         out += [f"result_{i} = {sel}.corr(numeric_only=True).round({spec.rounding if spec.rounding is not None else 4})",
                 f"print(result_{i}.to_string())", f"show(result_{i}.reset_index(names='column'), name='correlation matrix')"]
+    elif t == "lookup":
+        cols = spec.group_by + [c for c in spec.columns if c not in spec.group_by]
+        out += [f"rows_{i} = {d}[{cols!r}]", f"print(rows_{i}.head(50).to_string(index=False))",
+                f"if len(rows_{i}) == 1:"]
+        for c in spec.columns:
+            out.append(f"    show({_round(f'rows_{i}[{_c(c)}].iloc[0]', spec)}, name={c + _where(spec)!r})")
+        out += ["else:", f"    show(rows_{i}.head(50), name={'values of ' + ', '.join(spec.columns) + _where(spec)!r})"]
     elif t == "shape":
         out += [f"print('rows:', {d}.shape[0], 'columns:', {d}.shape[1])",
                 f"show({d}.shape[0], name='number of rows')", f"show({d}.shape[1], name='number of columns')"]
@@ -363,6 +370,8 @@ def scalar_labels(spec: QuerySpec) -> list[str]:
         return ["total missing values"]
     if t == "shape":
         return ["number of rows", "number of columns"]
+    if t == "lookup":
+        return [c + w for c in spec.columns]
     from auto_analyst.llm.offline.tasks import PLUGINS
 
     plugin = PLUGINS.get(t)

@@ -51,6 +51,8 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
     group_cols = list(dict.fromkeys(p.group_cols))
     numeric, categorical, dates = list(p.numeric), list(p.categorical), list(p.dates)
     funcs = list(p.funcs)
+    if any(w != "how much" and f not in SUPERLATIVES for _, f, w in funcs):
+        funcs = [x for x in funcs if x[2] != "how much"]  # "how much on average" is a mean, not a total
     for s in p.superlatives:  # 'heaviest' is the maximum of the weight
         funcs.append((s.start, s.func, s.word))
     funcs.sort()
@@ -115,6 +117,12 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs, table)
     elif plain_funcs or superlative:
         _aggregate(p, spec, funcs, group_cols, numeric, categorical)
+    elif numeric and spec.filters and not group_cols and not categorical and not task_word:
+        # "what was the unemployment rate in the second quarter of 2008", "the murder rate in Florida": the values
+        spec.task, spec.columns = "lookup", numeric
+        ident = vocabulary(table).id_column or time_column(table)
+        if ident and ident not in numeric:
+            spec.group_by = [ident]
     elif spec.percent and (spec.filters or group_cols or categorical):
         # "what percent of orders come from North", "share of revenue by region"
         spec.task, spec.group_by = "aggregate", group_cols or [c for c in categorical][:1]
@@ -132,15 +140,8 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
 
 def flag_filters(p: Pieces, table: TableDescription) -> list[Filter]:
     """'churned customers', 'customers who did not churn', 'airport trips': rows where a yes/no column is so."""
-    out = []
-    for flag in [c.name for c in table.columns if c.kind == "boolean" and c.name in p.categorical]:
-        words = [w for w in words_of(flag) if w not in ("is", "has", "was", "did", "flag")] or words_of(flag)
-        stem = re.escape(fold(words[-1])[:4])
-        negated = re.search(r"\b(?:not|non|never|didn't|did not|didnt|haven't|has not|have not|weren't|were not|"
-                            r"wasn't|was not|isn't|is not|aren't|are not|without|no)[\s-]+(?:\w+\s+)?" + stem,
-                            p.text) is not None
-        out.append(Filter(column=flag, op="==", value=not negated))
-    return out
+    return [Filter(column=flag, op="==", value=flag not in p.negated)
+            for flag in [c.name for c in table.columns if c.kind == "boolean" and c.name in p.categorical]]
 
 
 def _one_row(p: Pieces) -> bool:

@@ -17,7 +17,7 @@ from auto_analyst.llm.offline.reader.text import Reading, fold, normalize, numbe
 from auto_analyst.llm.offline.reader.vocabulary import Mention, Vocabulary
 from auto_analyst.llm.offline.spec import Filter, QuerySpec
 
-__all__ = ["GROUP_BEFORE", "read_filters", "read_format", "read_time", "time_column", "find_values"]
+__all__ = ["GROUP_BEFORE", "read_filters", "read_format", "read_quarters", "read_time", "time_column", "find_values"]
 
 # "across campaigns" is left out on purpose: "the average rate across campaigns" is one number over all of them
 GROUP_BEFORE = re.compile(r"(?:\bby|\bper|\bfor each|\bfor every|\bin each|\beach|\bgrouped by|\bbroken down by|\bfor all|"
@@ -29,7 +29,8 @@ CMP_BEFORE = re.compile(rf"(?P<op>{_CMP_WORDS})\s+(?P<v1>-?\d+(?:\.\d+)?)\s*%?\s
 CMP_AFTER = re.compile(
     r"^\s*(?:values?\s+)?(?:is\s+|are\s+|was\s+|were\s+|of\s+)?(?P<op>>=|<=|!=|==|=|>|<|greater than or equal to|at or above|at or below|"
     r"less than or equal to|" + _CMP_WORDS + r"|exceeds|is between|between|equals|equal to|equalling|equaling|of|is|was)\s*"
-    r"(?P<v1>-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|true\b|false\b)\s*%?(?:\s*(?:and|to|-)\s*(?P<v2>-?\d+(?:\.\d+)?))?")
+    r"(?P<v1>-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|true\b|false\b)\s*%?(?:\s*(?:and|to|-)\s*(?P<v2>-?\d+(?:\.\d+)?))?"
+    r"(?!\s*(?:standard\s+deviations?|std\b|sds?\b|sigmas?\b|times\b|x\s|iqr\b|inter))")
 OPS = {">=": ">=", "<=": "<=", "!=": "!=", "==": "==", "=": "==", ">": ">", "<": "<", "is": "==", "was": "==",
        "equals": "==", "equal to": "==", "equalling": "==", "equaling": "==", "of": "==", "at least": ">=",
        "at most": "<=", "no more than": "<=", "not more than": "<=", "no less than": ">=", "up to": "<=",
@@ -39,11 +40,13 @@ for _w in ("greater than", "more than", "higher than", "larger than", "bigger th
     OPS[_w] = ">"
 for _w in ("less than", "lower than", "smaller than", "below", "under", "fewer than"):
     OPS[_w] = "<"
+EXCEPT = re.compile(r"\b(?:not\s+(?:in|from|for|of|at)|except(?:\s+for)?|excluding|other\s+than|apart\s+from|besides|"
+                    r"outside(?:\s+of)?)\s+(?:the\s+)?$")
 COMPARATIVE = re.compile(r"\b(?:(more|less)\s+([a-z]+)|([a-z]+er))\s+than\s+(-?\d+(?:\.\d+)?)\b")
 YEAR = re.compile(r"\b(?:(?:in|for|during|of|only|from|since)\s+)?(?:the\s+)?(?:year\s+)?((?:19|20)\d\d)\b(?!\s*[-/.]\d)(?:\s+only)?")
 _Y = r"((?:19|20)\d\d)"
-YEAR_RANGE = re.compile(rf"\b(?:(?:in|for|during|over)\s+)?(?:the\s+)?(?:years?\s+)?(?:(?:from|between)\s+)?{_Y}\s*"
-                        rf"(?:-|–|to|and|until|through|thru)\s*{_Y}\b")
+YEAR_RANGE = re.compile(rf"\b(?:(?:in|for|during|over)\s+)?(?:the\s+)?(?:years?\s+)?(?:(?:from\s+)?{_Y}\s*(?:-|–|to|until|"
+                        rf"through|thru)|between\s+{_Y}\s*(?:and|-|–|to))\s*{_Y}\b")
 YEAR_OPEN = re.compile(rf"\b(?:(after|since|from|starting(?: in)?)|(before|until|up to|through|prior to))\s+(?:the\s+year\s+)?{_Y}\b")
 DECADE = re.compile(r"\b(?:(?:in|during|for|over)\s+)?(?:the\s+)?((?:19|20)\d0)'?s\b")
 ROUND = re.compile(r"(?:round(?:ed|ing)?\s+(?:off\s+|up\s+)?(?:the\s+\w+\s+)?(?:to|at)\s+(?:the\s+)?)?(\d+|one|two|three|four|five|six)"
@@ -64,8 +67,8 @@ def read_format(st: Reading, spec: QuerySpec) -> None:
         st.take(m.start(), m.end())
     levels = [m.span() for m in re.finditer(r"\d+(?:\.\d+)?\s*%\s*(?:significance\s+)?level|\d+\s*%\s*(?:confidence|of the data)|"
                                             r"\(\s*\d+\s*%\s*\)|\d+\s*%\s*(?:training|testing|test|train)", st.text)]
-    for m in re.finditer(r"\b(?:as an? |in |what |the )?(?:percentage|percentages|percent|share|proportion|fraction)\b(?: of)?|%",
-                         st.text):
+    for m in re.finditer(r"\b(?:as an? |in |what |the )?(?:percentage|percentages|percent|share|proportion|fraction)\b(?: of)?|"
+                         r"(?<![\d\s])\s*%|(?<=\s)%", st.text):  # '80%' is a value: its % is read with the number
         if any(a <= m.start() < b for a, b in levels) or not st.free(m.start(), m.end()):
             continue  # "at the 1% level" is a significance level; "80% training" a split
         spec.percent = True
@@ -106,12 +109,20 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
             st.take(before.start(), m.start)
             used.add(i)
             continue
-        count_before = re.search(r"(?<![\w.])(\d+)\s+$", text[:m.start])
+        count_before = re.search(r"\b(?:with|having|has|have|had)\s+(?:exactly\s+)?(\d+)\s+$", text[:m.start])
         if count_before and col.kind == "numeric" and 0 < col.distinct <= 20 and st.free(count_before.start(1), m.start) \
                 and isinstance(col.min, (int, float)) and col.min <= int(count_before.group(1)) <= col.max:
             # "cars with 8 cylinders": a value of a column with few values
             spec.filters.append(Filter(column=m.column, op="==", value=int(count_before.group(1))))
             st.take(count_before.start(1), m.start)
+            used.add(i)
+            continue
+        bare = re.match(r"\s+(\d+)\b(?!\s*(?:%|\.\d|[a-z]))", text[m.end:])
+        if bare and col.kind == "numeric" and 0 < col.distinct <= 20 and isinstance(col.min, (int, float)) \
+                and col.min <= int(bare.group(1)) <= col.max and st.free(m.end, m.end + bare.end()):
+            # "for quarter 4", "cylinders 8": a value of a column with few values
+            spec.filters.append(Filter(column=m.column, op="==", value=int(bare.group(1))))
+            st.take(m.end, m.end + bare.end())
             used.add(i)
             continue
         after = CMP_AFTER.match(text[m.end:])
@@ -145,10 +156,14 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
         if not st.free(s, e):
             continue
         cols = sorted({c for c, _ in hits})
+        neg = EXCEPT.search(text[:s])
+        negative = bool(neg and st.free(neg.start(), neg.end()))
         if len(cols) > 1:
             spec.problems.append(f"'{text[s:e]}' is a value of several columns ({', '.join(cols)}); say which one.")
         else:
-            spec.filters.append(Filter(column=cols[0], op="==", value=hits[0][1]))
+            spec.filters.append(Filter(column=cols[0], op="!=" if negative else "==", value=hits[0][1]))
+            if negative:
+                st.take(neg.start(), neg.end())
         st.take(s, e)
     # "the North region": a column named next to its own value names the filter, not a grouping
     valued = {f.column for f in spec.filters if f.op == "=="}
@@ -183,12 +198,29 @@ def _years_not_values(m: re.Match, col, table: TableDescription) -> bool:
 
 
 def time_column(table: TableDescription) -> str | None:
-    """The table's time axis: its only date column, else a column called year, else its first date column."""
+    """The table's time axis: its only date column; of several, the one named after the table's rows
+    (order_date in table orders) or called date/time; else a column called year. None when that is unclear."""
+    from auto_analyst.llm.offline.reader.vocabulary import vocabulary, words_of
+
     dates = [c.name for c in table.columns if c.kind == "datetime"]
     if len(dates) == 1:
         return dates[0]
+    if dates:
+        nouns = vocabulary(table).row_nouns - lexicon().row_nouns
+        own = [d for d in dates if set(words_of(d)) & nouns]
+        plain = [d for d in dates if words_of(d) in (["date"], ["time"], ["datetime"], ["timestamp"], ["date", "time"])]
+        for pick in (own, plain):
+            if len(pick) == 1:
+                return pick[0]
     years = [c.name for c in table.columns if fold(c.name) in ("year", "yr", "season")]
-    return years[0] if len(years) == 1 else (dates[0] if dates else None)
+    return years[0] if len(years) == 1 else None
+
+
+def _no_time(table: TableDescription) -> str:
+    dates = [c.name for c in table.columns if c.kind == "datetime"]
+    if len(dates) > 1:
+        return f"Say which date the period is about: {' or '.join(dates)} (e.g. '{dates[0]} in 2023')."
+    return "The question names a period but the table has no date or year column."
 
 
 def _month_names() -> str:
@@ -212,7 +244,7 @@ def read_time(st: Reading, spec: QuerySpec, table: TableDescription, tcol: str |
                                                                             or len(m.group(1)) > 3):
             spec.filters.append(Filter(column=tcol, op="months", value=months[m.group(1)], value2=months[m.group(2)]))
             st.take(m.start(), m.end())
-    ranges = [(m, int(m.group(1)), int(m.group(2))) for m in YEAR_RANGE.finditer(text)]
+    ranges = [(m, int(m.group(1) or m.group(2)), int(m.group(3))) for m in YEAR_RANGE.finditer(text)]
     for m in YEAR_OPEN.finditer(text):  # "after 2000" keeps 2001 on; "before 1990" keeps up to 1989
         after = m.group(1) is not None
         y = int(m.group(3))
@@ -224,7 +256,7 @@ def read_time(st: Reading, spec: QuerySpec, table: TableDescription, tcol: str |
         if not st.free(m.start(), m.end()):
             continue
         if tcol is None:
-            spec.problems.append("The question names years but the table has no date or year column.")
+            spec.problems.append(_no_time(table))
         else:
             spec.filters.append(Filter(column=tcol, op="years", value=lo, value2=hi))
         st.take(m.start(), m.end())
@@ -237,23 +269,11 @@ def read_time(st: Reading, spec: QuerySpec, table: TableDescription, tcol: str |
         if tcol and kind == "datetime" and st.free(m.start(2), m.end(2)):
             spec.filters.append(Filter(column=tcol, op="month", value=months[word]))
             st.take(m.start(), m.end())
-    for m in QUARTER.finditer(text):
-        if not st.free(m.start(), m.end()):
-            continue
-        k = ORDINALS.get(m.group(1)) if m.group(1) else int(m.group(2))
-        qcol = next((c.name for c in table.columns if fold(c.name) in ("quarter", "qtr") and c.kind == "numeric"), None)
-        if qcol:
-            spec.filters.append(Filter(column=qcol, op="==", value=k))
-        elif tcol and kind == "datetime":
-            spec.filters.append(Filter(column=tcol, op="quarter", value=k))
-        else:
-            continue
-        st.take(m.start(), m.end())
     for m in YEAR.finditer(text):
         if not st.free(m.start(1), m.end(1)):
             continue
         if tcol is None:
-            spec.problems.append(f"The question mentions {m.group(1)} but the table has no date or year column.")
+            spec.problems.append(_no_time(table))
         else:
             spec.filters.append(Filter(column=tcol, op="year" if kind == "datetime" else "==", value=int(m.group(1))))
         st.take(m.start(), m.end())
@@ -273,6 +293,24 @@ def read_time(st: Reading, spec: QuerySpec, table: TableDescription, tcol: str |
                 grain = "month_of_year"  # "which calendar month", "month of the year": 1-12 across years
             spec.time_grain = grain
             st.take(m.start() if not m.group(0).startswith(("busiest", "quietest")) else m.start(2), m.end())
+
+
+def read_quarters(st: Reading, spec: QuerySpec, table: TableDescription) -> None:
+    """'the second quarter of 2008', 'Q3': a quarter column's value, else the quarter of the date column."""
+    tcol = time_column(table)
+    kind = _col(table, tcol).kind if tcol else None
+    for m in QUARTER.finditer(st.text):
+        if not st.free(m.start(), m.end()):
+            continue
+        k = ORDINALS.get(m.group(1)) if m.group(1) else int(m.group(2))
+        qcol = next((c.name for c in table.columns if fold(c.name) in ("quarter", "qtr") and c.kind == "numeric"), None)
+        if qcol:
+            spec.filters.append(Filter(column=qcol, op="==", value=k))
+        elif tcol and kind == "datetime":
+            spec.filters.append(Filter(column=tcol, op="quarter", value=k))
+        else:
+            continue
+        st.take(m.start(), m.end())
 
 
 def find_values(text: str, table: TableDescription, skip: set[str] = frozenset()) -> list[tuple[str, str, int, int]]:

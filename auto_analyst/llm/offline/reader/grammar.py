@@ -32,7 +32,8 @@ def decide(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:
             spec.problems.append(f"This could be a {' or a '.join(PLUGINS[n].TITLE for n in tied)}; ask for one of "
                                  "them by name.")
             return
-        blocking = [name for name, s in ranked[1:] if s >= 2]
+        won = p.keyword_spans.get(tied[0], [])
+        blocking = [name for name, s in ranked[1:] if s >= 2 and not _covered(p.keyword_spans.get(name, []), won)]
         if blocking:
             spec.task = "decline"
             spec.problems.append(f"I can't do a {PLUGINS[tied[0]].TITLE} and a {PLUGINS[blocking[0]].TITLE} in one "
@@ -58,6 +59,11 @@ def decide(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:
                              f"model you want ({', '.join(P[n].TITLE for n in P.names())}).")
         spec.task = "decline"
     _all_columns_used(p, spec, table)
+
+
+def _covered(spans: list[tuple[int, int]], by: list[tuple[int, int]]) -> bool:
+    """Every span of a losing plugin lies within a span of the winner ('predict' read by both)."""
+    return all(any(a <= s and e <= b for a, b in by) for s, e in spans)
 
 
 def used_columns(spec: QuerySpec) -> set[str]:

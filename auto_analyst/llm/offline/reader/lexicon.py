@@ -26,6 +26,7 @@ class Lexicon:
     irregular_verbs: dict[str, str]
     event_verbs: dict[str, list[str]]
     particle_verbs: dict[str, str]
+    compound_parts: frozenset[str]
     row_nouns: frozenset[str]
     entity_nouns: frozenset[str]
     ignorable: frozenset[str]
@@ -51,6 +52,7 @@ def lexicon() -> Lexicon:
     return Lexicon(
         units=raw["units"], abbreviations=raw["abbreviations"], synonyms=raw["synonyms"], adjectives=raw["adjectives"],
         irregular_verbs=raw["irregular_verbs"], event_verbs=raw["event_verbs"], particle_verbs=raw["particle_verbs"],
+        compound_parts=frozenset(raw["compound_parts"]),
         row_nouns=frozenset(raw["row_nouns"]), entity_nouns=frozenset(raw["entity_nouns"]),
         ignorable=frozenset(raw["ignorable"]), framing=frozenset(raw["framing"]), number_words=raw["number_words"],
         months=raw["months"], grains=raw["grains"], synonym_index=index)

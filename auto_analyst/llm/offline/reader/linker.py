@@ -19,7 +19,9 @@ from auto_analyst.llm.offline.spec import QuerySpec
 
 __all__ = ["RowNoun", "Superlative", "link_columns", "link_row_nouns", "link_superlatives", "link_table", "fuzzy_columns"]
 
-WEAK = {"part", "verb"}  # a row noun beats these ('patients' are the rows, not patient_id)
+# the table's own row nouns (its name, an id column's noun) beat these weaker terms: 'patients' are the
+# rows, not patient_id, and 'wines' the rows of table wine, not the column od280/od315_of_diluted_wines
+BELOW_ROW_NOUN = {"part", "verb", "head", "synonym", "initials", "event"}
 
 
 @dataclass
@@ -51,21 +53,34 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
     by_span: dict[tuple[int, int], list[Mention]] = {}
     for m in found:
         by_span.setdefault((m.start, m.end), []).append(m)
-    nouns = _row_noun_words(vocab)
+    verbs = []
     for (s, e), ms in sorted(by_span.items()):
         if not st.free(s, e):
             continue
+        if ms[0].how == "verb":
+            verbs.append(ms)
+            continue
+        if ms[0].how in BELOW_ROW_NOUN and _is_row_noun(st.text[s:e], vocab.row_nouns):
+            continue  # 'how many patients': the rows, not the patient_id column
+        if ms[0].how == "part" and vocab.kind(ms[0].column) != "numeric" \
+                and _is_row_noun(st.text[s:e], lexicon().entity_nouns):
+            continue  # 'how many orders' on a table with order_date: the rows (a count column keeps its noun)
         if len(ms) > 1:
             spec.problems.append(f"'{st.text[s:e]}' could be any of the columns {', '.join(m.column for m in ms)}; "
                                  "say which one.")
             st.take(s, e)
             continue
-        m = ms[0]
-        if m.how in WEAK and _is_row_noun(st.text[s:e], nouns):
-            continue  # 'how many patients': the rows, not the patient_id column
-        out.append(m)
+        out.append(ms[0])
         st.take(s, e)
-    return out
+    named = {m.column for m in out}
+    for ms in verbs:  # 'how much was spent': the measure the verb names, when it names one
+        s, e = ms[0].start, ms[0].end
+        if any(m.column in named for m in ms):
+            st.take(s, e)  # 'the tips paid': the verb repeats a column already named
+        elif len(ms) == 1:
+            out.append(ms[0])
+            st.take(s, e)
+    return sorted(out, key=lambda m: m.start)
 
 
 def _busy_spans(st: Reading) -> list[tuple[int, int]]:
@@ -77,10 +92,6 @@ def _busy_spans(st: Reading) -> list[tuple[int, int]]:
             spans.append((start, i))
             start = None
     return spans
-
-
-def _row_noun_words(vocab: Vocabulary) -> set[str]:
-    return vocab.row_nouns | set(lexicon().entity_nouns)
 
 
 def _is_row_noun(phrase: str, nouns: set[str]) -> bool:

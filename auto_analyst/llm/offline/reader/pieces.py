@@ -12,14 +12,14 @@ import re
 from dataclasses import dataclass, field
 
 from auto_analyst.data.description import TableDescription
-from auto_analyst.llm.offline.reader.conditions import GROUP_BEFORE, read_filters, read_format, read_time
+from auto_analyst.llm.offline.reader.conditions import GROUP_BEFORE, read_filters, read_format, read_quarters, read_time
 from auto_analyst.llm.offline.reader.instructions import read_instructions
 from auto_analyst.llm.offline.reader.linker import (RowNoun, Superlative, fuzzy_columns, link_columns, link_row_nouns,
                                                     link_superlatives, link_table)
 from auto_analyst.llm.offline.reader.text import Reading, fold, normalize
 from auto_analyst.llm.offline.reader.vocabulary import Mention, Vocabulary, vocabulary
 from auto_analyst.llm.offline.reader.words import read_chart, read_funcs, read_significance, read_task_words, read_topn
-from auto_analyst.llm.offline.spec import QuerySpec
+from auto_analyst.llm.offline.spec import Filter, QuerySpec
 
 __all__ = ["Pieces", "read_pieces", "WHICH_BEFORE", "OVER_ALL_BEFORE", "COMPARE"]
 
@@ -52,6 +52,7 @@ class Pieces:
     compare: bool = False
     drop_missing: bool = False
     significance: bool = False  # 'significant', 'p-value', 'alpha 0.01': a test is asked for
+    negated: set[str] = field(default_factory=set)  # yes/no columns said in the negative ('did not churn')
     reading: Reading | None = None
 
     @property
@@ -77,7 +78,9 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     for a, b in reserved_spans(text):  # e.g. the name of a new column: not a mention of existing columns
         st.take(a, b)
     drop_missing = read_instructions(st, spec)
+    read_quarters(st, spec, table)  # 'the second quarter of 2008' before 'quarter' reads as a column
     mentions = link_columns(st, vocab, spec)
+    negated = _negations(st, mentions, vocab)
     all_mentions = list(mentions)
     read_format(st, spec)
     originals = {fold(normalize(q)): q for q in re.findall(r"['\"“]([^'\"”]+)['\"”]", question)}
@@ -85,17 +88,18 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
         if vocab.lookup(named) is None:  # 'the "JAMES LOGAN" column' must be a column, not a value
             spec.problems.append(f"There is no column {named!r}. Columns: {', '.join(vocab.columns)}.")
     in_filters = read_filters(st, spec, mentions, table, originals, vocab)
+    _unlisted_values(st, spec, question, table)
     mentions = [m for i, m in enumerate(mentions) if i not in in_filters]
     event = next((m.column for m in mentions if vocab.kind(m.column) == "datetime"), None)
     read_time(st, spec, table, event)
+    n = read_topn(st)  # before the statistics and adjectives: "top 3", "3 largest" keep rows, they are no maximum
     superlatives = link_superlatives(st, vocab)
     significance = read_significance(st)
     keywords, spans = _plugin_words(st)
-    n = read_topn(st)  # before the statistics: "top 3" is a count of rows to keep, not a maximum
     funcs = read_funcs(st)
     p = Pieces(text=text, raw=question, spec=spec, funcs=funcs, chart=read_chart(st), task_word=read_task_words(st),
                n=n, keywords=keywords, keyword_spans=spans, mentions=all_mentions, superlatives=superlatives,
-               drop_missing=drop_missing, significance=significance, reading=st)
+               drop_missing=drop_missing, significance=significance, negated=negated, reading=st)
     p.row_nouns = link_row_nouns(st, vocab)
     link_table(st, vocab)
     compare = COMPARE.search(text)
@@ -113,7 +117,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
             other.append(m.column)
     for s in superlatives:
         other.append(s.column)
-    unknown = [w for w in _modifiers(st, all_mentions) if w not in _described_words(question, vocab)]
+    unknown = [w for w in _modifiers(st, all_mentions, vocab, spec) if w not in _described_words(question, vocab)]
     unknown = [w for w in unknown if w not in _framing()]
     if unknown:
         fuzzy = fuzzy_columns(unknown, vocab, spec)
@@ -132,6 +136,55 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     for name in ("numeric", "categorical", "dates", "group_cols"):  # a column written twice is one column
         setattr(p, name, list(dict.fromkeys(getattr(p, name))))
     return p
+
+
+PROPER = re.compile(r"(?<![.?!:]\s)(?<!^)\b([A-Z][\w'.-]*(?:\s+(?:[A-Z][\w'.-]*|of|de|la|del)(?=\s+[A-Z]|\b))*)")
+
+
+def _unlisted_values(st: Reading, spec: QuerySpec, question: str, table: TableDescription) -> None:
+    """'the murder rate in Florida': a capitalised name that no column or listed value explains is taken as a
+    value of the one text column whose values the description does not list in full (the script checks it
+    exists, and says so when it does not: it is never swapped for another value)."""
+    from auto_analyst.llm.offline.reader.lexicon import lexicon
+
+    lex = lexicon()
+    common = lex.ignorable | lex.framing | lex.row_nouns | lex.entity_nouns | set(lex.months)
+    open_cols = [c.name for c in table.columns if c.kind in ("identifier", "categorical") and c.distinct > len(c.top_values)
+                 and not any(isinstance(v, (int, float)) for v in c.examples if False)]
+    for m in PROPER.finditer(question):
+        phrase = m.group(1).strip()
+        key = fold(normalize(phrase))
+        if not key or key in common or any(w in common for w in key.split()) and len(key.split()) == 1:
+            continue
+        at = st.text.find(key)
+        if at < 0 or not st.free(at, at + len(key)):
+            continue
+        if len(open_cols) != 1:
+            if open_cols:
+                spec.problems.append(f"'{phrase}' may be a value of {', '.join(open_cols)}; say which column "
+                                     f"(e.g. \"{open_cols[0]} = '{phrase}'\").")
+                st.take(at, at + len(key))
+            continue
+        spec.filters.append(Filter(column=open_cols[0], op="==", value=phrase))
+        spec.assumptions.append(f"took '{phrase}' as a value of '{open_cols[0]}'")
+        st.take(at, at + len(key))
+
+
+NEGATION = re.compile(r"\b(?:not|non|never|didn't|did not|didnt|don't|do not|haven't|has not|have not|hasn't|weren't|were not|"
+                      r"wasn't|was not|isn't|is not|aren't|are not|without|no)(?:[\s-]+(?:been|be|get|got|a|an|the))?[\s-]*$")
+
+
+def _negations(st: Reading, mentions: list[Mention], vocab: Vocabulary) -> set[str]:
+    """Yes/no columns said in the negative ('customers who did not churn', 'non-members'); the negation is explained."""
+    out = set()
+    for m in mentions:
+        if vocab.kind(m.column) != "boolean":
+            continue
+        neg = NEGATION.search(st.text[:m.start])
+        if neg and st.free(neg.start(), neg.end()):
+            out.add(m.column)
+            st.take(neg.start(), neg.end())
+    return out
 
 
 def _framing() -> frozenset[str]:
@@ -164,19 +217,26 @@ def _plugin_words(st: Reading) -> tuple[dict[str, list[str]], dict[str, list[tup
 NOT_QUALIFIER = re.compile(r"(?:est|ier|iest)$|^(?:new|old|recent|current|previous|next|last|first|valid|invalid|"
                            r"unique|other|different|same|top|bottom|high|low|big|small|long|short|early|late|not|no|non)$")
 GENERIC_AFTER = {"code", "codes", "id", "ids", "number", "numbers", "name", "names", "column", "field", "value",
-                 "values", "variable", "level", "levels", "category", "categories", "group", "score", "scores",
-                 "feature", "features", "attribute", "measure", "measurement", "measurements", "data", "figures"}
+                 "values", "variable", "level", "levels", "category", "categories", "group", "groups", "score", "scores",
+                 "feature", "features", "attribute", "measure", "measurement", "measurements", "data", "figures",
+                 "rate", "rates", "content", "class", "classes", "label", "labels", "type", "types", "readings",
+                 "reading", "amount", "amounts", "statistics", "stats", "information", "info", "variable", "series"}
 
 
-def _modifiers(st: Reading, mentions: list[Mention]) -> list[str]:
+def _modifiers(st: Reading, mentions: list[Mention], vocab: Vocabulary, spec: QuerySpec) -> list[str]:
     """Unexplained words, less a one-word qualifier right before a column ('fish size' for 'size'), a
     generic noun right after one ('ZIP code' for 'zip'), and the words that introduce a named column
-    ('the atmospheric pressure column (BARO)')."""
+    ('the atmospheric pressure column (BARO)'). A qualifier that misspells the column's own word is said
+    ("took 'flor area' as 'floor area'")."""
     words = st.leftover_words()
     kept = []
     for w in words:
-        qualifier = not NOT_QUALIFIER.search(w) and any(
-            re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start]) for m in mentions)
+        before = [m for m in mentions if re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start])]
+        qualifier = not NOT_QUALIFIER.search(w) and bool(before)
+        for m in before if qualifier else []:
+            phrase = f"{w} {m.text}"
+            if m.column in vocab.close(phrase) and phrase not in {" ".join(t.words) for t in vocab.terms}:
+                spec.assumptions.append(f"took '{phrase}' as '{m.column}'")
         generic = w in GENERIC_AFTER and any(re.match(r"\s+" + re.escape(w) + r"\b", st.text[m.end:]) for m in mentions)
         described = any(re.search(r"\b" + re.escape(w) + r"(?:\s+\w+){0,2}\s+column\s+$", st.text[:m.start])
                         for m in mentions)

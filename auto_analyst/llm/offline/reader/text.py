@@ -124,4 +124,10 @@ class Reading:
     def leftover_words(self) -> list[str]:
         """The leftover tokens' words that are not ignorable (a number nobody explained never is)."""
         ign = lexicon().ignorable
-        return [t.inner for t in self.leftover() if t.inner not in ign]
+        out = []
+        for t in self.leftover():
+            w = t.inner
+            base = re.sub(r"'(?:s|re|ll|ve|d|m)$", "", w)  # "what's" is "what"; "didn't" is never ignorable
+            if w not in ign and base not in ign:
+                out.append(w)
+        return out

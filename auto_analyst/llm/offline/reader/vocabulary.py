@@ -89,6 +89,11 @@ def _verb_form(token: str) -> bool:
     return token.endswith("ed") or token in lexicon().irregular_verbs
 
 
+def _is_noun(token: str) -> bool:
+    lex = lexicon()
+    return bool(lemmas(token) & (lex.entity_nouns | lex.row_nouns))
+
+
 def _content(words: list[str], units: dict[str, str]) -> tuple[list[str], list[str]]:
     """(words less a trailing unit or 'in <unit>' phrase, the unit words dropped)."""
     w = list(words)
@@ -103,9 +108,23 @@ def _content(words: list[str], units: dict[str, str]) -> tuple[list[str], list[s
 
 
 # short forms that are also ordinary words: expanded only as the first word of a longer name ('per_dem')
-PREFIX_ONLY = {"per", "no", "int", "min", "max", "rep", "ind", "pos", "neg", "cat", "div", "exp", "inv", "ret", "pt"}
+PREFIX_ONLY = {"per", "no", "min", "max", "rep", "ind", "pos", "neg", "cat", "div", "exp", "ret", "pt"}
 # heads too vague for synonyms of their own ('pressure' of systolic_bp is not air pressure)
 NO_SYNONYM_HEADS = {"pressure", "time", "rate", "level", "index", "length", "size", "count", "value"}
+
+
+def split_compound(word: str) -> list[str] | None:
+    """'realgdp' → ['real', 'gdp'], 'totalsales' → ['total', 'sales']: a word of two known parts (compound
+    parts and abbreviations of the lexicon, or units), each of at least 2 letters; None otherwise."""
+    lex = lexicon()
+    known = lex.compound_parts | set(lex.abbreviations) | {w for e in lex.abbreviations.values() for x in e for w in x.split()}
+    if len(word) < 5 or not word.isalpha() or word in known:
+        return None
+    for k in range(len(word) - 2, 1, -1):  # the longest first part first
+        a, b = word[:k], word[k:]
+        if a in known and (b in known or b in lex.units) and len(b) >= 2:
+            return [a, b]
+    return None
 
 
 def _expansions(words: list[str], abbreviations: dict[str, list[str]], limit: int = 8) -> list[list[str]]:
@@ -172,6 +191,8 @@ class Vocabulary:
                     continue
                 if term.how == "event" and n == 1 and not _verb_form(t.text):
                     continue  # 'ordered' reads the order date; 'orders' are rows
+                if term.how == "verb" and not _verb_form(t.text) and (t.text.endswith("s") or _is_noun(t.text)):
+                    continue  # 'spent', 'spend' name the measure; 'orders' is a noun
                 best.append((n, term.strength, term))
             if not best:
                 i += 1
@@ -234,7 +255,7 @@ class Vocabulary:
             concepts = {tuple(c.split()) for c in entry["concepts"]}
             cols = []
             for t in self.terms:
-                if t.how in ("part", "verb") or self.kind(t.column) != "numeric":
+                if t.how not in ("name", "words", "expanded", "head") or self.kind(t.column) != "numeric":
                     continue
                 if t.words in concepts or (t.words[-1:] in concepts):
                     cols.append(t.column)
@@ -252,6 +273,10 @@ def _column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]
     if not words:
         return [], []
     terms = [Term(tuple(words), col.name, "name")]
+    split = [x for w in words for x in (split_compound(w) or [w])]
+    if split != words:
+        terms.append(Term(tuple(split), col.name, "words"))
+        words = split
     content, unit_words = _content(words, units)
     if content != words:
         terms.append(Term(tuple(content), col.name, "words"))

@@ -25,7 +25,7 @@ FUNC_PATTERNS: list[tuple[re.Pattern, str]] = [
     (re.compile(r"\b(?:arithmetic\s+)?(?:average|mean|avg)\b"), "mean"),
     (re.compile(r"\bmedian\b"), "median"),
     (re.compile(r"\b(?:the\s+)?range\s+of\b|\b(?:the\s+)?range\s*\(\s*max(?:imum)?\s*-\s*min(?:imum)?\s*\)"), "range"),
-    (re.compile(r"\b(total|sum|summed|sums|totals)\b"), "sum"),
+    (re.compile(r"\b(total|sum|summed|sums|totals|how much)\b"), "sum"),
     (re.compile(r"\b(number of distinct|number of unique|number of different|how many distinct|how many unique|"
                 r"how many different|distinct|unique)\b"), "nunique"),
     (re.compile(r"\b(how many|number of|count of|count|counts)\b"), "count"),
@@ -65,6 +65,9 @@ _N = r"(\d+|" + "|".join(k for k in ("one", "two", "three", "four", "five", "six
                                       "twenty", "fifteen", "twelve", "eleven", "fifty", "hundred")) + r")"
 TOPN = re.compile(rf"\b(top|bottom|first|highest|lowest|largest|smallest|best|worst|biggest|greatest)\s+{_N}\b"
                   rf"|\b{_N}\s+(largest|smallest|highest|lowest|biggest|best|worst|greatest|most|least|fewest)\b")
+# "the 5 states with the most violent crime", "3 quarters with the lowest rate": N rows or groups by a measure
+TOPN_WITH = re.compile(rf"\b(?:the\s+)?{_N}\s+(?=(?:[a-z]+\s+){{1,3}}?(?:with|having|that have|that had|which have)\s+"
+                       rf"(?:the\s+)?(most|highest|largest|biggest|greatest|lowest|least|fewest|smallest)\b)")
 
 
 ALPHA = re.compile(r"\b(?:alpha|significance level|significance|level)\s*(?:\(\s*alpha\s*\)\s*)?(?:of|=|is|at)?\s*(0?\.\d+)")
@@ -119,12 +122,18 @@ def read_task_words(st: Reading) -> str | None:
 
 
 def read_topn(st: Reading) -> tuple[int, bool] | None:
-    """'top 3', '5 largest', 'bottom ten' → (n, ascending)."""
+    """'top 3', '5 largest', 'bottom ten', 'the 5 states with the most X' → (n, ascending)."""
+    low = ("bottom", "lowest", "smallest", "worst", "least", "fewest")
     for m in TOPN.finditer(st.text):
         if st.free(m.start(), m.end()):
             st.take(m.start(), m.end())
             word, n = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-            return int(number(n)), word in ("bottom", "lowest", "smallest", "worst", "least", "fewest")
+            return int(number(n)), word in low
+    for m in TOPN_WITH.finditer(st.text):
+        if st.free(m.start(), m.end()) and st.free(m.start(2), m.end(2)):
+            st.take(m.start(), m.end())
+            st.take(m.start(2), m.end(2))
+            return int(number(m.group(1))), m.group(2) in low
     return None
 
 

@@ -1,0 +1,146 @@
+"""The offline planner: the user's question read into specs, checked, and turned into a plan of analyst steps.
+
+Checks before anything runs (why the offline model does not give wrong answers):
+
+- every word of a part is explained (stage 5 of the reader), or the part declines with the words it
+  could not read;
+- every column the part names is used by the spec;
+- the canonical text of the specs reads back (strict parser) to the same specs: the analysts compute
+  exactly what the planner understood;
+- an answer format (``@name[...]``) is answered only when each name matches one shown value.
+
+A decline says why, names the closest question the model can answer when there is one, and says
+that a language model (``--model``) reads any phrasing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from auto_analyst.data.description import DatasetDescription
+from auto_analyst.llm.offline.answer_format import match_names
+from auto_analyst.llm.offline.canonical import parse_many
+from auto_analyst.llm.offline.codegen import ROLES, code_for, scalar_labels
+from auto_analyst.llm.offline.conversation import route
+from auto_analyst.llm.offline.protocol import Prompt
+from auto_analyst.llm.offline.reader import read_question
+from auto_analyst.llm.offline.reader.suggest import closest_question
+from auto_analyst.llm.offline.spec import QuerySpec
+from auto_analyst.question_text import QUOTE, split_format
+
+__all__ = ["planner", "previous_spec", "dataset", "turns", "MODEL_HINT"]
+
+MODEL_HINT = ("A language model reads any phrasing: --model openai/gpt-4o-mini (key in OPENAI_API_KEY) or any model "
+              "LiteLLM supports.")
+CANNOT = ("The embedded offline model can't answer this kind of question. Rephrase it with column names and a "
+          "statistic or chart (for example 'mean of price by category'). " + MODEL_HINT)
+
+
+def dataset(p: Prompt) -> DatasetDescription | None:
+    try:
+        return DatasetDescription.from_prompt(p.inputs.get("dataset_description", ""))
+    except ValueError:
+        return None
+
+
+def turns(p: Prompt) -> list:
+    memory = p.json_input("short_term_memory", []) or []
+    return memory.get("turns", []) if isinstance(memory, dict) else memory
+
+
+def previous_spec(p: Prompt, desc: DatasetDescription) -> QuerySpec | None:
+    """The spec the conversation is at: the last answered part of the latest turn (the quoted turn when the
+    question quotes one), read from its canonical text."""
+    for item in reversed(turns(p)):
+        if not isinstance(item, dict):
+            continue
+        text = item.get("standalone_question") or item.get("question")
+        if not text:
+            continue
+        specs = parse_many(text, desc)
+        if specs is None:  # a turn planned by another model: read its words
+            specs = [s for s in read_question(text, desc) if s.answerable]
+        if specs:
+            return specs[-1]
+    return None
+
+
+def planner(p: Prompt) -> dict[str, Any]:
+    goal = p.inputs.get("goal", "")
+    intent = route(goal)
+    out = {"intent": intent, "standalone_question": goal, "plan": [], "assumptions": [], "decline_reason": ""}
+    if intent != "analysis":
+        return out
+    desc = dataset(p)
+    if desc is None or not desc.tables:
+        out["decline_reason"] = "No table is loaded; load a CSV, Excel or Parquet file first."
+        return out
+    if any(isinstance(t, dict) and t.get("quoted") for t in turns(p)):
+        goal = QUOTE.sub(" ", goal)  # the quote points at an earlier turn (now the previous one); it is not a question
+    goal, names, rounding = split_format(goal)
+    specs = read_question(goal, desc, previous_spec(p, desc))
+    if rounding is not None:
+        for s in specs:
+            s.rounding = s.rounding if s.rounding is not None else rounding
+    good = [s for s in specs if s.answerable]
+    if good and not reads_back(good, desc):
+        good = []
+    bad = [s for s in specs if s not in good]
+    reasons = list(dict.fromkeys(pr for s in bad for pr in s.problems))
+    if not good:
+        out["decline_reason"] = _decline(reasons, goal, desc)
+        return out
+    if names and not any(s.group_by or s.time_grain for s in good):
+        labels = [lab for s in good for lab in scalar_labels(s)]
+        if labels and match_names(names, labels) is None:
+            out["decline_reason"] = (f"I can't tell which of my results {', '.join(names)} refer to, so I don't answer "
+                                     "in that format offline. " + MODEL_HINT)
+            return out
+    out["standalone_question"] = "; ".join(s.to_text() for s in good)
+    out["assumptions"] = list(dict.fromkeys(a for s in good for a in s.assumptions))
+    if bad:
+        out["decline_reason"] = "Part of the question was not answered: " + " ".join(reasons or [CANNOT])
+    out["plan"] = plan_steps(good)
+    return out
+
+
+def _decline(reasons: list[str], goal: str, desc: DatasetDescription) -> str:
+    text = " ".join(reasons) if reasons else "The embedded offline model can't answer this kind of question."
+    suggestion = closest_question(goal, desc)
+    if suggestion:
+        text += f" Did you mean: {suggestion}?"
+    elif not reasons:
+        text = CANNOT
+    return text + ("" if MODEL_HINT in text else " " + MODEL_HINT)
+
+
+def reads_back(specs: list[QuerySpec], desc: DatasetDescription) -> bool:
+    """The analysts re-read the canonical text: refuse a question whose text does not read back the same."""
+    again = parse_many("; ".join(s.to_text() for s in specs), desc)
+    keep = {"assumptions", "problems"}
+    ok = again is not None and [a.model_dump(exclude=keep) for a in again] == [s.model_dump(exclude=keep) for s in specs]
+    if not ok:
+        for spec in specs:
+            spec.problems.append("I could not restate this question unambiguously, so I did not answer it.")
+    return ok
+
+
+def plan_steps(good: list[QuerySpec]) -> list[dict]:
+    steps = []
+    n = len(good)
+    for role in ROLES:
+        if not code_for(role, good):
+            continue
+        uses = sorted({s.table for s in good}) if role == "preprocessing" else [f"data_{i}" for i in range(1, n + 1)]
+        creates = [f"data_{i}" for i in range(1, n + 1)] if role == "preprocessing" else []
+        steps.append({"agent": role, "instruction": _instruction(role, good), "uses": uses, "creates": creates})
+    return steps
+
+
+def _instruction(role: str, specs) -> str:
+    if role == "preprocessing":
+        return "Select the rows each part needs: " + "; ".join(
+            (" and ".join(f.to_text() for f in s.filters) or "all rows") for s in specs) + "."
+    if role == "visualisation":
+        return "Plot: " + "; ".join(s.to_text() for s in specs if s.task == "chart") + "."
+    return "Compute: " + "; ".join(s.to_text() for s in specs) + "."
