@@ -7,38 +7,14 @@ visualisation blocks read it (agents share variables through the combined script
 
 from __future__ import annotations
 
+from auto_analyst.llm.offline.canonical import render
+from auto_analyst.llm.offline.pycode import FUNC_CALL, GRAIN_CODE, PICK_HELPER
 from auto_analyst.llm.offline.spec import Filter, Measure, QuerySpec
 
-__all__ = ["code_for", "func_call", "PICK_HELPER", "ROLES"]
+__all__ = ["code_for", "scalar_labels", "ROLES"]
 
 ROLES = ("preprocessing", "statistics", "visualisation", "machine_learning")
 
-PICK_HELPER = '''def pick_value(series, wanted):
-    """The value of `series` written as `wanted`: exact, else ignoring case and spaces; never another value."""
-    values = list(series.dropna().unique())
-    if wanted in values:
-        return wanted
-    key = str(wanted).strip().casefold()
-    hits = [v for v in values if str(v).strip().casefold() == key]
-    if len(hits) == 1:
-        return hits[0]
-    shown = ", ".join(map(str, values[:12]))
-    raise LookupError(f"No value {wanted!r} in column {series.name!r}. Values there include: {shown}.")
-'''
-
-# statistics as pandas calls; std_pop is the population standard deviation (ddof=0), skew and kurt pandas'
-# bias-corrected sample skewness and excess kurtosis (Series.skew, Series.kurt), range is max - min
-FUNC_CALL = {"mean": ".mean()", "median": ".median()", "sum": ".sum()", "count": ".count()", "min": ".min()",
-             "max": ".max()", "std": ".std()", "std_pop": ".std(ddof=0)", "var": ".var()", "nunique": ".nunique()",
-             "skew": ".skew()", "kurt": ".kurt()", "range": ".agg(lambda s: s.max() - s.min())"}
-GRAIN_CODE = {"day": ".dt.strftime('%Y-%m-%d')", "week": ".dt.to_period('W').astype(str)",
-              "month": ".dt.strftime('%Y-%m')", "month_of_year": ".dt.month",
-              "quarter": ".dt.to_period('Q').astype(str)", "year": ".dt.year"}
-
-
-def func_call(func: str) -> str:
-    """The pandas call computing ``func`` on a Series or a groupby (e.g. '.std(ddof=0)')."""
-    return FUNC_CALL[func]
 MANY_BARS = 25
 
 
@@ -346,7 +322,7 @@ def code_for(role: str, specs: list[QuerySpec]) -> str:
         if code and role == first_user and role != "preprocessing" and not needs_preprocessing(spec):
             code = f"data_{i} = {spec.table}\n" + code  # no preprocessing step: this step takes the table itself
         if code:
-            blocks.append(f"# part {i}: {spec.to_text()}\n{code}")
+            blocks.append(f"# part {i}: {render(spec)}\n{code}")
     if not blocks:
         return ""
     imports = ["import pandas as pd"] + (["import plotly.express as px"] if role == "visualisation" and "px." in "".join(blocks) else [])

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from auto_analyst.data.description import DatasetDescription
-from auto_analyst.llm.offline.canonical import parse_many
+from auto_analyst.llm.offline.canonical import parse_many, render
 from auto_analyst.llm.offline.codegen import ROLES, code_for
 from auto_analyst.llm.offline.fixes import fix_script
 from auto_analyst.llm.offline.planning import MODEL_HINT, dataset
@@ -35,7 +35,7 @@ def analyst(p: Prompt, role: str) -> dict[str, Any]:
     if role not in ROLES:
         return custom_analyst(p, role, specs)
     code = code_for(role, specs)
-    return {"code": code, "summary": f"{role.replace('_', ' ').capitalize()} code for: " + "; ".join(s.to_text() for s in specs)}
+    return {"code": code, "summary": f"{role.replace('_', ' ').capitalize()} code for: " + "; ".join(render(s) for s in specs)}
 
 
 def custom_analyst(p: Prompt, role: str, specs: list) -> dict[str, Any]:
@@ -45,7 +45,7 @@ def custom_analyst(p: Prompt, role: str, specs: list) -> dict[str, Any]:
         return {"code": "", "summary": f"The {role} agent needs a language model: the embedded offline model does not "
                                        "know its method, and this is not a question it answers itself. " + MODEL_HINT}
     script = merge_blocks([{"agent": r, "code": code_for(r, specs)} for r in ROLES])
-    return {"code": script, "summary": "Computed with the offline model's own methods: " + "; ".join(s.to_text() for s in specs)}
+    return {"code": script, "summary": "Computed with the offline model's own methods: " + "; ".join(render(s) for s in specs)}
 
 
 def combiner(p: Prompt) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from auto_analyst.data.description import DatasetDescription
 from auto_analyst.llm.offline.answer_format import match_names
-from auto_analyst.llm.offline.canonical import parse_many
+from auto_analyst.llm.offline.canonical import parse_many, render
 from auto_analyst.llm.offline.codegen import ROLES, code_for, scalar_labels
 from auto_analyst.llm.offline.conversation import route
 from auto_analyst.llm.offline.protocol import Prompt
@@ -96,7 +96,7 @@ def planner(p: Prompt) -> dict[str, Any]:
             out["decline_reason"] = (f"I can't tell which of my results {', '.join(names)} refer to, so I don't answer "
                                      "in that format offline. " + MODEL_HINT)
             return out
-    out["standalone_question"] = "; ".join(s.to_text() for s in good)
+    out["standalone_question"] = "; ".join(render(s) for s in good)
     out["assumptions"] = list(dict.fromkeys(a for s in good for a in s.assumptions))
     if bad:
         out["decline_reason"] = "Part of the question was not answered: " + " ".join(reasons or [CANNOT])
@@ -116,7 +116,7 @@ def _decline(reasons: list[str], goal: str, desc: DatasetDescription) -> str:
 
 def reads_back(specs: list[QuerySpec], desc: DatasetDescription) -> bool:
     """The analysts re-read the canonical text: refuse a question whose text does not read back the same."""
-    again = parse_many("; ".join(s.to_text() for s in specs), desc)
+    again = parse_many("; ".join(render(s) for s in specs), desc)
     keep = {"assumptions", "problems"}
     ok = again is not None and [a.model_dump(exclude=keep) for a in again] == [s.model_dump(exclude=keep) for s in specs]
     if not ok:
@@ -142,5 +142,5 @@ def _instruction(role: str, specs) -> str:
         return "Select the rows each part needs: " + "; ".join(
             (" and ".join(f.to_text() for f in s.filters) or "all rows") for s in specs) + "."
     if role == "visualisation":
-        return "Plot: " + "; ".join(s.to_text() for s in specs if s.task == "chart") + "."
-    return "Compute: " + "; ".join(s.to_text() for s in specs) + "."
+        return "Plot: " + "; ".join(render(s) for s in specs if s.task == "chart") + "."
+    return "Compute: " + "; ".join(render(s) for s in specs) + "."

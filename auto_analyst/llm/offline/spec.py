@@ -1,6 +1,6 @@
 """The offline model's reading of a question: a typed query specification and its canonical text.
 
-The canonical text (:meth:`QuerySpec.to_text`, written by :mod:`auto_analyst.llm.offline.canonical`) is
+The canonical text (written by :func:`auto_analyst.llm.offline.canonical.render`) is
 what the offline planner writes as the ``standalone_question``; the strict canonical parser reads it
 back, which is how the analysts and the next turn's follow-ups build on it.
 """
@@ -115,12 +115,6 @@ class QuerySpec(BaseModel):
     @property
     def answerable(self) -> bool:
         return self.task != "decline" and not self.problems
-
-    def to_text(self) -> str:
-        """Canonical English the strict parser reads back (columns in backticks, values quoted)."""
-        from auto_analyst.llm.offline.canonical import render
-
-        return render(self)
 
 
 Filter.model_rebuild()

@@ -12,7 +12,7 @@ import re
 from auto_analyst.data.description import DatasetDescription, TableDescription
 from auto_analyst.llm.offline.reader.followups import resolve
 from auto_analyst.llm.offline.reader.grammar import decide
-from auto_analyst.llm.offline.reader.pieces import read_pieces
+from auto_analyst.llm.offline.reader.read_part import read_pieces
 from auto_analyst.llm.offline.reader.text import fold, normalize
 from auto_analyst.llm.offline.reader.vocabulary import vocabulary
 from auto_analyst.llm.offline.spec import QuerySpec

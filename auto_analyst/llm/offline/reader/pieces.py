@@ -1,9 +1,7 @@
-"""Stage 2 of the reader, put together: one question part read into :class:`Pieces`.
+"""The pieces of one question part that stage 2 of the reader found, before a task is chosen.
 
-``read_pieces`` runs the linkers in a fixed order (columns, format, conditions, periods, adjectives,
-task-plugin words, 'top N', statistics, charts, task words, row nouns, table references) and sorts
-the columns it found into groupings and the rest. Stage 3 (``grammar``) turns the pieces into a
-:class:`~auto_analyst.llm.offline.spec.QuerySpec`.
+Built by :func:`~auto_analyst.llm.offline.reader.read_part.read_pieces`; read by the grammar, the
+follow-up resolver and the task plugins.
 """
 
 from __future__ import annotations
@@ -11,17 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from auto_analyst.data.description import TableDescription
-from auto_analyst.llm.offline.reader.conditions import GROUP_BEFORE, read_filters, read_format, read_quarters, read_time
-from auto_analyst.llm.offline.reader.instructions import read_instructions
-from auto_analyst.llm.offline.reader.linker import (RowNoun, Superlative, fuzzy_columns, link_columns, link_row_nouns,
-                                                    link_superlatives, link_table)
-from auto_analyst.llm.offline.reader.text import Reading, fold, normalize
-from auto_analyst.llm.offline.reader.vocabulary import Mention, Vocabulary, vocabulary
-from auto_analyst.llm.offline.reader.words import read_chart, read_funcs, read_significance, read_task_words, read_topn
-from auto_analyst.llm.offline.spec import Filter, QuerySpec
+from auto_analyst.llm.offline.reader.linker import RowNoun, Superlative
+from auto_analyst.llm.offline.reader.text import Reading
+from auto_analyst.llm.offline.reader.vocabulary import Mention
+from auto_analyst.llm.offline.spec import QuerySpec
 
-__all__ = ["Pieces", "read_pieces", "WHICH_BEFORE", "OVER_ALL_BEFORE", "COMPARE"]
+__all__ = ["Pieces", "WHICH_BEFORE", "OVER_ALL_BEFORE", "COMPARE"]
 
 WHICH_BEFORE = re.compile(r"(?:^|\b(?:in|for|during|on|at|of)\s+)(?:which|what)\s*$")
 OVER_ALL_BEFORE = re.compile(r"(?:\bacross(?: all)?(?: the)?|\bover all(?: the)?|\bamong(?: all)?(?: the)?)\s*$")
@@ -65,194 +58,3 @@ class Pieces:
     @property
     def own_columns(self) -> bool:
         return bool(self.numeric or self.categorical or self.dates or self.group_cols)
-
-
-def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None = None) -> Pieces:
-    """Link the words of one part to the table (see the module docstring for the order)."""
-    from auto_analyst.llm.offline.tasks import reserved_spans
-
-    vocab = vocab or vocabulary(table)
-    text = fold(normalize(question))
-    st = Reading(text)
-    spec = QuerySpec(table=table.name)
-    for a, b in reserved_spans(text):  # e.g. the name of a new column: not a mention of existing columns
-        st.take(a, b)
-    drop_missing = read_instructions(st, spec)
-    read_quarters(st, spec, table)  # 'the second quarter of 2008' before 'quarter' reads as a column
-    mentions = link_columns(st, vocab, spec)
-    negated = _negations(st, mentions, vocab)
-    all_mentions = list(mentions)
-    read_format(st, spec)
-    originals = {fold(normalize(q)): q for q in re.findall(r"['\"“]([^'\"”]+)['\"”]", question)}
-    for named in re.findall(r"[\"“']([^\"”']+)[\"”']\s+column", question):
-        if vocab.lookup(named) is None:  # 'the "JAMES LOGAN" column' must be a column, not a value
-            spec.problems.append(f"There is no column {named!r}. Columns: {', '.join(vocab.columns)}.")
-    in_filters = read_filters(st, spec, mentions, table, originals, vocab)
-    _unlisted_values(st, spec, question, table)
-    mentions = [m for i, m in enumerate(mentions) if i not in in_filters]
-    event = next((m.column for m in mentions if vocab.kind(m.column) == "datetime"), None)
-    read_time(st, spec, table, event)
-    n = read_topn(st)  # before the statistics and adjectives: "top 3", "3 largest" keep rows, they are no maximum
-    superlatives = link_superlatives(st, vocab)
-    significance = read_significance(st)
-    keywords, spans = _plugin_words(st)
-    funcs = read_funcs(st)
-    p = Pieces(text=text, raw=question, spec=spec, funcs=funcs, chart=read_chart(st), task_word=read_task_words(st),
-               n=n, keywords=keywords, keyword_spans=spans, mentions=all_mentions, superlatives=superlatives,
-               drop_missing=drop_missing, significance=significance, negated=negated, reading=st)
-    p.row_nouns = link_row_nouns(st, vocab)
-    link_table(st, vocab)
-    compare = COMPARE.search(text)
-    if compare and st.free(compare.start(), compare.end()):
-        p.compare = True
-        st.take(compare.start(), compare.end())
-    other = []
-    for k, m in enumerate(mentions):
-        if OVER_ALL_BEFORE.search(text[:m.start]):
-            continue  # "the average rate across campaigns": the population, not a grouping
-        after_group = k > 0 and mentions[k - 1].column in p.group_cols and text[mentions[k - 1].end:m.start].strip() == "and"
-        if GROUP_BEFORE.search(text[:m.start]) or WHICH_BEFORE.search(text[:m.start]) or after_group:
-            p.group_cols.append(m.column)  # "by firm and year", "in which year"
-        else:
-            other.append(m.column)
-    for s in superlatives:
-        other.append(s.column)
-    unknown = [w for w in _modifiers(st, all_mentions, vocab, spec) if w not in _described_words(question, vocab)]
-    unknown = [w for w in unknown if w not in _framing()]
-    if unknown:
-        fuzzy = fuzzy_columns(unknown, vocab, spec)
-        if fuzzy is None:
-            p.unknown = True
-        else:
-            for col, words in fuzzy:
-                at = text.find(words)
-                if at >= 0 and GROUP_BEFORE.search(text[:at]):
-                    p.group_cols.append(col)
-                else:
-                    other.append(col)
-    for c in other:
-        kind = vocab.kind(c)
-        (p.numeric if kind == "numeric" else p.dates if kind == "datetime" else p.categorical).append(c)
-    for name in ("numeric", "categorical", "dates", "group_cols"):  # a column written twice is one column
-        setattr(p, name, list(dict.fromkeys(getattr(p, name))))
-    return p
-
-
-PROPER = re.compile(r"(?<![.?!:]\s)(?<!^)\b([A-Z][\w'.-]*(?:\s+(?:[A-Z][\w'.-]*|of|de|la|del)(?=\s+[A-Z]|\b))*)")
-
-
-def _unlisted_values(st: Reading, spec: QuerySpec, question: str, table: TableDescription) -> None:
-    """'the murder rate in Florida': a capitalised name that no column or listed value explains is taken as a
-    value of the one text column whose values the description does not list in full (the script checks it
-    exists, and says so when it does not: it is never swapped for another value)."""
-    from auto_analyst.llm.offline.reader.lexicon import lexicon
-
-    lex = lexicon()
-    common = lex.ignorable | lex.framing | lex.row_nouns | lex.entity_nouns | set(lex.months)
-    open_cols = [c.name for c in table.columns if c.kind in ("identifier", "categorical") and c.distinct > len(c.top_values)
-                 and not any(isinstance(v, (int, float)) for v in c.examples if False)]
-    for m in PROPER.finditer(question):
-        phrase = m.group(1).strip()
-        key = fold(normalize(phrase))
-        if not key or key in common or any(w in common for w in key.split()) and len(key.split()) == 1:
-            continue
-        at = st.text.find(key)
-        if at < 0 or not st.free(at, at + len(key)):
-            continue
-        if len(open_cols) != 1:
-            if open_cols:
-                spec.problems.append(f"'{phrase}' may be a value of {', '.join(open_cols)}; say which column "
-                                     f"(e.g. \"{open_cols[0]} = '{phrase}'\").")
-                st.take(at, at + len(key))
-            continue
-        spec.filters.append(Filter(column=open_cols[0], op="==", value=phrase))
-        spec.assumptions.append(f"took '{phrase}' as a value of '{open_cols[0]}'")
-        st.take(at, at + len(key))
-
-
-NEGATION = re.compile(r"\b(?:not|non|never|didn't|did not|didnt|don't|do not|haven't|has not|have not|hasn't|weren't|were not|"
-                      r"wasn't|was not|isn't|is not|aren't|are not|without|no)(?:[\s-]+(?:been|be|get|got|a|an|the))?[\s-]*$")
-
-
-def _negations(st: Reading, mentions: list[Mention], vocab: Vocabulary) -> set[str]:
-    """Yes/no columns said in the negative ('customers who did not churn', 'non-members'); the negation is explained."""
-    out = set()
-    for m in mentions:
-        if vocab.kind(m.column) != "boolean":
-            continue
-        neg = NEGATION.search(st.text[:m.start])
-        if neg and st.free(neg.start(), neg.end()):
-            out.add(m.column)
-            st.take(neg.start(), neg.end())
-    return out
-
-
-def _framing() -> frozenset[str]:
-    from auto_analyst.llm.offline.reader.lexicon import lexicon
-
-    return lexicon().framing
-
-
-def _plugin_words(st: Reading) -> tuple[dict[str, list[str]], dict[str, list[tuple[int, int]]]]:
-    """Each plugin's words and their spans, found independently (two plugins may find the same word);
-    stage 3 decides which plugin's claim wins and marks its words explained."""
-    from auto_analyst.llm.offline.tasks import PLUGINS
-
-    found: dict[str, list[str]] = {}
-    spans: dict[str, list[tuple[int, int]]] = {}
-    for name, plugin in PLUGINS.items():
-        if hasattr(plugin, "active") and not plugin.active(st.text):
-            continue
-        for m in plugin.KEYWORDS.finditer(st.text):
-            if m.end() > m.start() and st.free(m.start(), m.end()):
-                found.setdefault(name, []).append(m.group(0))
-                spans.setdefault(name, []).append((m.start(), m.end()))
-    for ss in spans.values():
-        for a, b in ss:
-            st.take(a, b)
-    return found, spans
-
-
-# adjectives that change the question ("newest version", "valid price") are never skipped as qualifiers
-NOT_QUALIFIER = re.compile(r"(?:est|ier|iest)$|^(?:new|old|recent|current|previous|next|last|first|valid|invalid|"
-                           r"unique|other|different|same|top|bottom|high|low|big|small|long|short|early|late|not|no|non)$")
-GENERIC_AFTER = {"code", "codes", "id", "ids", "number", "numbers", "name", "names", "column", "field", "value",
-                 "values", "variable", "level", "levels", "category", "categories", "group", "groups", "score", "scores",
-                 "feature", "features", "attribute", "measure", "measurement", "measurements", "data", "figures",
-                 "rate", "rates", "content", "class", "classes", "label", "labels", "type", "types", "readings",
-                 "reading", "amount", "amounts", "statistics", "stats", "information", "info", "variable", "series"}
-
-
-def _modifiers(st: Reading, mentions: list[Mention], vocab: Vocabulary, spec: QuerySpec) -> list[str]:
-    """Unexplained words, less a one-word qualifier right before a column ('fish size' for 'size'), a
-    generic noun right after one ('ZIP code' for 'zip'), and the words that introduce a named column
-    ('the atmospheric pressure column (BARO)'). A qualifier that misspells the column's own word is said
-    ("took 'flor area' as 'floor area'")."""
-    words = st.leftover_words()
-    kept = []
-    for w in words:
-        before = [m for m in mentions if re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start])]
-        qualifier = not NOT_QUALIFIER.search(w) and bool(before)
-        for m in before if qualifier else []:
-            phrase = f"{w} {m.text}"
-            if m.column in vocab.close(phrase) and phrase not in {" ".join(t.words) for t in vocab.terms}:
-                spec.assumptions.append(f"took '{phrase}' as '{m.column}'")
-        generic = w in GENERIC_AFTER and any(re.match(r"\s+" + re.escape(w) + r"\b", st.text[m.end:]) for m in mentions)
-        described = any(re.search(r"\b" + re.escape(w) + r"(?:\s+\w+){0,2}\s+column\s+$", st.text[:m.start])
-                        for m in mentions)
-        if not (qualifier or generic or described):
-            kept.append(w)
-    return kept
-
-
-def _described_words(question: str, vocab: Vocabulary) -> set[str]:
-    """Words that only describe a column named next to them: 'wind speeds (WINDSPEED)',
-    'the "compound" sentiment score column', 'the maximum temperature (TMAX_F)'."""
-    out: set[str] = set()
-    for m in re.finditer(r"((?:[\w'-]+\s+){1,4})\(\s*([^()]+?)\s*\)", question):
-        if vocab.lookup(m.group(2).strip("`'\"")):
-            out |= set(fold(normalize(m.group(1))).split())
-    for m in re.finditer(r"[\"'`“]([^\"'`”]+)[\"'`”]\s+((?:[\w-]+\s+){1,3})columns?\b", question):
-        if vocab.lookup(m.group(1)):
-            out |= set(fold(normalize(m.group(2))).split())
-    return out

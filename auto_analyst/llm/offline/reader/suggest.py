@@ -11,9 +11,10 @@ from __future__ import annotations
 import difflib
 
 from auto_analyst.data.description import DatasetDescription
+from auto_analyst.llm.offline.canonical import render
 from auto_analyst.llm.offline.reader.grammar import decide
 from auto_analyst.llm.offline.reader.parts import choose_table, split_parts
-from auto_analyst.llm.offline.reader.pieces import read_pieces
+from auto_analyst.llm.offline.reader.read_part import read_pieces
 from auto_analyst.llm.offline.reader.vocabulary import vocabulary
 
 __all__ = ["closest_question", "SUGGEST_MATCH"]
@@ -46,5 +47,5 @@ def closest_question(question: str, desc: DatasetDescription) -> str | None:
         spec.problems = []
         decide(p, spec, table)
         if spec.answerable:
-            return spec.to_text()
+            return render(spec)
     return None

@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
-from auto_analyst.llm.offline.canonical import Template
-from auto_analyst.llm.offline.codegen import PICK_HELPER
+from auto_analyst.llm.offline.templates import Template
+from auto_analyst.llm.offline.pycode import PICK_HELPER
 from auto_analyst.llm.offline.reader.pieces import OVER_ALL_BEFORE, Pieces
 from auto_analyst.llm.offline.reader.vocabulary import vocabulary
 from auto_analyst.llm.offline.spec import QuerySpec

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
-from auto_analyst.llm.offline.canonical import Template
+from auto_analyst.llm.offline.templates import Template
 from auto_analyst.llm.offline.reader.pieces import Pieces
 from auto_analyst.llm.offline.spec import QuerySpec
 from auto_analyst.llm.offline.tasks._common import column_positions, info, is_identifier, mentioned, usable_features

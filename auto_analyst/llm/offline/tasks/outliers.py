@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
-from auto_analyst.llm.offline.canonical import Template
-from auto_analyst.llm.offline.codegen import func_call
+from auto_analyst.llm.offline.templates import Template
+from auto_analyst.llm.offline.pycode import func_call
 from auto_analyst.llm.offline.reader.pieces import Pieces
 from auto_analyst.llm.offline.spec import FUNC_WORDS, QuerySpec
 from auto_analyst.llm.offline.tasks._common import NUM, column_positions, info, is_identifier, number
