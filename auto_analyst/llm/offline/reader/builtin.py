@@ -365,7 +365,7 @@ def _chart(spec: QuerySpec, kind: str, group_cols, numeric, categorical, dates, 
         if len(numeric) != 2:
             spec.problems.append("A scatter plot needs two numeric columns; name both.")
             return
-        # columns in the order written: "plot A against B" gives x=A, y=B (as ../shared/cases/10 expects)
+        # columns in the order written: "plot A against B" gives x=A, y=B (as the hard input cases of tests/data expect)
         spec.x, spec.y = numeric[0], numeric[1]
     elif kind == "histogram":
         if not numeric:
