@@ -44,8 +44,8 @@ STYLE = re.compile(rf"\b(?:answer|answers|respond|responses|reply|replies|explai
                    rf"|\b(?:from now on|going forward|in future|for the rest of|from here on|henceforth)\b.{{0,60}}\b(?:{_STYLE_WORDS})\b"
                    rf"|\b(?:{_STYLE_WORDS})\b.{{0,40}}\b(?:from now on|going forward|in future|please|answers)\b"
                    r"|\bi'?m (?:a|an) (?:statistician|data scientist|beginner|expert|manager|student|analyst|engineer|"
-                   r"executive|researcher|novice)\b|\bi'?m new to\b|\bi am new to\b|\b(?:act|behave|respond|answer|talk|write) "
-                   r"(?:as|like) an? \w+|\b(?:pretend to be|you are) an? \w+|\bexplain (?:it|this|things|that) (?:to|for|like) "
+                   r"executive|researcher|novice)\b|\bi'?m new to\b|\bi am new to\b|\b(?:act|behave|respond|answer|talk|write|speak)"
+                   r"(?: to me)? (?:as|like) an? \w+|\b(?:pretend to be|you are) an? \w+|\bexplain (?:it|this|things|that) (?:to|for|like) "
                    r"(?:a|an|me)\b|\bless jargon\b|\bno jargon\b|\bstop using\b", re.I)
 ANALYSIS = re.compile(r"\b(mean|average|median|sum|total|plot|chart|count|how many|correlation|distribution|histogram|"
                       r"maximum|minimum|highest|lowest|regress|predict|outliers?)\b", re.I)

@@ -87,7 +87,8 @@ def answer(p: Prompt) -> dict[str, Any]:
     _, names, digits = split_format(question)
     formatted = format_lines(names, tables, digits)
     unanswered = p.inputs.get("unanswered", "")
-    if style.one_sentence:
+    if style.one_sentence or (style.brief and not any(t.get("columns") == ["value"] for t in tables)):
+        # one sentence, or a short answer of tables: the headline in one line
         body = _one_sentence([t for t in tables if t.get("columns") == ["value"]] or tables, figures)
         if unanswered:
             body += " " + unanswered

@@ -37,6 +37,10 @@ def default_func(column: str, spec: QuerySpec) -> str:
     return func
 
 
+def _is_period(column: str) -> bool:
+    return words_of(column) in (["quarter"], ["year"], ["month"], ["week"], ["day"], ["season"], ["period"])
+
+
 def _counts_things(column: str) -> bool:
     """A column of counts ('passenger_count', 'num_items', 'qty'): 'how many passengers' sums it."""
     return bool(set(words_of(column)) & COUNT_WORDS)
@@ -204,7 +208,10 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
                         spec.task, spec.columns = "value_counts", [col]
                         spec.measures = []
                         return
-                if f == "count" and col in numeric and (_counts_things(col) or col in plural_mention):
+                if f == "count" and col in numeric and col in plural_mention and _is_period(col):
+                    spec.measures.append(Measure(func="count"))  # "how many quarters had ...": the rows are periods
+                    continue
+                if f == "count" and col in numeric and _counts_things(col):
                     # "how many passengers per borough" with passenger_count: the total of the counts
                     spec.measures.append(Measure(func="sum", column=col))
                     spec.assumptions.append(f"'{col}' holds counts: added them up")
@@ -327,7 +334,7 @@ def _top_n(spec: QuerySpec, n: tuple[int, bool], group_cols, numeric, categorica
     nums = {c.name for c in table.columns if c.kind == "numeric"} if table is not None else set()
     if not numeric and not categorical and len(group_cols) == 1 and group_cols[0] in nums:
         numeric, group_cols = group_cols, []  # "top 5 rows by invest": rank rows by that column
-    ident = vocabulary(table).id_column if table is not None else None
+    ident = (vocabulary(table).id_column or _when_column(table)) if table is not None else None
     groups = [g for g in group_cols + [c for c in categorical if c not in group_cols] if not (rows and g == ident)]
     if groups:
         spec.group_by = groups[:1]

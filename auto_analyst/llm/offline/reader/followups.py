@@ -31,15 +31,23 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
     """The spec of part ``p``: ``fresh`` (read alone) unless it refers to ``prev``."""
     if prev is None:
         return fresh
+    if _bare_superlative(p, fresh) and prev.measures and prev.measures[0].column:
+        return merge(prev, p, table)
     refers = REFERS.search(p.text) or OF_THOSE.search(p.text)
     lead = re.match(r"^\s*(?:same|now|and|what about|how about|only|also|then)\b", p.text)
     own_content = bool(p.numeric or p.categorical or p.dates or p.keywords)
-    if own_content and not refers and (fresh.answerable or not lead):
+    if own_content and not refers and (fresh.answerable or not lead) and not _bare_superlative(p, fresh):
         # a complete question of its own (perhaps saying "now" or "instead"), or one whose problem is its own
         return fresh
     if not (FOLLOW_UP.search(p.text) or OF_THOSE.search(p.text) or not fresh.answerable):
         return fresh
     return merge(prev, p, table)
+
+
+def _bare_superlative(p: Pieces, fresh: QuerySpec) -> bool:
+    """'which ward is the lowest?': a superlative with nothing to measure, which means the previous measure."""
+    return fresh.task in ("rank", "top_n") and [m.column for m in fresh.measures] == [None] and not p.row_nouns \
+        and not any(f in ("count", "nunique") for _, f, _ in p.funcs) and not p.numeric
 
 
 def _selection(prev: QuerySpec, p: Pieces) -> Filter | None:
@@ -70,9 +78,8 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # 
         new.filters = [f for f in new.filters if not (f.column == chosen.column and f.op == "in_top")] + [chosen]
         if new.task in ("top_n", "rank"):
             new.task, new.n, new.ascending = "aggregate", None, False
-    for f in p.spec.filters + flag_filters(p, table):
-        new.filters = [g for g in new.filters if not _same_target(g, f)]
-        new.filters.append(f)
+    added = p.spec.filters + flag_filters(p, table)
+    new.filters = [g for g in new.filters if not any(_same_target(g, f) for f in added)] + added
     if re.search(r"\b(all|everything|whole|overall|any)\b", p.text) and not p.spec.filters:
         new.filters = []
     if p.spec.time_grain:
@@ -120,11 +127,16 @@ def _swap_column(new: QuerySpec, col: str, table: TableDescription) -> None:
                         for m in new.measures]
 
 
+PERIODS = {"year": "year", "years": "year", "month": "month", "months": "month", "quarter": "quarter"}
+
+
 def _same_target(old: Filter, new: Filter) -> bool:
-    if old.column == new.column and old.op != "in_top":
-        return True
-    return old.op in ("year", "month", "years", "months", "quarter") and new.op in ("year", "month", "years", "months", "quarter") \
-        and old.op == new.op
+    """A new condition replaces an old one on the same thing: a year a year, a month a month, a value a value."""
+    if old.op == "in_top" or new.op == "in_top":
+        return False
+    if old.op in PERIODS or new.op in PERIODS:
+        return PERIODS.get(old.op) == PERIODS.get(new.op)
+    return old.column == new.column
 
 
 def _to_chart(new: QuerySpec, kind: str, p: Pieces, table: TableDescription) -> None:

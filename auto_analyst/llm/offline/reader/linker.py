@@ -62,6 +62,8 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
             continue
         if ms[0].how in BELOW_ROW_NOUN and _is_row_noun(st.text[s:e], vocab.row_nouns):
             continue  # 'how many patients': the rows, not the patient_id column
+        if _period_rows(st.text, s, e, ms[0].column):
+            continue  # 'how many quarters had ...', 'the 3 quarters with ...': rows that are periods
         if ms[0].how == "part" and vocab.kind(ms[0].column) != "numeric" \
                 and _is_row_noun(st.text[s:e], lexicon().entity_nouns):
             continue  # 'how many orders' on a table with order_date: the rows (a count column keeps its noun)
@@ -92,6 +94,20 @@ def _busy_spans(st: Reading) -> list[tuple[int, int]]:
             spans.append((start, i))
             start = None
     return spans
+
+
+PERIOD_WORDS = {"quarter", "year", "month", "week", "day", "season"}
+
+
+def _period_rows(text: str, s: int, e: int, column: str) -> bool:
+    """A plural period word naming a period column ('quarters' for column quarter) counts the rows, unless it
+    groups ('by quarters', 'which years')."""
+    word = text[s:e]
+    from auto_analyst.llm.offline.reader.vocabulary import words_of
+
+    if not word.endswith("s") or words_of(column) != [word[:-1]] or word[:-1] not in PERIOD_WORDS:
+        return False
+    return not re.search(r"\b(?:by|per|each|every|which|what|across)\s+(?:the\s+)?$", text[:s])
 
 
 def _is_row_noun(phrase: str, nouns: set[str]) -> bool:

@@ -118,7 +118,9 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
     """An OLS regression of the outcome the words name on the predictors they name (or every usable column)."""
     y, xs, _how = split_roles(p, table)
     if DRIVERS.search(p.text) and xs is None and y is not None:
-        spec.assumptions.append(f"read as an OLS regression of '{y}' on the other usable columns")
+        # "what drives mpg?": the default analysis is a regression on the other numeric columns
+        xs = [c for c in usable_features(table, {y})[0] if info(table, c).kind == "numeric"]
+        spec.assumptions.append(f"an open question: answered with an OLS regression of '{y}' on the other numeric columns")
     return fill(p, spec, table, y, xs)
 
 
