@@ -43,18 +43,31 @@ QUALITATIVE = {"strength", "type", "status", "decision", "result", "relationship
                "direction", "trend", "interpretation", "conclusion", "distribution", "yes", "no"}
 
 
+# words of a name that say which computation it is: a label lacking one of them is another number
+KEY_WORDS = set(SYNONYMS) | {"pvalue", "rsquared", "mse", "rmse", "mae", "skewness", "skew", "kurtosis", "range",
+                             "monthly", "daily", "weekly", "yearly", "annual", "quarterly", "change", "difference", "log",
+                             "transformed", "sqrt", "normalized", "normalised", "standardized", "scaled", "ratio",
+                             "percentage", "percent", "rate", "cumulative", "growth", "iqr", "zscore", "median"}
+
+
+def _keys(tokens: set[str]) -> set[str]:
+    return tokens & KEY_WORDS
+
+
 def match_names(names: list[str], labels: list[str]) -> dict[str, str] | None:
     """Each name → the shown value label it refers to, or None when a name has no clear match.
 
     Each name takes the label sharing the most words (synonyms folded: 'std_dev' ~ 'standard
-    deviation'); one name and one label also match when they share no word. Two names may not take
-    the same label, and a name asking for a word or a list (QUALITATIVE) matches no number.
+    deviation'), and every word of the name that says which computation it is (mean, highest,
+    monthly, log, ratio...) must be in that label; one name and one label also match when the name
+    has no such word. Two names may not take the same label, and a name asking for a word or a list
+    (QUALITATIVE) matches no number.
     """
     if not names:
         return {}
     if any(set(n.lower().split("_")) & QUALITATIVE for n in names):
         return None
-    if len(names) == 1 and len(labels) == 1:
+    if len(names) == 1 and len(labels) == 1 and not _keys(_tokens(names[0])) - _tokens(labels[0]):
         return {names[0]: labels[0]}
     out: dict[str, str] = {}
     used: set[str] = set()
@@ -70,6 +83,8 @@ def match_names(names: list[str], labels: list[str]) -> dict[str, str] | None:
                          for lab in pool if lab not in used), reverse=True)
         if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[0][:2] == scored[1][:2]):
             return None
+        if _keys(nt) - _tokens(scored[0][2]):
+            return None  # 'highest monthly average' is not the plain average
         out[name] = scored[0][2]
         used.add(scored[0][2])
     return out

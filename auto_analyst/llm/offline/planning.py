@@ -90,6 +90,16 @@ def planner(p: Prompt) -> dict[str, Any]:
     if not good:
         out["decline_reason"] = _decline(reasons, goal, desc)
         return out
+    if names and bad:
+        # the names of an answer format refer to the whole question: answering part of it in that format misleads
+        out["decline_reason"] = _decline(["Part of the question could not be read, so I don't answer in its format."]
+                                         + reasons, goal, desc)
+        return out
+    if names and any(s.task == "ml" and s.options.get("kind") != "clusters" and "seed" not in s.options for s in good):
+        out["decline_reason"] = ("A model's test metric depends on the random train/test split, and the question "
+                                 "gives no random state, so the asked value is not determined; give one (e.g. "
+                                 "'random_state 42'). " + MODEL_HINT)
+        return out
     if names and not any(s.group_by or s.time_grain for s in good):
         labels = [lab for s in good for lab in scalar_labels(s)]
         if labels and match_names(names, labels) is None:

@@ -60,7 +60,9 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
     for s in p.superlatives:  # 'heaviest' is the maximum of the weight
         funcs.append((s.start, s.func, s.word))
     funcs.sort()
-    flags = [c.name for c in table.columns if c.kind == "boolean" and c.name in categorical]
+    if p.population is not None and any(f in ("std", "std_pop") for _, f, _ in funcs):
+        funcs = [(pos, ("std_pop" if p.population else "std") if f in ("std", "std_pop") else f, w) for pos, f, w in funcs]
+    flags = [c.name for c in table.columns if c.kind == "boolean" and c.name in categorical and c.name not in p.both]
     if flags and not chart and task_word is None and n is None:
         categorical = [c for c in categorical if c not in flags]
         if spec.percent and len(flags) == 1 and not numeric:
@@ -85,9 +87,11 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         spec.columns = list(dict.fromkeys(numeric + categorical + dates))
         if task_word == "shape" and spec.filters:
             spec.task, spec.measures = "aggregate", [Measure(func="count")]
-    elif task_word == "correlation":
+    elif task_word == "correlation" or (p.corr_method and not task_word):
         if len(numeric) == 2:
             spec.task, spec.x, spec.y = "correlation", numeric[0], numeric[1]
+            if p.corr_method:
+                spec.options = {"method": p.corr_method}
         elif len(numeric) > 2:
             spec.task, spec.columns = "corr_matrix", numeric
         else:
@@ -106,6 +110,8 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
             # "the total of the top 5 payments" on a table with one numeric column: that column
             numeric = only
             spec.assumptions.append(f"ranked by '{only[0]}', the only numeric column")
+        if n[1] is None:  # "the 3 heaviest cars": the adjective says which end
+            n = (n[0], bool(p.superlatives) and p.superlatives[0].func == "min")
         _top_n(spec, n, group_cols, numeric, categorical, plain_funcs, table, rows=bool(p.row_nouns))
     elif superlative and not group_cols and not categorical and numeric and _one_row(p):
         # "the heaviest car", "who is the oldest patient": the row with the largest value, named
@@ -138,6 +144,8 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         _say_month(spec, table)
     if p.drop_missing:
         _check_drop_missing(spec)
+    if p.corr_method and spec.task != "correlation":
+        spec.problems.append(f"A {p.corr_method.capitalize()} correlation is between two numeric columns; name both.")
     if spec.problems:
         spec.task = "decline"
 
@@ -188,6 +196,11 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
     spec.task = "aggregate"
     spec.group_by = group_cols
     cols_in_order = numeric + [c for c in categorical if c not in group_cols]
+    fs0 = {f for _, f, _ in funcs}
+    if not cols_in_order and p.dates and fs0 <= {"count"} and not any(f.column in p.dates for f in spec.filters):
+        # "number of signups by country": rows with a signup date
+        spec.measures = [Measure(func="count", column=d) for d in p.dates[:1]]
+        return
     if not cols_in_order:
         if any(f == "count" for _, f, _ in funcs):
             spec.measures = [Measure(func="count")]
@@ -223,12 +236,46 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
                 if f == "mean" and any(h in col.lower() for h in ("rate", "ratio", "pct", "percent", "share")):
                     spec.assumptions.append(f"used the simple (unweighted) mean of '{col}': each row counts once")
                 spec.measures.append(Measure(func=f, column=col))
+    elif _funcs_first(p, funcs, cols_in_order):
+        # "mean and standard deviation of A and B": every statistic of every column
+        for col in cols_in_order:
+            for f in fs:
+                if f not in ("count", "nunique") and col not in numeric:
+                    spec.problems.append(f"'{col}' is not numeric, so its {FUNC_WORDS[f]} is not defined here.")
+                    return
+                spec.measures.append(Measure(func=f, column=col))
+    elif not _interleaved(p, funcs, cols_in_order):
+        spec.problems.append("I can't pair each statistic with its column; ask one at a time.")
     else:
         for f, col in zip(fs, cols_in_order):
+            if f not in ("count", "nunique") and col not in numeric:
+                spec.problems.append(f"'{col}' is not numeric, so its {FUNC_WORDS[f]} is not defined here.")
+                return
             spec.measures.append(Measure(func=f, column=col))
         if len(fs) != len(cols_in_order):
             spec.problems.append("I can't pair each statistic with its column; ask one at a time.")
     spec.measures = list({(m.func, m.column): m for m in spec.measures}.values())
+
+
+def _positions(p: Pieces, cols: list[str]) -> list[int]:
+    first = {}
+    for m in p.mentions:
+        first.setdefault(m.column, m.start)
+    return [first.get(c, len(p.text)) for c in cols]
+
+
+def _funcs_first(p: Pieces, funcs, cols: list[str]) -> bool:
+    return max(pos for pos, _, _ in funcs) < min(_positions(p, cols))
+
+
+def _interleaved(p: Pieces, funcs, cols: list[str]) -> bool:
+    """'mean of A and median of B': each statistic right before its own column."""
+    fpos = [pos for pos, _, _ in funcs]
+    cpos = _positions(p, cols)
+    if len(fpos) != len(cpos):
+        return False
+    bounds = fpos[1:] + [len(p.text) + 1]
+    return all(f < c < b for f, c, b in zip(fpos, cpos, bounds))
 
 
 def _compare(p: Pieces, spec: QuerySpec, group_cols, numeric, categorical, plain_funcs, table) -> None:
@@ -249,6 +296,11 @@ def _compare(p: Pieces, spec: QuerySpec, group_cols, numeric, categorical, plain
         spec.task, spec.measures = "aggregate", measures
         if cats or group_cols:
             spec.problems.append("Compare one thing at a time: the values of one column, or two columns.")
+        return
+    if not named and group_cols and numeric and not categorical:
+        # "compare the sales of members and non-members": the statistic for each group
+        spec.task, spec.group_by = "aggregate", group_cols[:1]
+        spec.measures = [_measure_for(c, plain_funcs, spec) for c in numeric]
         return
     if not named and len(numeric) >= 2 and not group_cols:
         spec.task = "aggregate"

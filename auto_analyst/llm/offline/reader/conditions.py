@@ -54,7 +54,7 @@ ROUND = re.compile(r"(?:round(?:ed|ing)?\s+(?:off\s+|up\s+)?(?:the\s+\w+\s+)?(?:
 NEAREST = re.compile(r"(?:round(?:ed)?\s+)?to\s+the\s+nearest\s+(?:whole number|integer|unit)")
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 QUARTER = re.compile(r"\b(?:(?:in|for|during)\s+)?(?:the\s+)?(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter(?:\s+of)?\b"
-                     r"|\bq([1-4])\b")
+                     r"|\b(?:(?:in|for|during)\s+)q([1-4])\b|\bq([1-4])(?=\s*(?:of\s+)?(?:19|20)\d\d\b)")
 
 
 def read_format(st: Reading, spec: QuerySpec) -> None:
@@ -109,7 +109,7 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
             st.take(before.start(), m.start)
             used.add(i)
             continue
-        count_before = re.search(r"\b(?:with|having|has|have|had)\s+(?:exactly\s+)?(\d+)\s+$", text[:m.start])
+        count_before = re.search(r"\b(?:with|having|has|have|had|only|just|exactly)\s+(?:exactly\s+)?(\d+)\s+$", text[:m.start])
         if count_before and col.kind == "numeric" and 0 < col.distinct <= 20 and st.free(count_before.start(1), m.start) \
                 and isinstance(col.min, (int, float)) and col.min <= int(count_before.group(1)) <= col.max:
             # "cars with 8 cylinders": a value of a column with few values
@@ -147,6 +147,7 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
         _units_after(st, m.end + after.end(), vocab, m.column)
         used.add(i)
     _comparatives(st, spec, vocab)
+    _unit_comparisons(st, spec, vocab)
     # category values written in the question ("for Garden", "from Montréal")
     by_span: dict[tuple[int, int], list[tuple[str, str]]] = {}
     for col, value, s, e in find_values(text, table):
@@ -171,6 +172,20 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
         if m.column in valued and i not in used and not GROUP_BEFORE.search(text[:m.start]):
             used.add(i)
     return used
+
+
+UNIT_CMP = re.compile(rf"(?P<op>{_CMP_WORDS})\s+(?P<v1>-?\d+(?:\.\d+)?)\s*(?P<unit>[a-z%$€£]+)\b")
+
+
+def _unit_comparisons(st: Reading, spec: QuerySpec, vocab: Vocabulary) -> None:
+    """'days above 20 degrees', 'trips over 10 km': the one column measured in that unit."""
+    for m in UNIT_CMP.finditer(st.text):
+        if not st.free(m.start(), m.end()):
+            continue
+        cols = [c for c, words in vocab.units.items() if m.group("unit") in words]
+        if len(cols) == 1:
+            spec.filters.append(Filter(column=cols[0], op=OPS[m.group("op")], value=number(m.group("v1"))))
+            st.take(m.start(), m.end())
 
 
 def _comparatives(st: Reading, spec: QuerySpec, vocab: Vocabulary) -> None:
@@ -302,7 +317,7 @@ def read_quarters(st: Reading, spec: QuerySpec, table: TableDescription) -> None
     for m in QUARTER.finditer(st.text):
         if not st.free(m.start(), m.end()):
             continue
-        k = ORDINALS.get(m.group(1)) if m.group(1) else int(m.group(2))
+        k = ORDINALS.get(m.group(1)) if m.group(1) else int(m.group(2) or m.group(3))
         qcol = next((c.name for c in table.columns if fold(c.name) in ("quarter", "qtr") and c.kind == "numeric"), None)
         if qcol:
             spec.filters.append(Filter(column=qcol, op="==", value=k))
@@ -319,17 +334,13 @@ def find_values(text: str, table: TableDescription, skip: set[str] = frozenset()
     Returns (column, value, start, end) for whole-word, accent- and case-insensitive matches; a value
     of several columns is reported for each (the caller treats that as ambiguous).
     """
+    from auto_analyst.llm.offline.reader.vocabulary import vocabulary
+
     folded = fold(text)
     out = []
-    for col in table.columns:
-        if col.kind not in ("categorical", "boolean", "identifier") or col.name in skip:
+    for col, value, key in vocabulary(table).values:
+        if col in skip or key not in folded:
             continue
-        for value, _count in col.top_values:
-            if value is None or isinstance(value, bool):
-                continue
-            v = fold(normalize(str(value)))
-            if len(v) < 2 or v.isdigit() and len(v) < 3:
-                continue
-            for m in re.finditer(r"(?<![\w])" + re.escape(v) + r"(?![\w])", folded):
-                out.append((col.name, value, m.start(), m.end()))
+        for m in re.finditer(r"(?<![\w])" + re.escape(key) + r"(?![\w])", folded):
+            out.append((col, value, m.start(), m.end()))
     return out

@@ -93,11 +93,14 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # 
     elif plain and new.measures and not p.numeric:
         new.measures = [m.model_copy(update={"func": plain[0]}) for m in new.measures]
     if p.numeric and not p.chart and (new.measures or new.task == "chart"):
-        _swap_column(new, p.numeric[0], table)
+        _swap_column(new, p.numeric[0], table, plain[0] if plain else None)
     superlative = next((f for _, f, w in p.funcs if f in ("min", "max") and w not in PLAIN), None)
     if superlative and not p.chart and new.group_by and new.measures and chosen is None:
-        # "which of those is the highest?": rank the previous result's groups
-        new.task, new.chart, new.ascending = "rank", None, superlative == "min"
+        # "which of those is the highest?": rank the previous result's groups (a top N: among those N)
+        if prev.task == "top_n" and prev.group_by and prev.n:
+            new.filters.append(Filter(column=prev.group_by[0], op="in_top", value=prev.n, by=prev.measures[0],
+                                      ascending=prev.ascending))
+        new.task, new.chart, new.ascending, new.n = "rank", None, superlative == "min", None
         new.group_by = new.group_by[:1]
         new.time_grain = None if new.group_by else new.time_grain
     elif superlative and not p.chart and not new.group_by and new.time_grain and new.measures:
@@ -114,7 +117,7 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # 
     return new
 
 
-def _swap_column(new: QuerySpec, col: str, table: TableDescription) -> None:
+def _swap_column(new: QuerySpec, col: str, table: TableDescription, func: str | None = None) -> None:
     """'same for humidity': the new column takes the place of the measured one (a chart's axis too)."""
     if new.task == "chart" and new.chart == "histogram":
         new.x = col
@@ -123,7 +126,7 @@ def _swap_column(new: QuerySpec, col: str, table: TableDescription) -> None:
     elif new.task == "chart" and new.chart == "scatter":
         new.problems.append("Say which axis the new column replaces ('scatter of A against B').")
     elif new.measures:
-        new.measures = [m.model_copy(update={"column": col, "func": m.func if m.column else "mean"})
+        new.measures = [m.model_copy(update={"column": col, "func": func or (m.func if m.column else "mean")})
                         for m in new.measures]
 
 

@@ -17,7 +17,7 @@ import re
 from auto_analyst.llm.offline.reader.text import Reading
 from auto_analyst.llm.offline.spec import QuerySpec
 
-__all__ = ["read_instructions", "DROP_MISSING", "NO_OPS"]
+__all__ = ["read_instructions", "read_population", "DROP_MISSING", "NO_OPS"]
 
 _MISSING = r"(?:missing|null|nan|na|n/a|empty|blank|non-?numeric|invalid)(?:\s+(?:or|and|/)\s+(?:missing|null|nan|na|empty|blank))*"
 DROP_MISSING = re.compile(
@@ -25,6 +25,8 @@ DROP_MISSING = re.compile(
     rf"do not (?:consider|include|count)|not considering|without)\s+(?:any\s+|all\s+|the\s+)?(?:rows?|records?|entries|"
     rf"data\s*points?|observations?|values?|cells?)?\s*(?:with|that (?:have|contain)|containing|having)?\s*(?:any\s+)?"
     rf"{_MISSING}\s*(?:values?|data|entries|rows?|records?|cells?)?(?:\s+(?:in|from|of)\s+(?:the\s+)?calculations?)?"
+    rf"(?:\s+(?:in|of|for|from)\s+(?:these|those|the|both|all|this|that|either|each)\s+(?:of\s+the\s+)?(?:two\s+|both\s+)?"
+    rf"(?:columns?|variables?|fields?))?"
     rf"|\b(?:use|using|with|apply|applying)\s+(?:the\s+)?'?dropna'?(?:\s+method)?(?:\s+to remove (?:these|the|those)\s+(?:data\s*points?|rows?|values?))?"
     rf"|\bdropna\b|\busing (?:all\s+)?(?:the\s+)?non-?(?:null|missing)\s+(?:values?|data|entries)"
     rf"|\bonly\s+(?:the\s+)?non-?(?:null|missing)\s+(?:values?|data|entries|rows?)")
@@ -46,6 +48,23 @@ NO_OPS = [re.compile(p) for p in (
     r"\bthe\s+(?:result|results|answer|output|value|values)\s+should\s+be\b",
     r"\bnot the other way (?:a)?round\b",
 )]
+
+
+POPULATION = re.compile(r"\b(?:(?:using|use|with|by|via|apply(?:ing)?)\s+)?(?:the\s+)?population\s+(?:standard\s+deviation\s+)?"
+                        r"(?:formula|version|definition|method)(?:\s*,?\s*(?:and\s+)?not\s+(?:the\s+)?sample(?:\s+standard\s+"
+                        r"deviation)?(?:\s+(?:formula|version|definition|method))?)?|\bddof\s*=?\s*0\b")
+SAMPLE = re.compile(r"\b(?:(?:using|use|with|by)\s+)?(?:the\s+)?sample\s+(?:standard\s+deviation\s+)?(?:formula|version|definition)"
+                    r"(?:\s*,?\s*(?:and\s+)?not\s+(?:the\s+)?population(?:\s+(?:formula|version|definition))?)?|\bddof\s*=?\s*1\b")
+
+
+def read_population(st: Reading) -> bool | None:
+    """'using the population formula, not the sample formula' → True; the sample formula → False; else None."""
+    for pat, value in ((POPULATION, True), (SAMPLE, False)):
+        m = pat.search(st.text)
+        if m and st.free(m.start(), m.end()):
+            st.take(m.start(), m.end())
+            return value
+    return None
 
 
 def read_instructions(st: Reading, spec: QuerySpec) -> bool:

@@ -27,6 +27,7 @@ class Lexicon:
     event_verbs: dict[str, list[str]]
     particle_verbs: dict[str, str]
     compound_parts: frozenset[str]
+    unit_aliases: dict[str, list[str]]
     row_nouns: frozenset[str]
     entity_nouns: frozenset[str]
     ignorable: frozenset[str]
@@ -52,7 +53,7 @@ def lexicon() -> Lexicon:
     return Lexicon(
         units=raw["units"], abbreviations=raw["abbreviations"], synonyms=raw["synonyms"], adjectives=raw["adjectives"],
         irregular_verbs=raw["irregular_verbs"], event_verbs=raw["event_verbs"], particle_verbs=raw["particle_verbs"],
-        compound_parts=frozenset(raw["compound_parts"]),
+        compound_parts=frozenset(raw["compound_parts"]), unit_aliases=raw["unit_aliases"],
         row_nouns=frozenset(raw["row_nouns"]), entity_nouns=frozenset(raw["entity_nouns"]),
         ignorable=frozenset(raw["ignorable"]), framing=frozenset(raw["framing"]), number_words=raw["number_words"],
         months=raw["months"], grains=raw["grains"], synonym_index=index)

@@ -22,7 +22,7 @@ __all__ = ["read_question", "split_parts", "with_new_column", "choose_table"]
 PART_SPLIT = re.compile(r"(?<=[?!;])\s+|(?<=[a-z0-9)\]'\"`%])\.\s+(?=[A-Z0-9\"'(])|(?<=[a-z)\]'\"`])\.(?=[A-Z][a-z])"
                         r"|,\s*(?:and\s+)?(?=(?:also\s+)?(?:how|what|which|who|is|are|does|do|plot|show)\b)"
                         r"|\s+(?:also|and also)\s*,?\s+(?=how|what|which|plot|show)"
-                        r"|\s+(?=\d\.\s+[A-Z])|\s*\{\s*|\s*\}\s*", re.I)
+                        r"|\s*\{\s*|\s*\}\s*", re.I)
 ENUMERATION = re.compile(r"^\s*(?:question\s*\d*\s*[:.)]|\d+\s*[.)]|constraints?\s*:|requirements?\s*:|task\s*:|"
                          r"note\s*:|hint\s*:)\s*", re.I)
 LEAD = re.compile(r"^(?:also|and|ok|okay|then|so|next|finally|afterwards|after that|additionally|furthermore|moreover|"
@@ -59,9 +59,14 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
     prev_spec = previous
     specs: list[QuerySpec] = []
     declined_before = False
+    last_part = ""
     for part in split_parts(question):
         table = choose_table(part, desc) if prev_spec is None else desc.table(prev_spec.table)
         pieces = read_pieces(part, table)
+        if specs and _format_only(pieces):
+            for s in specs:  # "Round the result to two decimal places.": a format for the parts before
+                s.rounding = pieces.spec.rounding if pieces.spec.rounding is not None else s.rounding
+            continue
         if pieces.empty and prev_spec is not None and specs:
             continue  # "and how much was it": already answered by the part before
         if pieces.unknown:
@@ -75,18 +80,33 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             # "how many outliers are there?" after a part I could not read: it is about that part's column
             spec = QuerySpec(table=spec.table, task="decline",
                              problems=[f"'{part}' depends on an earlier part I could not answer."])
-        if prev_spec is not None and specs and spec.answerable and not pieces.own_columns \
-                and spec.task == prev_spec.task and spec.task not in ("aggregate", "rank", "chart", "top_n"):
-            continue  # "...in BARO? How many outliers are there?": the same task again, about the same column
+        if prev_spec is not None and specs and not pieces.own_columns and pieces.keywords \
+                and prev_spec.task in pieces.keywords and prev_spec is specs[-1]:
+            # "Remove outliers of X. Use the z-score method with a threshold of 3.": details of the task before;
+            # the two sentences are read as one
+            joined = read_question(f"{last_part} {part}", desc, previous) if last_part else []
+            if len(joined) == 1 and joined[0].answerable and joined[0].task == prev_spec.task:
+                specs[-1] = prev_spec = joined[0]
+                last_part = f"{last_part} {part}"
+                continue
+            if spec.answerable and spec.task == prev_spec.task:
+                continue  # the same task again, about the same column: answered by the part before
         declined_before = declined_before or not spec.answerable
         if spec.answerable and any(_same_spec(spec, s) for s in specs):
             continue  # a restated part (a constraint repeating the question) is already answered
         specs.append(spec)
+        last_part = part
         if spec.task == "derive" and spec.answerable:
             desc = with_new_column(desc, table, spec)  # later parts may use the new column
         if spec.answerable:
             prev_spec = spec
     return specs
+
+
+def _format_only(p) -> bool:
+    s = p.spec
+    return (s.rounding is not None and not (p.funcs or p.chart or p.task_word or p.keywords or p.n or p.own_columns
+                                            or s.filters or s.time_grain or s.problems or p.superlatives or p.unknown))
 
 
 def _same_spec(a: QuerySpec, b: QuerySpec) -> bool:

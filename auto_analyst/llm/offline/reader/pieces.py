@@ -14,11 +14,14 @@ from auto_analyst.llm.offline.reader.text import Reading
 from auto_analyst.llm.offline.reader.vocabulary import Mention
 from auto_analyst.llm.offline.spec import QuerySpec
 
-__all__ = ["Pieces", "WHICH_BEFORE", "OVER_ALL_BEFORE", "COMPARE"]
+__all__ = ["Pieces", "WHICH_BEFORE", "OVER_ALL_BEFORE", "COMPARE", "REFERENCE"]
 
 WHICH_BEFORE = re.compile(r"(?:^|\b(?:in|for|during|on|at|of)\s+)(?:which|what)\s*$")
 OVER_ALL_BEFORE = re.compile(r"(?:\bacross(?: all)?(?: the)?|\bover all(?: the)?|\bamong(?: all)?(?: the)?)\s*$")
 COMPARE = re.compile(r"\b(?:compare|compared|comparing|comparison|versus|vs)\b")
+REFERENCE = re.compile(r"\b(?:(?:the\s+)?(?:top|first|bottom|last)\s+(?:one|two|three|four|five|\d+)(?:\s+ones?)?|(?:those|these|the)\s+"
+                       r"(?:one|two|three|four|five|\d+)(?:\s+ones?)?|the\s+(?:top|bottom|best|worst|highest|lowest|winner|largest|"
+                       r"smallest)\s+(?:one|group)|(?:of|among)\s+(?:those|these|them))\b")
 
 
 @dataclass
@@ -46,6 +49,9 @@ class Pieces:
     drop_missing: bool = False
     significance: bool = False  # 'significant', 'p-value', 'alpha 0.01': a test is asked for
     negated: set[str] = field(default_factory=set)  # yes/no columns said in the negative ('did not churn')
+    both: set[str] = field(default_factory=set)  # yes/no columns said both ways ('members and non-members')
+    population: bool | None = None  # 'the population formula' (True) or 'the sample formula' (False)
+    corr_method: str | None = None  # 'spearman' or 'kendall' when named
     reading: Reading | None = None
 
     @property

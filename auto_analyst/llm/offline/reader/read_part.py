@@ -12,13 +12,14 @@ import re
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.llm.offline.reader.conditions import GROUP_BEFORE, read_filters, read_format, read_quarters, read_time
-from auto_analyst.llm.offline.reader.instructions import read_instructions
+from auto_analyst.llm.offline.reader.instructions import read_instructions, read_population
 from auto_analyst.llm.offline.reader.lexicon import lexicon
 from auto_analyst.llm.offline.reader.linker import fuzzy_columns, link_columns, link_row_nouns, link_superlatives, link_table
-from auto_analyst.llm.offline.reader.pieces import COMPARE, OVER_ALL_BEFORE, WHICH_BEFORE, Pieces
+from auto_analyst.llm.offline.reader.pieces import COMPARE, OVER_ALL_BEFORE, REFERENCE, WHICH_BEFORE, Pieces
 from auto_analyst.llm.offline.reader.text import Reading, fold, normalize
 from auto_analyst.llm.offline.reader.vocabulary import Mention, Vocabulary, vocabulary
-from auto_analyst.llm.offline.reader.words import read_chart, read_funcs, read_significance, read_task_words, read_topn
+from auto_analyst.llm.offline.reader.words import (read_chart, read_corr_method, read_funcs, read_significance, read_task_words,
+                                                   read_topn)
 from auto_analyst.llm.offline.spec import Filter, QuerySpec
 from auto_analyst.llm.offline.tasks import PLUGINS, reserved_spans
 
@@ -34,9 +35,10 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     for a, b in reserved_spans(text):  # e.g. the name of a new column: not a mention of existing columns
         st.take(a, b)
     drop_missing = read_instructions(st, spec)
+    population = read_population(st)
     read_quarters(st, spec, table)  # 'the second quarter of 2008' before 'quarter' reads as a column
     mentions = link_columns(st, vocab, spec)
-    negated = _negations(st, mentions, vocab)
+    negated, both = _negations(st, mentions, vocab)
     all_mentions = list(mentions)
     read_format(st, spec)
     originals = {fold(normalize(q)): q for q in re.findall(r"['\"“]([^'\"”]+)['\"”]", question)}
@@ -48,6 +50,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     mentions = [m for i, m in enumerate(mentions) if i not in in_filters]
     event = next((m.column for m in mentions if vocab.kind(m.column) == "datetime"), None)
     read_time(st, spec, table, event)
+    corr_method = read_corr_method(st)
     n = read_topn(st)  # before the statistics and adjectives: "top 3", "3 largest" keep rows, they are no maximum
     superlatives = link_superlatives(st, vocab)
     significance = read_significance(st)
@@ -55,9 +58,13 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     funcs = read_funcs(st)
     p = Pieces(text=text, raw=question, spec=spec, funcs=funcs, chart=read_chart(st), task_word=read_task_words(st),
                n=n, keywords=keywords, keyword_spans=spans, mentions=all_mentions, superlatives=superlatives,
-               drop_missing=drop_missing, significance=significance, negated=negated, reading=st)
+               drop_missing=drop_missing, significance=significance, negated=negated - both, both=both,
+               population=population, corr_method=corr_method, reading=st)
     p.row_nouns = link_row_nouns(st, vocab)
     link_table(st, vocab)
+    for m in REFERENCE.finditer(text):  # "those three", "the top one", "which of those": a follow-up's reference
+        if st.free(m.start(), m.end()):
+            st.take(m.start(), m.end())
     compare = COMPARE.search(text)
     if compare and st.free(compare.start(), compare.end()):
         p.compare = True
@@ -67,7 +74,11 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
         if OVER_ALL_BEFORE.search(text[:m.start]):
             continue  # "the average rate across campaigns": the population, not a grouping
         after_group = k > 0 and mentions[k - 1].column in p.group_cols and text[mentions[k - 1].end:m.start].strip() == "and"
-        if GROUP_BEFORE.search(text[:m.start]) or WHICH_BEFORE.search(text[:m.start]) or after_group:
+        if m.column in p.both:
+            p.group_cols.append(m.column)  # "members and non-members": the two groups of a yes/no column
+        elif m.how == "flag" and re.search(r"\bby\s*$", text[:m.start]):
+            other.append(m.column)  # "spent by members": the members, not a grouping
+        elif GROUP_BEFORE.search(text[:m.start]) or WHICH_BEFORE.search(text[:m.start]) or after_group:
             p.group_cols.append(m.column)  # "by firm and year", "in which year"
         else:
             other.append(m.column)
@@ -86,15 +97,22 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
                     p.group_cols.append(col)
                 else:
                     other.append(col)
+    measured = any(vocab.kind(c) == "numeric" for c in other)
     for c in other:
         kind = vocab.kind(c)
+        if kind in ("categorical", "identifier") and measured and c not in p.group_cols and _plural_mention(all_mentions, c) \
+                and not any(f.column == c for f in spec.filters):
+            continue  # "total sales for customers who are not members": the customers are the rows
         (p.numeric if kind == "numeric" else p.dates if kind == "datetime" else p.categorical).append(c)
     for name in ("numeric", "categorical", "dates", "group_cols"):  # a column written twice is one column
         setattr(p, name, list(dict.fromkeys(getattr(p, name))))
+    _superlative_of_rows(p, all_mentions)
     return p
 
 
-PROPER = re.compile(r"(?<![.?!:]\s)(?<!^)\b([A-Z][\w'.-]*(?:\s+(?:[A-Z][\w'.-]*|of|de|la|del)(?=\s+[A-Z]|\b))*)")
+# a capitalised name right after a preposition: 'in Florida', 'for New York', 'between Texas and California'
+PROPER = re.compile(r"\b(?:in|for|of|from|at|to|with|between|and|or|vs|versus|than|like|about|compare|comparing|by|on)\s+"
+                    r"(?:the\s+)?([A-Z][\w'.-]*(?:\s+(?:(?:of|de|la|del)\s+)?[A-Z][\w'.-]*)*)")
 
 
 def _unlisted_values(st: Reading, spec: QuerySpec, question: str, table: TableDescription) -> None:
@@ -110,6 +128,8 @@ def _unlisted_values(st: Reading, spec: QuerySpec, question: str, table: TableDe
         key = fold(normalize(phrase))
         if not key or key in common or any(w in common for w in key.split()) and len(key.split()) == 1:
             continue
+        if phrase.isupper() and len(phrase) <= 6 or any(pl.KEYWORDS.search(key) for pl in PLUGINS.modules()):
+            continue  # 'IQR', 'ANOVA', 'Z-score': names of methods, not values
         at = st.text.find(key)
         if at < 0 or not st.free(at, at + len(key)):
             continue
@@ -128,17 +148,49 @@ NEGATION = re.compile(r"\b(?:not|non|never|didn't|did not|didnt|don't|do not|hav
                       r"wasn't|was not|isn't|is not|aren't|are not|without|no)(?:[\s-]+(?:been|be|get|got|a|an|the))?[\s-]*$")
 
 
-def _negations(st: Reading, mentions: list[Mention], vocab: Vocabulary) -> set[str]:
-    """Yes/no columns said in the negative ('customers who did not churn', 'non-members'); the negation is explained."""
-    out = set()
-    for m in mentions:
-        if vocab.kind(m.column) != "boolean":
+BOTH_WAYS = re.compile(r"^\s*(?:and|or|vs|versus)\s+(?:those\s+who\s+(?:are|were|did)\s+)?(?:not|non)\b(?:[\s-]*\w+)?")
+
+
+def _negations(st: Reading, mentions: list[Mention], vocab: Vocabulary) -> tuple[set[str], set[str]]:
+    """Yes/no columns said in the negative ('customers who did not churn', 'non-members'), and those said both
+    ways ('readmitted and not', 'members and non-members'); the words are explained."""
+    out, both = set(), set()
+    flags = [m for m in mentions if vocab.kind(m.column) == "boolean"]
+    for m in flags:
+        after = BOTH_WAYS.match(st.text[m.end:])
+        if after and st.free(m.end, m.end + after.end()):
+            both.add(m.column)
+            st.take(m.end, m.end + after.end())
             continue
         neg = NEGATION.search(st.text[:m.start])
         if neg and st.free(neg.start(), neg.end()):
             out.add(m.column)
             st.take(neg.start(), neg.end())
-    return out
+    for col in {m.column for m in flags}:  # 'members and non-members': the same flag, once plain, once negated
+        if col in out and sum(1 for m in flags if m.column == col) > 1:
+            both.add(col)
+    return out, both
+
+
+def _superlative_of_rows(p: Pieces, mentions: list[Mention]) -> None:
+    """'the best customers', 'top players': a superlative that qualifies the rows names no measure; decline."""
+    for pos, func, word in p.funcs:
+        if word not in ("best", "worst", "top", "greatest", "biggest", "largest", "smallest", "bottom"):
+            continue
+        end = pos + len(word)
+        rest = p.text[end:]
+        follows = [r for r in p.row_nouns if r.start > end and not p.text[end:r.start].strip()]
+        follows += [m for m in mentions if m.start > end and not p.text[end:m.start].strip()
+                    and m.column not in p.numeric + p.categorical + p.group_cols + [f.column for f in p.spec.filters]]
+        if follows and not re.match(r"\s*\w+\s+(?:by|in terms of)\b", rest):
+            p.spec.problems.append(f"I can't tell what '{word} {p.text[end:].split()[0]}' are measured by; say by which column "
+                                   "(e.g. 'the top 5 by total sales').")
+            p.unknown = True
+            return
+
+
+def _plural_mention(mentions: list[Mention], column: str) -> bool:
+    return any(m.column == column and m.text.endswith("s") and not column.lower().endswith("s") for m in mentions)
 
 
 def _framing() -> frozenset[str]:
@@ -181,6 +233,9 @@ def _modifiers(st: Reading, mentions: list[Mention], vocab: Vocabulary, spec: Qu
     words = st.leftover_words()
     kept = []
     for w in words:
+        if re.fullmatch(r"-?\d+(?:\.\d+)?", w) or w in lexicon().number_words:
+            kept.append(w)  # a number nobody explained is a condition or a size the answer would drop: never skipped
+            continue
         before = [m for m in mentions if re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start])]
         qualifier = not NOT_QUALIFIER.search(w) and bool(before)
         for m in before if qualifier else []:
@@ -196,6 +251,12 @@ def _modifiers(st: Reading, mentions: list[Mention], vocab: Vocabulary, spec: Qu
 
 
 def _described_words(question: str, vocab: Vocabulary) -> set[str]:
+    if "(" not in question and not re.search(r"[\"'`“][^\"'`”]+[\"'`”]\s+(?:[\w-]+\s+){1,3}columns?\b", question):
+        return set()
+    return _described(question, vocab)
+
+
+def _described(question: str, vocab: Vocabulary) -> set[str]:
     """Words that only describe a column named next to them: 'wind speeds (WINDSPEED)',
     'the "compound" sentiment score column', 'the maximum temperature (TMAX_F)'."""
     out: set[str] = set()

@@ -2,7 +2,7 @@
 
 The words it could not read are dropped; when the part then lacks the measure its statistic needs,
 the numeric column whose name is closest to the unread words is put in its place (difflib ratio of
-at least 0.5, a looser bar than the 0.8 the reader acts on, because this is only offered, never run).
+at least 0.7, a looser bar than the 0.8 the reader acts on, because this is only offered, never run).
 The suggestion is the canonical text of that question, for the user to confirm by asking it.
 """
 
@@ -19,7 +19,7 @@ from auto_analyst.llm.offline.reader.vocabulary import vocabulary
 
 __all__ = ["closest_question", "SUGGEST_MATCH"]
 
-SUGGEST_MATCH = 0.5
+SUGGEST_MATCH = 0.7
 
 
 def closest_question(question: str, desc: DatasetDescription) -> str | None:
@@ -32,7 +32,8 @@ def closest_question(question: str, desc: DatasetDescription) -> str | None:
             continue  # this part was read; its decline has another reason
         p.unknown = False
         p.spec.problems = [pr for pr in p.spec.problems if "refers to" not in pr and "could be any" not in pr]
-        if not p.numeric and (p.funcs or p.superlatives) and unread:
+        needs_measure = any(f not in ("count", "nunique") for _, f, _ in p.funcs) or p.superlatives
+        if not p.numeric and needs_measure and unread:
             nums = [c.name for c in table.columns if c.kind == "numeric"]
             vocab = vocabulary(table)
             scored = []
@@ -44,7 +45,6 @@ def closest_question(question: str, desc: DatasetDescription) -> str | None:
             if scored and scored[0][0] >= SUGGEST_MATCH and (len(scored) == 1 or scored[1][0] < scored[0][0]):
                 p.numeric = [scored[0][1]]
         spec = p.spec.model_copy(deep=True)
-        spec.problems = []
         decide(p, spec, table)
         if spec.answerable:
             return render(spec)

@@ -47,7 +47,8 @@ CLOSE_MATCH = 0.8
 """difflib ratio a misspelling must reach to be taken as a column (click's 'did you mean' uses 0.6;
 we ask for more because we act on the match)."""
 
-GENERIC = {"code", "codes", "number", "numbers", "name", "names", "value", "values", "count", "total", "level",
+GENERIC = {"column", "columns", "field", "fields", "variable", "variables", "feature", "features", "unnamed", "col",
+           "code", "codes", "number", "numbers", "name", "names", "value", "values", "count", "total", "level",
            "group", "date", "dates", "time", "times", "price", "amount", "rate", "rates", "type", "id", "index",
            "data", "info", "score", "new", "old", "is", "has", "of", "the", "in", "per", "and", "by", "a", "no", "nr"}
 DATE_WORDS = {"date", "time", "on", "at", "dt", "day", "timestamp", "ts", "datetime", "when", "year", "yr"}
@@ -157,6 +158,8 @@ class Vocabulary:
     row_nouns: set[str] = field(default_factory=set)
     table_words: set[str] = field(default_factory=set)
     id_column: str | None = None
+    values: list[tuple[str, object, str]] = field(default_factory=list)  # (column, value, folded words)
+    _close: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     def kind(self, column: str) -> str:
         return next(c.kind for c in self.table.columns if c.name == column)
@@ -228,11 +231,24 @@ class Vocabulary:
         words = " ".join(words_of(words))
         if len(words) < 4:
             return []
+        hit = self._close.get(words)
+        if hit is None:
+            hit = self._close[words] = self._close_uncached(words)
+        return hit
+
+    def _close_uncached(self, words: str) -> list[str]:
         scored: dict[str, float] = {}
+        n = len(words)
         for t in self.terms:
             if t.how not in ("name", "words", "expanded", "head"):
                 continue
-            r = difflib.SequenceMatcher(None, words, " ".join(t.words)).ratio()
+            phrase = " ".join(t.words)
+            if 2 * min(n, len(phrase)) < CLOSE_MATCH * (n + len(phrase)):
+                continue  # lengths too far apart for the ratio to reach the bar
+            m = difflib.SequenceMatcher(None, words, phrase)
+            if m.real_quick_ratio() < CLOSE_MATCH or m.quick_ratio() < CLOSE_MATCH:
+                continue
+            r = m.ratio()
             if r >= CLOSE_MATCH:
                 scored[t.column] = max(r, scored.get(t.column, 0))
         if not scored and " " not in words:
@@ -365,8 +381,27 @@ def _identifying(table: TableDescription, id_cols: list[str]) -> str | None:
     return None
 
 
+MAX_VALUE_CHARS = 80
+"""Longest listed value matched in questions; longer ones are free text nobody types back."""
+
+
+def _values(table: TableDescription) -> list[tuple[str, object, str]]:
+    out = []
+    for col in table.columns:
+        if col.kind not in ("categorical", "boolean", "identifier"):
+            continue
+        for value, _count in col.top_values:
+            if value is None or isinstance(value, bool) or len(str(value)) > MAX_VALUE_CHARS:
+                continue
+            key = fold(normalize(str(value)))
+            if len(key) < 2 or key.isdigit() and len(key) < 3:
+                continue
+            out.append((col.name, value, key))
+    return out
+
+
 def _key(table: TableDescription) -> str:
-    parts = [table.name] + [f"{c.name}|{c.kind}|{c.distinct}" for c in table.columns]
+    parts = [table.name] + [f"{c.name}|{c.kind}|{c.distinct}|{c.top_values[:3]}" for c in table.columns]
     return hashlib.sha1(json.dumps(parts).encode()).hexdigest()
 
 
@@ -389,7 +424,9 @@ def vocabulary(table: TableDescription) -> Vocabulary:
         vocab.terms += terms
         parts_of[col.name] = parts
         _, dropped = _content(words_of(col.name), units)
-        vocab.units[col.name] = [w for u in dropped if u in units for w in [u] + units[u].split()]
+        spoken = [units[u] for u in dropped if u in units]
+        vocab.units[col.name] = list(dict.fromkeys([u for u in dropped if u in units] + [w for sp in spoken for w in sp.split()]
+                                                   + [a for sp in spoken for a in lex.unit_aliases.get(sp, [])]))
     # a word only one column has ('store' for store_code) is a weak term of that column
     owners: dict[str, set[str]] = {}
     for col, parts in parts_of.items():
@@ -414,6 +451,7 @@ def vocabulary(table: TableDescription) -> Vocabulary:
     vocab.id_column = _identifying(table, id_cols)
     vocab.row_nouns = _row_nouns(table, id_cols)
     vocab.table_words = {w for w in words_of(table.name) if len(w) >= 3 and not w.isdigit()}
+    vocab.values = _values(table)
     if len(_CACHE) > 64:
         _CACHE.clear()
     _CACHE[key] = vocab

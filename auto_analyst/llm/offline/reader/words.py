@@ -59,15 +59,20 @@ TASK_WORDS = [
     (re.compile(r"\b(?:value counts|frequency|frequencies|distribution|breakdown)\b"), "value_counts"),
     (re.compile(r"\b(?:how many rows|number of rows|how many records|how big|shape|dimensions)\b"), "shape"),
     (re.compile(r"\b(?:what columns|which columns|list the columns|list of columns|column names)\b"), "columns"),
-    (re.compile(r"\b(?:any\s+)?trends?\b|\btrending\b|\bhow has\b.{0,40}\bchanged\b|\bover the (?:years|months)\b"), "trend"),
+    (re.compile(r"\b(?:any\s+)?trends?\b|\btrending\b|\bhow (?:has|have|did)\b|\b(?:changed|evolved|developed|moved)\b"
+                r"(?:\s+over\s+(?:time|the\s+years|the\s+months))?|\bover the (?:years|months)\b"), "trend"),
 ]
 _N = r"(\d+|" + "|".join(k for k in ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                                       "twenty", "fifteen", "twelve", "eleven", "fifty", "hundred")) + r")"
 TOPN = re.compile(rf"\b(top|bottom|first|highest|lowest|largest|smallest|best|worst|biggest|greatest)\s+{_N}\b"
-                  rf"|\b{_N}\s+(largest|smallest|highest|lowest|biggest|best|worst|greatest|most|least|fewest)\b")
-# "the 5 states with the most violent crime", "3 quarters with the lowest rate": N rows or groups by a measure
+                  rf"|\b{_N}\s+(largest|smallest|highest|lowest|biggest|best|worst|greatest|fewest)\b")
+# "the 5 states with the most violent crime", "3 quarters with the lowest rate", "the 5 patients with the longest
+# stay": N rows or groups by a measure
+_SUP = r"most|highest|largest|biggest|greatest|lowest|least|fewest|smallest|best|worst|[a-z]{2,}est"
 TOPN_WITH = re.compile(rf"\b(?:the\s+)?{_N}\s+(?=(?:[a-z]+\s+){{1,3}}?(?:with|having|that have|that had|which have)\s+"
-                       rf"(?:the\s+)?(most|highest|largest|biggest|greatest|lowest|least|fewest|smallest)\b)")
+                       rf"(?:the\s+)?({_SUP})\b)")
+# "the 3 heaviest cars", "the 5 most expensive orders": N rows, the adjective says which measure and which end
+TOPN_ADJ = re.compile(rf"\b(?:the\s+)?{_N}\s+(?=(?:most|least)\s+[a-z]+|[a-z]{{2,}}est\b)")
 
 
 ALPHA = re.compile(r"\b(?:alpha|significance level|significance|level)\s*(?:\(\s*alpha\s*\)\s*)?(?:of|=|is|at)?\s*(0?\.\d+)")
@@ -111,6 +116,19 @@ def read_chart(st: Reading) -> str | None:
     return kind
 
 
+CORR_METHOD = re.compile(r"\b(spearman|kendall)(?:'s)?(?:\s+(?:rank|tau|rho))?(?:\s+(?:method|correlation))?\b"
+                         r"|\b(?:rank)\s+correlation\b")
+
+
+def read_corr_method(st: Reading) -> str | None:
+    """'Spearman correlation', "Kendall's tau": the correlation method named, else None (Pearson)."""
+    for m in CORR_METHOD.finditer(st.text):
+        if st.free(m.start(), m.end()):
+            st.take(m.start(), m.end())
+            return (m.group(1) or "spearman").lower()
+    return None
+
+
 def read_task_words(st: Reading) -> str | None:
     task = None
     for pat, k in TASK_WORDS:
@@ -132,8 +150,14 @@ def read_topn(st: Reading) -> tuple[int, bool] | None:
     for m in TOPN_WITH.finditer(st.text):
         if st.free(m.start(), m.end()) and st.free(m.start(2), m.end(2)):
             st.take(m.start(), m.end())
+            if m.group(2).endswith("est") and m.group(2) not in low + ("highest", "largest", "biggest", "greatest"):
+                return int(number(m.group(1))), None  # 'with the longest stay': the adjective says which end
             st.take(m.start(2), m.end(2))
             return int(number(m.group(1))), m.group(2) in low
+    for m in TOPN_ADJ.finditer(st.text):
+        if st.free(m.start(), m.end()):
+            st.take(m.start(), m.end())
+            return int(number(m.group(1))), None
     return None
 
 

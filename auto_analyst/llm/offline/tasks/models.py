@@ -47,7 +47,7 @@ TITLE = "machine-learning model"
 
 SPLIT = re.compile(r"\b(?:split|splitting|divide|dividing|ratio)\b[^.;]{0,60}?\b(?P<a>\d{1,2})\s*%?\s*(?:[:/-]|to)\s*(?P<b>\d{1,2})\s*%?"
                    r"(?:\s+(?:training[- /]testing|train[- /]test|ratio|split))?"
-                   r"|\b(?P<a2>\d{1,2})\s*%?\s*[:/-]\s*(?P<b2>\d{1,2})\s*%?\s+(?:training[- /]testing|train[- /]test|ratio|split)\b"
+                   r"|\b(?P<a2>\d{1,2})\s*%?(?:\s*[:/-]\s*|\s+)(?P<b2>\d{1,2})\s*%?\s+(?:training[- /]testing|train[- /]test|ratio|split)\b"
                    r"|\btest(?:ing)?[_ ](?:size|share|set size|fraction)\s*(?:of|=|:)?\s*(?P<share>0?\.\d+)"
                    r"|\btest(?:ing)?\s+set\s*\(\s*(?P<pct>\d{1,2})\s*%\s*\)|\b(?P<pct2>\d{1,2})\s*%\s+(?:for\s+)?(?:the\s+)?test(?:ing)?(?:\s+set)?"
                    r"|\btraining\s+set\s*\(\s*(?P<trainpct>\d{1,2})\s*%\s*\)")
@@ -197,7 +197,7 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
         if not 0 < test_size < 1:
             spec.problems.append(f"A test share of {test_size} is not usable; give one between 0 and 1.")
         spec.options["test_size"] = test_size
-    if seed is not None and seed != SEED_DEFAULT:
+    if seed is not None:
         spec.options["seed"] = seed
     return True
 

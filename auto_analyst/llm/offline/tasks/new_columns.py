@@ -30,7 +30,8 @@ KEYWORDS = re.compile(
 RESERVED = NEW_COLUMN = re.compile(r"\b(?:(?:create|generate|add|make|compute|calculate|construct|engineer)\s+)?(?:a\s+)?new\s+"
                         r"(?:column|feature|variable|field)(?:\s+(?:called|named))?\s+`?(.+?)`?"
                         r"(?=\s+(?:(?:by|that|as|which|equal|from|with|to|using)\b|=))")
-NEW_NAME = re.compile(r"new\s+(?:column|feature|variable|field)(?:\s+(?:called|named))?\s*[`'\"“]([^`'\"”]+)[`'\"”]", re.I)
+NEW_NAME = re.compile(r"new\s+(?:column|feature|variable|field)(?:\s+(?:called|named))?\s*[`'\"“]([^`'\"”]+)[`'\"”]"
+                      r"|new\s+(?:column|feature|variable|field)\s+(?:called|named)\s+([A-Za-z_][\w.-]*)", re.I)
 BIN = re.compile(r"['\"“]([^'\"”]+)['\"”]\s*\(\s*(\d+(?:\.\d+)?)\s*(?:-|–|to)\s*(\d+(?:\.\d+)?)[^)]*\)"
                  r"|['\"“]([^'\"”]+)['\"”]\s*\(\s*(\d+(?:\.\d+)?)[^)]*?(?:and (?:above|over|older)|or (?:more|older|above)|\+)[^)]*\)")
 OPS = {"summing": "+", "adding": "+", "sum": "+", "subtracting": "-", "difference": "-", "dividing": "/",
@@ -76,7 +77,7 @@ def recognize(p, spec: QuerySpec, table: TableDescription) -> bool:
 
 def _new_name(p, raw: str) -> str | None:
     m = NEW_NAME.search(raw)
-    return m.group(1).strip() if m else None
+    return (m.group(1) or m.group(2)).strip() if m else None
 
 
 def _parse_bins(raw: str) -> list[list]:

@@ -40,6 +40,7 @@ MAIN = re.compile(r"\bregress|\bregressions?\b|\bols\b|\bleast\s+squares\b|\br[-
                   r"\bcoefficients?\b|\bslopes?\b|\bintercepts?\b|\b(?:effects?|impacts?|influence)\s+of\b|"
                   r"\b(?:affects?|influences?|impacts?|explains?)\b|\bbest\s+fit\b|\bpredict")
 EXPLICIT = re.compile(r"\bregress|\bols\b|least squares|r[- ]?squared|\br2\b")
+CLAIM_EXPLICIT = re.compile(r"\bregress(?:ed|es|ing)?\b|\bols\b|least squares|r[- ]?squared|\br2\b")
 ON = re.compile(r"\b(?:on|against|vs|versus)\b")
 EFFECT = re.compile(r"\b(?:effects?|impacts?|influence)\s+of\b")
 VERB = re.compile(r"\b(?:affects?|influences?|impacts?|explains?|driv(?:e|es|ing)|drivers?|factors?|determinants?)\b")
@@ -104,7 +105,7 @@ def claim(p: Pieces, table: TableDescription) -> int:
     """3 for 'regress', 'OLS', 'least squares', 'R-squared'; 2 for another regression word, or for 'predict',
     'drives', 'factors' when the outcome is numeric (a model of a category is not a regression)."""
     words = " ".join(p.keywords.get("regression", []))
-    if EXPLICIT.search(words):
+    if CLAIM_EXPLICIT.search(words):
         return 3
     if re.search(r"regression|coefficient|slope|intercept|effects? of|impacts? of|influence|affect|impact|explain|"
                  r"best fit|controll|adjust|holding|constant", words):

@@ -54,7 +54,8 @@ KEYWORDS = re.compile(
     rf"|\b(?:(?:more|further|farther) than\s+)?{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)(?:\s+(?:away\s+)?from\s+the\s+mean)?\b"
     rf"|\b(?:threshold|multiplier|cut[- ]?off)\s*(?:of|=)?\s*{NUM}"
     r"|" + Z_DEFINITION + r"|" + Z_BOTH_SIDES + r"|" + IQR_DEFINITION +
-    r"|\b(?:outlier\s+)?(?:detection|identification)\b|\bdetect(?:ed|ing)?\b|\bremov(?:e|ed|ing|al)\b")
+    r"|\b(?:outlier\s+)?(?:detection|identification)\b|\bdetect(?:ed|ing)?\b|\bremov(?:e|ed|ing|al)\b"
+    r"|\b(?:new|updated|resulting|remaining|recalculated?|cleaned)\b|\bdata\s*frame\b|\bthe\s+rest\b")
 
 MAIN = re.compile(r"\boutli|\banomal|\bextreme\s+values?\b|\bz[- ]?scores?\b|\bz\s*>|\biqr\b|\binter[- ]?quartile\b|\btukey|"
                   rf"\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)\b")
