@@ -100,8 +100,8 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     measured = any(vocab.kind(c) == "numeric" for c in other)
     for c in other:
         kind = vocab.kind(c)
-        if kind in ("categorical", "identifier") and measured and c not in p.group_cols and _plural_mention(all_mentions, c) \
-                and not any(f.column == c for f in spec.filters):
+        if kind in ("categorical", "identifier") and measured and c not in p.group_cols and p.n is None \
+                and _plural_mention(all_mentions, c, text) and not any(f.column == c for f in spec.filters):
             continue  # "total sales for customers who are not members": the customers are the rows
         (p.numeric if kind == "numeric" else p.dates if kind == "datetime" else p.categorical).append(c)
     for name in ("numeric", "categorical", "dates", "group_cols"):  # a column written twice is one column
@@ -189,8 +189,12 @@ def _superlative_of_rows(p: Pieces, mentions: list[Mention]) -> None:
             return
 
 
-def _plural_mention(mentions: list[Mention], column: str) -> bool:
-    return any(m.column == column and m.text.endswith("s") and not column.lower().endswith("s") for m in mentions)
+def _plural_mention(mentions: list[Mention], column: str, text: str | None = None) -> bool:
+    """The column is named in the plural ('customers'), after 'of'/'for'/'from' when ``text`` is given (the rows
+    a measure is about: 'total sales for customers who ...')."""
+    return any(m.column == column and m.text.endswith("s") and not column.lower().endswith("s")
+               and (text is None or re.search(r"\b(?:of|for|from|among)\s+(?:the\s+|all\s+)?$", text[:m.start]))
+               for m in mentions)
 
 
 def _framing() -> frozenset[str]:
