@@ -260,8 +260,10 @@ class Pipeline:
         trace = result.trace
         if trace.intent == "memory_query" and ctx.memory is not None:
             history, hits = ctx.memory.history_for(ctx.question)
-            trace.memory_hits += hits
             out = self.call(budget, self.memory_answerer, trace, question=ctx.question, history=history)
+            used = {str(u) for u in (getattr(out, "used_turns", None) or [])}
+            # the trace points at the turns the answer quotes (all that were looked at when it names none)
+            trace.memory_hits += [h for h in hits if h.id in used] or hits
             result.status, result.answer, trace.source = "ok", out.answer, "memory"
             return
         if trace.intent == "config_change" and ctx.memory is not None:

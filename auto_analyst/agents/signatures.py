@@ -150,5 +150,7 @@ class MemoryAnswerSignature(dspy.Signature):
     only. Quote the numbers found there; if the history does not contain it, say so."""
 
     question: str = dspy.InputField()
-    history: str = dspy.InputField(desc="JSON list of earlier turns: question and answer.")
+    history: str = dspy.InputField(desc="JSON list of earlier turns: id, turn, question, the question as resolved, "
+                                        "answer and the values it showed.")
     answer: str = dspy.OutputField()
+    used_turns: list[str] = dspy.OutputField(desc="The ids of the history turns the answer quotes; empty if none.")

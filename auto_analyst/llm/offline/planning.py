@@ -15,6 +15,7 @@ that a language model (``--model``) reads any phrasing.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from auto_analyst.data.description import DatasetDescription
@@ -30,6 +31,9 @@ from auto_analyst.question_text import QUOTE, split_format
 
 __all__ = ["planner", "previous_spec", "dataset", "turns", "MODEL_HINT"]
 
+QUOTE_FRAME = re.compile(r"^\s*(?:(?:earlier|before|above|previously)\s*,?\s*)?(?:you\s+(?:said|wrote|told me|mentioned|"
+                         r"showed|found|answered|claimed|reported|gave)|about|regarding|re|in your (?:last |earlier )?answer|"
+                         r"your answer)\s*(?:that|:|,)?\s*(?:for\s+)?", re.I)
 MODEL_HINT = ("A language model reads any phrasing: --model openai/gpt-4o-mini (key in OPENAI_API_KEY) or any model "
               "LiteLLM supports.")
 CANNOT = ("The embedded offline model can't answer this kind of question. Rephrase it with column names and a "
@@ -76,7 +80,8 @@ def planner(p: Prompt) -> dict[str, Any]:
         out["decline_reason"] = "No table is loaded; load a CSV, Excel or Parquet file first."
         return out
     if any(isinstance(t, dict) and t.get("quoted") for t in turns(p)):
-        goal = QUOTE.sub(" ", goal)  # the quote points at an earlier turn (now the previous one); it is not a question
+        # the quote points at an earlier turn (now the previous one); it, and the words that introduce it, are no question
+        goal = QUOTE_FRAME.sub(" ", QUOTE.sub(" ", goal)).strip()
     goal, names, rounding = split_format(goal)
     specs = read_question(goal, desc, previous_spec(p, desc))
     if rounding is not None:

@@ -33,6 +33,8 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
         return fresh
     if _bare_superlative(p, fresh) and prev.measures and prev.measures[0].column:
         return merge(prev, p, table)
+    if p.why:
+        return explain(prev, p)
     refers = REFERS.search(p.text) or OF_THOSE.search(p.text)
     lead = re.match(r"^\s*(?:same|now|and|what about|how about|only|also|then)\b", p.text)
     own_content = bool(p.numeric or p.categorical or p.dates or p.keywords)
@@ -42,6 +44,22 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
     if not (FOLLOW_UP.search(p.text) or OF_THOSE.search(p.text) or not fresh.answerable):
         return fresh
     return merge(prev, p, table)
+
+
+def explain(prev: QuerySpec, p: Pieces) -> QuerySpec:
+    """'why is it higher?', 'how was that computed?': the previous result again, whole (the figure asked about
+    among the rest of its result, with each group's share when the statistic adds up); the answer says how it
+    was computed. A value naming the figure ('for Garden') picks it out, it does not filter the rest away."""
+    new = prev.model_copy(deep=True)
+    new.assumptions, new.problems = [], list(p.spec.problems)
+    named = {f.column for f in p.spec.filters if f.op == "=="}
+    if named - set(prev.group_by):
+        new.problems.append("I can't tell which figure of the earlier answer that is about; quote it or name its group.")
+    if new.task == "aggregate" and new.group_by and all(m.func in ("sum", "count") for m in new.measures):
+        new.percent = True
+    if new.problems:
+        new.task = "decline"
+    return new
 
 
 def _bare_superlative(p: Pieces, fresh: QuerySpec) -> bool:

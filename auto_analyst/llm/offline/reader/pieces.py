@@ -14,11 +14,15 @@ from auto_analyst.llm.offline.reader.text import Reading
 from auto_analyst.llm.offline.reader.vocabulary import Mention
 from auto_analyst.llm.offline.spec import QuerySpec
 
-__all__ = ["Pieces", "WHICH_BEFORE", "OVER_ALL_BEFORE", "COMPARE", "REFERENCE"]
+__all__ = ["Pieces", "WHICH_BEFORE", "OVER_ALL_BEFORE", "COMPARE", "REFERENCE", "WHY"]
 
 WHICH_BEFORE = re.compile(r"(?:^|\b(?:in|for|during|on|at|of)\s+)(?:which|what)\s*$")
 OVER_ALL_BEFORE = re.compile(r"(?:\bacross(?: all)?(?: the)?|\bover all(?: the)?|\bamong(?: all)?(?: the)?)\s*$")
 COMPARE = re.compile(r"\b(?:compare|compared|comparing|comparison|versus|vs)\b")
+WHY = re.compile(r"\b(?:why|how come|how (?:was|is|were|did you (?:get|compute|calculate|find)) (?:it|this|that|these|those)"
+                 r"(?: (?:computed|calculated|worked out|found|got|obtained|so high|so low|higher|lower))?|how (?:does|do) "
+                 r"(?:it|this|that|these|those) compare(?: (?:to|with) the (?:rest|others))?|(?:is|was) (?:it|this|that) "
+                 r"(?:so )?(?:higher|lower|high|low|bigger|smaller)(?: than the (?:rest|others))?|explain (?:it|this|that))\b")
 REFERENCE = re.compile(r"\b(?:(?:the\s+)?(?:top|first|bottom|last)\s+(?:one|two|three|four|five|\d+)(?:\s+ones?)?|(?:those|these|the)\s+"
                        r"(?:one|two|three|four|five|\d+)(?:\s+ones?)?|the\s+(?:top|bottom|best|worst|highest|lowest|winner|largest|"
                        r"smallest)\s+(?:one|group)|(?:of|among)\s+(?:those|these|them))\b")
@@ -52,6 +56,7 @@ class Pieces:
     both: set[str] = field(default_factory=set)  # yes/no columns said both ways ('members and non-members')
     population: bool | None = None  # 'the population formula' (True) or 'the sample formula' (False)
     corr_method: str | None = None  # 'spearman' or 'kendall' when named
+    why: bool = False  # 'why is it higher?', 'how was that computed?': about the previous result
     reading: Reading | None = None
 
     @property

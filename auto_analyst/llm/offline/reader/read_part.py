@@ -15,7 +15,7 @@ from auto_analyst.llm.offline.reader.conditions import GROUP_BEFORE, read_filter
 from auto_analyst.llm.offline.reader.instructions import read_instructions, read_population
 from auto_analyst.llm.offline.reader.lexicon import lexicon
 from auto_analyst.llm.offline.reader.linker import fuzzy_columns, link_columns, link_row_nouns, link_superlatives, link_table
-from auto_analyst.llm.offline.reader.pieces import COMPARE, OVER_ALL_BEFORE, REFERENCE, WHICH_BEFORE, Pieces
+from auto_analyst.llm.offline.reader.pieces import COMPARE, OVER_ALL_BEFORE, REFERENCE, WHICH_BEFORE, WHY, Pieces
 from auto_analyst.llm.offline.reader.text import Reading, fold, normalize
 from auto_analyst.llm.offline.reader.vocabulary import Mention, Vocabulary, vocabulary
 from auto_analyst.llm.offline.reader.words import (read_chart, read_corr_method, read_funcs, read_significance, read_task_words,
@@ -62,6 +62,10 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
                population=population, corr_method=corr_method, reading=st)
     p.row_nouns = link_row_nouns(st, vocab)
     link_table(st, vocab)
+    for m in WHY.finditer(text):  # "why is it higher?": a question about the previous result
+        if st.free(m.start(), m.end()):
+            st.take(m.start(), m.end())
+            p.why = True
     for m in REFERENCE.finditer(text):  # "those three", "the top one", "which of those": a follow-up's reference
         if st.free(m.start(), m.end()):
             st.take(m.start(), m.end())
