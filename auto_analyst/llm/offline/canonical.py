@@ -16,7 +16,6 @@ compute what the planner understood.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from auto_analyst.data.description import DatasetDescription, TableDescription
 from auto_analyst.llm.offline.spec import FUNC_WORDS, Filter, Measure, QuerySpec, quote_col, quote_val

@@ -234,7 +234,7 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
                 f"p_{i} = float(test_{i}.pvalue)",
                 f"print('{word} correlation of {spec.x} and {spec.y}:', r_{i}, 'p-value:', p_{i}, '(n =', len(pair_{i}), ')')",
                 f"show(r_{i}, name={f'{word} correlation of {spec.x} and {spec.y}{_where(spec)}'!r})",
-                f"show(p_{i}, name={f'p-value of that correlation'!r})"]
+                f"show(p_{i}, name={'p-value of that correlation'!r})"]
     elif t == "corr_matrix":
         sel = f"{d}[{spec.columns!r}]" if spec.columns else d
         out += [f"result_{i} = {sel}.corr(numeric_only=True).round({spec.rounding if spec.rounding is not None else 4})",

@@ -10,41 +10,18 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
+from auto_analyst.llm.offline.reader.charts import chart as _chart, trend as _trend
 from auto_analyst.llm.offline.reader.conditions import time_column
+from auto_analyst.llm.offline.reader.measures import (SUPERLATIVES, counts_things as _counts_things, default_func,
+                                                      is_period as _is_period, measure_for as _measure_for,
+                                                      when_column as _when_column)
 from auto_analyst.llm.offline.reader.pieces import Pieces
-from auto_analyst.llm.offline.reader.text import fold
-from auto_analyst.llm.offline.reader.vocabulary import vocabulary, words_of
+from auto_analyst.llm.offline.reader.rankings import rank as _rank, top_n as _top_n
+from auto_analyst.llm.offline.reader.vocabulary import vocabulary
 from auto_analyst.llm.offline.reader.words import PLAIN
 from auto_analyst.llm.offline.spec import FUNC_WORDS, Filter, Measure, QuerySpec
 
 __all__ = ["assign", "default_func"]
-
-SUPERLATIVES = {"min", "max"}
-# a measure whose name contains one of these is additive: "which city brought in the most revenue" sums it
-ADDITIVE_HINTS = ("revenue", "sales", "amount", "turnover", "spend", "cost", "quantity", "qty", "count", "total",
-                  "profit", "income", "units", "orders", "kwh", "volume", "paid", "payment", "invest", "value", "precip",
-                  "rain", "snow", "fare", "tip", "passenger", "visits", "calls", "votes", "wins", "goals", "runs", "hits")
-COUNT_WORDS = {"count", "counts", "number", "num", "nr", "qty", "quantity", "n", "total", "passengers", "visitors"}
-RATE_HINTS = ("rate", "ratio", "pct", "percent", "share", "avg", "average", "mean", "per")
-
-
-def default_func(column: str, spec: QuerySpec) -> str:
-    """Sum for additive measures (revenue, sales, counts), mean otherwise; the choice is stated."""
-    low = column.lower()
-    additive = any(h in low for h in ADDITIVE_HINTS) and not any(h in words_of(column) for h in RATE_HINTS)
-    func = "sum" if additive else "mean"
-    spec.assumptions.append(f"used the {'total' if additive else 'average'} of '{column}' per group")
-    return func
-
-
-def _is_period(column: str) -> bool:
-    return words_of(column) in (["quarter"], ["year"], ["month"], ["week"], ["day"], ["season"], ["period"])
-
-
-def _counts_things(column: str) -> bool:
-    """A column of counts ('passenger_count', 'num_items', 'qty'): 'how many passengers' sums it."""
-    return bool(set(words_of(column)) & COUNT_WORDS)
-
 
 def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa: C901 - one rule per question form
     """Set ``spec.task`` and its fields from ``p``; add a problem when the pieces do not make one clear question."""
@@ -178,20 +155,6 @@ def _check_drop_missing(spec: QuerySpec) -> None:
         spec.assumptions.append("missing values left out (pandas skips them)")
 
 
-def _when_column(table: TableDescription) -> str | None:
-    dates = [c.name for c in table.columns if c.kind == "datetime"]
-    return dates[0] if len(dates) == 1 else None
-
-
-def numeric_like(table: TableDescription) -> set[str]:
-    return {c.name for c in table.columns if c.kind in ("numeric", "datetime")}
-
-
-def _measure_for(col: str, funcs: list[str], spec: QuerySpec) -> Measure:
-    func = next((f for f in funcs if f not in ("count",)), None) or default_func(col, spec)
-    return Measure(func=func, column=col)
-
-
 def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], group_cols, numeric, categorical) -> None:
     spec.task = "aggregate"
     spec.group_by = group_cols
@@ -310,153 +273,3 @@ def _compare(p: Pieces, spec: QuerySpec, group_cols, numeric, categorical, plain
                          "columns ('compare price and cost').")
 
 
-def _trend(spec: QuerySpec, group_cols, numeric, categorical, plain_funcs, table: TableDescription) -> None:
-    """'any trends in X?': X over time, by a period that fits the data's span (a line chart and its table)."""
-    tcol = spec.time_column or time_column(table)
-    if tcol is None:
-        spec.problems.append("A trend needs a date or year column, and this table has none; ask for a "
-                             "correlation or a chart of two columns instead.")
-        return
-    if not numeric:
-        cols = [c.name for c in table.columns if c.kind == "numeric"][:3]
-        spec.problems.append("Say which measure's trend you want" + (f" (e.g. 'trend of {cols[0]}')" if cols else "") + ".")
-        return
-    col = next(c for c in table.columns if c.name == tcol)
-    spec.task, spec.chart = "chart", "line"
-    if col.kind == "datetime":
-        spec.time_column = tcol
-        if spec.time_grain is None:
-            spec.time_grain = _grain_for(col)
-            spec.assumptions.append(f"trend shown by {spec.time_grain} of '{tcol}'")
-    else:
-        spec.group_by = [tcol]
-    spec.group_by = (spec.group_by or []) + [g for g in group_cols + categorical if g not in spec.group_by][:1] \
-        if col.kind == "datetime" else spec.group_by
-    spec.measures = [Measure(func=plain_funcs[0] if plain_funcs else "mean", column=numeric[0])]
-    if not plain_funcs:
-        spec.assumptions.append(f"used the average of '{numeric[0]}' per period")
-
-
-def _grain_for(col) -> str:
-    """Year for data spanning more than three years, month for more than two months, else day."""
-    try:
-        import datetime as dt
-
-        lo, hi = dt.date.fromisoformat(str(col.min)[:10]), dt.date.fromisoformat(str(col.max)[:10])
-        days = (hi - lo).days
-    except (ValueError, TypeError):
-        return "month"
-    return "year" if days > 3 * 366 else "month" if days > 62 else "day"
-
-
-def _rank(spec: QuerySpec, superlative: str, group_cols, numeric, categorical, plain_funcs, table=None) -> None:
-    numeric = [c for c in numeric if c not in group_cols]
-    groups = group_cols + [c for c in categorical if c not in group_cols]
-    if groups and numeric and not plain_funcs and groups[0] in numeric_like(table) \
-            and not any(h in numeric[0].lower() for h in ADDITIVE_HINTS):
-        # "in which year was inflation highest": the year of the highest single value
-        spec.task, spec.group_by, spec.ascending = "rank", groups[:1], superlative == "min"
-        spec.measures = [Measure(func=superlative, column=numeric[0])]
-        spec.assumptions.append(f"took the {'lowest' if superlative == 'min' else 'highest'} single value of "
-                                f"'{numeric[0]}' in each {groups[0]}")
-        return
-    if not groups and spec.time_grain:
-        # "which month had the most orders": rank the periods
-        spec.task, spec.ascending = "rank", superlative == "min"
-        spec.measures = [_measure_for(numeric[0], plain_funcs, spec)] if numeric else [Measure(func="count")]
-        return
-    if not groups:
-        if numeric:
-            # "what is the highest price" is a max, not a ranking of groups
-            spec.task = "aggregate"
-            spec.measures = [Measure(func=superlative, column=c) for c in numeric]
-            return
-        spec.problems.append("Say which column's groups to compare.")
-        return
-    spec.task, spec.group_by, spec.ascending = "rank", groups[:1], superlative == "min"
-    if numeric:
-        spec.measures = [_measure_for(numeric[0], plain_funcs, spec)]
-    else:
-        spec.measures = [Measure(func="count")]
-
-
-def _top_n(spec: QuerySpec, n: tuple[int, bool], group_cols, numeric, categorical, plain_funcs, table=None,
-           rows: bool = False) -> None:
-    spec.task, spec.n, spec.ascending = "top_n", n[0], n[1]
-    nums = {c.name for c in table.columns if c.kind == "numeric"} if table is not None else set()
-    if not numeric and not categorical and len(group_cols) == 1 and group_cols[0] in nums:
-        numeric, group_cols = group_cols, []  # "top 5 rows by invest": rank rows by that column
-    ident = (vocabulary(table).id_column or _when_column(table)) if table is not None else None
-    groups = [g for g in group_cols + [c for c in categorical if c not in group_cols] if not (rows and g == ident)]
-    if groups:
-        spec.group_by = groups[:1]
-        spec.measures = [_measure_for(numeric[0], plain_funcs, spec)] if numeric else [Measure(func="count")]
-    elif numeric:
-        default = "min" if n[1] else "max"
-        spec.measures = [Measure(func=(plain_funcs[0] if plain_funcs else default), column=numeric[0])]
-        if plain_funcs and plain_funcs[0] == "sum":
-            spec.assumptions.append(f"summed the {n[0]} {'smallest' if n[1] else 'largest'} values of '{numeric[0]}'")
-        elif ident and ident != numeric[0]:
-            spec.columns = [ident]  # the rows are named by their identifying column
-    else:
-        spec.problems.append("Say which column to rank by.")
-
-
-def _chart(spec: QuerySpec, kind: str, group_cols, numeric, categorical, dates, plain_funcs, table) -> None:
-    spec.task = "chart"
-    groups = group_cols + [c for c in categorical if c not in group_cols]
-    if kind == "auto":
-        if len(numeric) >= 2:
-            kind = "scatter"
-        elif numeric and (spec.time_grain or dates):
-            kind = "line"
-        elif numeric and groups:
-            kind = "bar"
-        elif numeric:
-            kind = "histogram"
-        elif groups:
-            kind = "bar"
-        else:
-            spec.problems.append("Say which columns to plot.")
-            return
-    spec.chart = kind
-    if kind == "scatter":
-        if len(numeric) != 2:
-            spec.problems.append("A scatter plot needs two numeric columns; name both.")
-            return
-        # columns in the order written: "plot A against B" gives x=A, y=B (as the hard input cases of tests/data expect)
-        spec.x, spec.y = numeric[0], numeric[1]
-    elif kind == "histogram":
-        if not numeric:
-            spec.chart = "bar"
-            if not groups:
-                spec.problems.append("Say which column to plot.")
-                return
-            spec.group_by, spec.measures = groups[:1], [Measure(func="count")]
-        else:
-            spec.x = numeric[0]
-    elif kind == "box":
-        if not numeric:
-            spec.problems.append("A box plot needs a numeric column.")
-            return
-        spec.y, spec.x = numeric[0], (groups[0] if groups else None)
-    elif kind == "line":
-        tcol = dates[0] if dates else (spec.time_column or time_column(table))
-        ordered = [g for g in groups if g in numeric_like(table)]
-        if spec.time_grain and tcol:
-            spec.time_column = tcol
-            spec.group_by = [g for g in groups if g not in ordered][:1]  # one line per category
-        elif ordered:
-            spec.group_by = ordered[:1]  # e.g. "by year" where year is a column
-        elif tcol:
-            spec.group_by = [tcol]  # no period asked for: one point per date
-        else:
-            spec.problems.append("A line chart over time needs a date column.")
-            return
-        spec.measures = [_measure_for(c, plain_funcs, spec) for c in numeric[:1]] or [Measure(func="count")]
-    else:  # bar, pie
-        if not groups and not spec.time_grain:
-            spec.problems.append("Say which column's groups to plot (for example 'by region').")
-            return
-        spec.group_by = groups[:1]
-        spec.measures = [_measure_for(numeric[0], plain_funcs, spec)] if numeric else [Measure(func="count")]

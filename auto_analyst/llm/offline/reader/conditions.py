@@ -13,7 +13,7 @@ import re
 from auto_analyst.data.description import TableDescription
 from auto_analyst.llm.offline.reader.lexicon import lexicon
 from auto_analyst.llm.offline.reader.morphology import adjective_bases
-from auto_analyst.llm.offline.reader.text import Reading, fold, normalize, number
+from auto_analyst.llm.offline.reader.text import Reading, fold, number
 from auto_analyst.llm.offline.reader.vocabulary import Mention, Vocabulary
 from auto_analyst.llm.offline.spec import Filter, QuerySpec
 

@@ -230,7 +230,7 @@ GENERIC_AFTER = {"code", "codes", "id", "ids", "number", "numbers", "name", "nam
                  "values", "variable", "level", "levels", "category", "categories", "group", "groups", "score", "scores",
                  "feature", "features", "attribute", "measure", "measurement", "measurements", "data", "figures",
                  "rate", "rates", "content", "class", "classes", "label", "labels", "type", "types", "readings",
-                 "reading", "amount", "amounts", "statistics", "stats", "information", "info", "variable", "series"}
+                 "reading", "amount", "amounts", "statistics", "stats", "information", "info", "series"}
 
 
 def _modifiers(st: Reading, mentions: list[Mention], vocab: Vocabulary, spec: QuerySpec) -> list[str]:

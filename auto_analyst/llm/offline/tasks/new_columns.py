@@ -12,7 +12,7 @@ import re
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.llm.offline.templates import Template
-from auto_analyst.llm.offline.spec import QuerySpec, quote_col
+from auto_analyst.llm.offline.spec import QuerySpec
 
 NAMES = ["derive"]
 TITLE = "new column"
