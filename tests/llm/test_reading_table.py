@@ -262,7 +262,7 @@ ROWS = [
     ('shop', 'Who will win the election?', "decline: 'win', 'election'"),
     ('shop', 'What is the weather like in Lyon?', "decline: 'weather'"),
     ('shop', 'sort the countries in alphabetical order', "decline: 'alphabetical'"),
-    ('shop', 'average sales of the best customers', 'decline: not numeric'),
+    ('shop', 'average sales of the best customers', "decline: 'best customers' are measured by"),
     ('shop', 'Is the newest version better?', "decline: 'newest', 'version', 'better'"),
     ('shop', 'predict the future', "decline: 'future'"),
     ('weather', 'average temperatur by staton', 'mean of `temp_c` by `station`'),

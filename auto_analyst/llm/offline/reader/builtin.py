@@ -100,7 +100,7 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         # "when was unemployment highest": the date of the highest value
         _rank(spec, superlative, [_when_column(table)], numeric, categorical, plain_funcs, table)
     elif superlative and (re.match(r"^\s*(which|what|in which|for which|who)\b", text) or group_cols
-                          or (spec.time_grain and not plain_funcs)):
+                          or (spec.time_grain and not plain_funcs) or (categorical and numeric)):
         _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs, table)
     elif plain_funcs or superlative:
         _aggregate(p, spec, funcs, group_cols, numeric, categorical)

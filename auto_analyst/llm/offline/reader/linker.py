@@ -45,10 +45,26 @@ class Superlative:
     word: str
 
 
+STAT_PHRASES = re.compile(r"\b(?:population\s+|sample\s+)?standard\s+deviations?\b|\bcorrelation\s+coefficients?\b|"
+                          r"\bmean\s+(?:squared|absolute)\s+error\b|\bnormal\s+distribution\b|\bsignificance\s+level\b|"
+                          r"\binter[- ]?quartile\s+range\b|\bnull\s+hypothesis\b|\blinear\s+regression\b|\bp[- ]values?\b")
+STRONG = {"backtick", "quoted", "name", "words", "flag"}
+
+
 def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mention]:
-    """Column mentions in the part's free text (ambiguous ones become problems); their spans are explained."""
+    """Column mentions in the part's free text (ambiguous ones become problems); their spans are explained.
+
+    A statistic's own words ('standard deviation', 'p-value') are no mention of a column that merely shares
+    a word with them (standard_level), and neither is a word joined by a hyphen to another ('score' in
+    'z-score'), unless a column is named by the whole of it."""
     busy = _busy_spans(st)
-    found = vocab.find(st.text, skip=busy)
+    stats = [m.span() for m in STAT_PHRASES.finditer(st.text)]
+    found = [m for m in vocab.find(st.text, skip=busy)
+             if m.how in STRONG or not (any(a < m.end and m.start < b for a, b in stats) or _hyphenated(st.text, m))]
+    strong_measure = any(m.how in STRONG and vocab.kind(m.column) == "numeric" for m in found)
+    for m in [m for m in found if m.how not in STRONG and strong_measure and _passive(st.text, m)]:
+        found.remove(m)  # 'home runs hit by the players': a verb describing the measure named, not the hits column
+        st.take(m.start, m.end)
     out: list[Mention] = []
     by_span: dict[tuple[int, int], list[Mention]] = {}
     for m in found:
@@ -75,14 +91,27 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
         out.append(ms[0])
         st.take(s, e)
     named = {m.column for m in out}
+    measured = any(vocab.kind(c) == "numeric" for c in named)
     for ms in verbs:  # 'how much was spent': the measure the verb names, when it names one
         s, e = ms[0].start, ms[0].end
-        if any(m.column in named for m in ms):
-            st.take(s, e)  # 'the tips paid': the verb repeats a column already named
+        if any(m.column in named for m in ms) or measured:
+            st.take(s, e)  # 'the tips paid', 'home runs hit': the verb describes a measure already named
         elif len(ms) == 1:
             out.append(ms[0])
             st.take(s, e)
     return sorted(out, key=lambda m: m.start)
+
+
+def _passive(text: str, m: Mention) -> bool:
+    word = text[m.start:m.end]
+    return " " not in word and (word.endswith("ed") or word in lexicon().irregular_verbs) \
+        and re.match(r"\s+by\b", text[m.end:]) is not None
+
+
+def _hyphenated(text: str, m: Mention) -> bool:
+    before = m.start >= 2 and text[m.start - 1] == "-" and text[m.start - 2].isalnum()
+    after = m.end + 1 < len(text) and text[m.end] == "-" and text[m.end + 1].isalnum()
+    return before or after
 
 
 def _busy_spans(st: Reading) -> list[tuple[int, int]]:

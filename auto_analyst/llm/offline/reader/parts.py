@@ -19,26 +19,27 @@ from auto_analyst.llm.offline.spec import QuerySpec
 
 __all__ = ["read_question", "split_parts", "with_new_column", "choose_table"]
 
-PART_SPLIT = re.compile(r"(?<=[?!;])\s+|(?<=[a-z0-9)\]'\"`%])\.\s+(?=[A-Z0-9\"'(])|(?<=[a-z)\]'\"`])\.(?=[A-Z][a-z])"
+PART_SPLIT = re.compile(r"(?<=[?!;])\s+|(?<=[a-z0-9)\]'\"`%])\.\s+(?=[A-Z0-9\"'(])"
                         r"|,\s*(?:and\s+)?(?=(?:also\s+)?(?:how|what|which|who|is|are|does|do|plot|show)\b)"
                         r"|\s+(?:also|and also)\s*,?\s+(?=how|what|which|plot|show)"
                         r"|\s*\{\s*|\s*\}\s*", re.I)
 ENUMERATION = re.compile(r"^\s*(?:question\s*\d*\s*[:.)]|\d+\s*[.)]|constraints?\s*:|requirements?\s*:|task\s*:|"
                          r"note\s*:|hint\s*:)\s*", re.I)
 LEAD = re.compile(r"^(?:also|and|ok|okay|then|so|next|finally|afterwards|after that|additionally|furthermore|moreover|"
-                  r"first|firstly|second|secondly|third|lastly)\b[ ,]*", re.I)
+                  r"first|firstly|second|secondly|third|lastly|if so|if yes|if there are|if there is|in that case)\b[ ,]*", re.I)
 
 
 def split_parts(question: str) -> list[str]:
     """'Which city ...? Also, how many ...?' → two parts. Empty parts dropped; numbering ('2.', 'Question 3:')
     and labels ('Constraints:') are not part of a question."""
-    parts = [p.strip(" ,.?!;:") for p in PART_SPLIT.split(question.strip()) if p]
+    question = ENUMERATION.sub("", question.strip())
+    parts = [p.strip(" ,.?!;:") for p in PART_SPLIT.split(question) if p]
     out = []
     for p in parts:
         for _ in range(3):
             p = ENUMERATION.sub("", p).strip(" ,.?!;:")
             p = LEAD.sub("", p).strip(" ,.?!;:")
-        if p:
+        if p and not re.fullmatch(r"\d+", p):  # a lone '2' is the number of the next item of a list
             out.append(p)
     return out
 
@@ -60,7 +61,10 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
     specs: list[QuerySpec] = []
     declined_before = False
     last_part = ""
+    new_column = None
     for part in split_parts(question):
+        if new_column:  # "the mean of this new feature": the column made by the part before
+            part = THE_NEW_ONE.sub(f"`{new_column}`", part)
         table = choose_table(part, desc) if prev_spec is None else desc.table(prev_spec.table)
         pieces = read_pieces(part, table)
         if specs and _format_only(pieces):
@@ -98,9 +102,13 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         last_part = part
         if spec.task == "derive" and spec.answerable:
             desc = with_new_column(desc, table, spec)  # later parts may use the new column
+            new_column = spec.options["name"]
         if spec.answerable:
             prev_spec = spec
     return specs
+
+
+THE_NEW_ONE = re.compile(r"\b(?:this|the|that)\s+(?:new(?:ly)?\s+(?:created\s+)?)(?:column|feature|variable|field)\b", re.I)
 
 
 def _format_only(p) -> bool:

@@ -32,7 +32,8 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     text = fold(normalize(question))
     st = Reading(text)
     spec = QuerySpec(table=table.name)
-    for a, b in reserved_spans(text):  # e.g. the name of a new column: not a mention of existing columns
+    reserved = reserved_spans(text)
+    for _, a, b in reserved:  # e.g. the name of a new column: not a mention of existing columns
         st.take(a, b)
     drop_missing = read_instructions(st, spec)
     population = read_population(st)
@@ -47,6 +48,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
             spec.problems.append(f"There is no column {named!r}. Columns: {', '.join(vocab.columns)}.")
     in_filters = read_filters(st, spec, mentions, table, originals, vocab)
     _unlisted_values(st, spec, question, table)
+    _quoted_values(st, spec, mentions, table, originals)
     mentions = [m for i, m in enumerate(mentions) if i not in in_filters]
     event = next((m.column for m in mentions if vocab.kind(m.column) == "datetime"), None)
     read_time(st, spec, table, event)
@@ -55,6 +57,9 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     superlatives = link_superlatives(st, vocab)
     significance = read_significance(st)
     keywords, spans = _plugin_words(st)
+    for name, a, b in reserved:  # the reserved words are the plugin's own words too
+        keywords.setdefault(name, []).insert(0, text[a:b])
+        spans.setdefault(name, []).insert(0, (a, b))
     funcs = read_funcs(st)
     p = Pieces(text=text, raw=question, spec=spec, funcs=funcs, chart=read_chart(st), task_word=read_task_words(st),
                n=n, keywords=keywords, keyword_spans=spans, mentions=all_mentions, superlatives=superlatives,
@@ -148,6 +153,25 @@ def _unlisted_values(st: Reading, spec: QuerySpec, question: str, table: TableDe
         st.take(at, at + len(key))
 
 
+def _quoted_values(st: Reading, spec: QuerySpec, mentions: list[Mention], table: TableDescription,
+                   originals: dict[str, str]) -> None:
+    """"in 'Assault' category", "where category is 'Assault'": a quoted text next to a text column whose values
+    the description does not list in full is a value of that column (the script checks it exists)."""
+    by_name = {c.name: c for c in table.columns}
+    for t in st.tokens:
+        if t.kind != "quoted" or not st.free(t.start, t.end):
+            continue
+        near = [m for m in mentions if (0 <= t.start - m.end <= 1 or 0 <= m.start - t.end <= 1)
+                and by_name[m.column].kind in ("categorical", "identifier")
+                and by_name[m.column].distinct > len(by_name[m.column].top_values)]
+        if len({m.column for m in near}) == 1:
+            value = originals.get(t.inner, t.inner)
+            spec.filters.append(Filter(column=near[0].column, op="==", value=value))
+            spec.assumptions.append(f"took '{value}' as a value of '{near[0].column}'")
+            st.take(t.start, t.end)
+            st.take(near[0].start, near[0].end)
+
+
 NEGATION = re.compile(r"\b(?:not|non|never|didn't|did not|didnt|don't|do not|haven't|has not|have not|hasn't|weren't|were not|"
                       r"wasn't|was not|isn't|is not|aren't|are not|without|no)(?:[\s-]+(?:been|be|get|got|a|an|the))?[\s-]*$")
 
@@ -185,7 +209,7 @@ def _superlative_of_rows(p: Pieces, mentions: list[Mention]) -> None:
         rest = p.text[end:]
         follows = [r for r in p.row_nouns if r.start > end and not p.text[end:r.start].strip()]
         follows += [m for m in mentions if m.start > end and not p.text[end:m.start].strip()
-                    and m.column not in p.numeric + p.categorical + p.group_cols + [f.column for f in p.spec.filters]]
+                    and m.column not in p.numeric + [f.column for f in p.spec.filters]]
         if follows and not re.match(r"\s*\w+\s+(?:by|in terms of)\b", rest):
             p.spec.problems.append(f"I can't tell what '{word} {p.text[end:].split()[0]}' are measured by; say by which column "
                                    "(e.g. 'the top 5 by total sales').")
@@ -230,7 +254,8 @@ GENERIC_AFTER = {"code", "codes", "id", "ids", "number", "numbers", "name", "nam
                  "values", "variable", "level", "levels", "category", "categories", "group", "groups", "score", "scores",
                  "feature", "features", "attribute", "measure", "measurement", "measurements", "data", "figures",
                  "rate", "rates", "content", "class", "classes", "label", "labels", "type", "types", "readings",
-                 "reading", "amount", "amounts", "statistics", "stats", "information", "info", "series"}
+                 "reading", "amount", "amounts", "statistics", "stats", "information", "info", "series",
+                 "identifier", "identifiers", "price", "prices", "figure", "number", "entries"}
 
 
 def _modifiers(st: Reading, mentions: list[Mention], vocab: Vocabulary, spec: QuerySpec) -> list[str]:

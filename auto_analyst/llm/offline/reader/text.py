@@ -38,8 +38,9 @@ def fold(text: str) -> str:
 
 
 def words_of(name: str) -> list[str]:
-    """The words of a name as the reader sees them: 'Weight_in_lbs' → ['weight', 'in', 'lbs']."""
-    return [t.text for t in tokenize(fold(normalize(name))) if t.kind == "word"]
+    """The words of a name as the reader sees them: 'Weight_in_lbs' → ['weight', 'in', 'lbs'], 'column_1' →
+    ['column', '1']."""
+    return [t.text for t in tokenize(fold(normalize(name))) if t.kind in ("word", "number")]
 
 
 @dataclass(frozen=True)

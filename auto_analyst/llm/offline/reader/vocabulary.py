@@ -115,7 +115,7 @@ class Vocabulary:
             best: list[tuple[int, int, Term]] = []
             for term in self._candidates(t.text):
                 n = len(term.words)
-                if i + n > len(toks) or any(toks[i + k].kind != "word" for k in range(n)):
+                if i + n > len(toks) or any(toks[i + k].kind not in ("word", "number") for k in range(n)):
                     continue
                 if not all(_matches(term.words[k], toks[i + k].text) for k in range(n)):
                     continue

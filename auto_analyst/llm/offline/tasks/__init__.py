@@ -80,11 +80,11 @@ def claims(pieces, table) -> list[tuple[str, int]]:
     return sorted(out, key=lambda ns: -ns[1])
 
 
-def reserved_spans(text: str) -> list[tuple[int, int]]:
-    """Spans of ``text`` some plugin reads before any column (e.g. the name of a new column)."""
+def reserved_spans(text: str) -> list[tuple[str, int, int]]:
+    """(task name, start, end) of the spans of ``text`` a plugin reads before any column (a new column's name)."""
     spans = []
     for plugin in PLUGINS.modules():
         pattern = getattr(plugin, "RESERVED", None)
         if pattern is not None:
-            spans += [m.span() for m in pattern.finditer(text)]
+            spans += [(plugin.NAMES[0], *m.span()) for m in pattern.finditer(text)]
     return spans

@@ -45,7 +45,7 @@ from auto_analyst.llm.offline.tasks._common import (
 NAMES = ["ml"]
 TITLE = "machine-learning model"
 
-SPLIT = re.compile(r"\b(?:split|splitting|divide|dividing|ratio)\b[^.;]{0,60}?\b(?P<a>\d{1,2})\s*%?\s*(?:[:/-]|to)\s*(?P<b>\d{1,2})\s*%?"
+SPLIT = re.compile(r"\b(?:split|splitting|divide|dividing|ratio)\b[^.;]{0,100}?\b(?P<a>\d{1,2})\s*%?\s*(?:[:/-]|to|\s)\s*(?P<b>\d{1,2})\b\s*%?"
                    r"(?:\s+(?:training[- /]testing|train[- /]test|ratio|split))?"
                    r"|\b(?P<a2>\d{1,2})\s*%?(?:\s*[:/-]\s*|\s+)(?P<b2>\d{1,2})\s*%?\s+(?:training[- /]testing|train[- /]test|ratio|split)\b"
                    r"|\btest(?:ing)?[_ ](?:size|share|set size|fraction)\s*(?:of|=|:)?\s*(?P<share>0?\.\d+)"
@@ -56,11 +56,13 @@ SEED = re.compile(r"\brandom[_ ]?state(?:\s+parameter)?\s*(?:of|=|:|is|to|at|set
 PREDICT = re.compile(r"\bpredict(?:s|ed|ing|ion|ions)?\b")
 
 KEYWORDS = re.compile(
-    r"\bpredict(?:s|ed|ing|ion|ions|ive|or|ors)?\b|\bmachine\s+learning\b|\bml\b"
+    r"\b(?:training|testing|test|train|validation)\s+(?:set|data|split|sample)s?\b"
+    r"|\bpredict(?:s|ed|ing|ion|ions|ive|or|ors)?\b|\bmachine\s+learning\b|\bml\b"
     r"|\b(?:logistic|linear|random\s+forest)\s+(?:regression\s+)?(?:model|classifier|regressor)s?\b"
-    r"|\blogistic\s+regression\b|\brandom\s+forests?\b|\bregressor\b"
+    r"|\b(?:logistic|linear)\s+regression\b|\brandom\s+forests?\b|\bregressor\b"
     r"|\b(?:build|train|fit)(?:s|ed|ing)?\b|\bmodel(?:s|ing|led|ling)?\b|\bclassif(?:y|ies|ier|iers|ication)\b"
-    r"|\baccura(?:te|tely|cy)\b|\btest\s+set\b|\bhold[- ]?out\b|\bbaseline\b"
+    r"|\baccura(?:te|tely|cy)\b|\b(?:training|testing|test|train|validation)\s+(?:set|data|split|sample)s?\b|\bhold[- ]?out\b"
+    r"|\bbaseline\b"
     rf"|\b(?:(?:the\s+)?(?:main|key|biggest|most\s+important|top(?:\s+{NUM})?)\s+)?(?:factors?|drivers?|features?|predictors?)\b"
     r"|\bdriv(?:e|es|ing|en)\b|\bfeature\s+importances?\b|\bimportan(?:t|ce)\b|\bmatters?\b"
     rf"|\b(?:k[- ]?means|kmeans)(?:\s+clustering)?\b|\bclust(?:er|ers|ering|ered)\b|\bsegment(?:s|ation|ed)?\b"

@@ -13,6 +13,7 @@ import re
 from auto_analyst.data.description import TableDescription
 from auto_analyst.llm.offline.templates import Template
 from auto_analyst.llm.offline.spec import QuerySpec
+from auto_analyst.llm.offline.tasks._common import column_positions, info
 
 NAMES = ["derive"]
 TITLE = "new column"
@@ -23,7 +24,7 @@ KEYWORDS = re.compile(
     r"|'[^']+'\s*\d+(?:\.\d+)?\s*(?:years?\s*(?:old\s*)?)?(?:and (?:above|over|older)|or (?:more|older|above))"
     r"|'[^']+'\s*\d+(?:\.\d+)?\s*(?:-|to)?\s*(?:\d+(?:\.\d+)?|inf)(?:\s*years?\s*old)?"
     r"|\bby (?:summing|adding|subtracting|dividing|multiplying)\b|\b(?:that|which) (?:categori[sz]es|groups|bins)\b"
-    r"|\b(?:as|equal to|=)\s+the (?:sum|difference|ratio|product)\s+of\b|\b(?:sum|difference|ratio|product) of\b"
+    r"|\b(?:as|equal to|=)\s+the (?:sum|difference|ratio|product)\s+of\b|\b(?:sum|difference|ratio|product) (?:of|between)\b"
     r"|\binto (?:\w+ )?(?:age |income |price )?(?:groups|bins|categories|bands)\b"
     r"|\band (?:above|over|older|more)\b|\bor (?:more|older|above|over)\b")
 # "create a new column called age group": read before any column word, since the name may contain one
@@ -66,7 +67,7 @@ def recognize(p, spec: QuerySpec, table: TableDescription) -> bool:
         spec.problems.append("Say how the new column is computed from the others (sum, difference, ratio or product).")
         return True
     op = ops.pop()
-    cols = p.numeric
+    cols = [c for _, c in column_positions(p, table) if info(table, c).kind == "numeric"]
     if len(cols) != 2:
         spec.problems.append("A new column from others needs exactly two numeric columns; name them.")
         return True
