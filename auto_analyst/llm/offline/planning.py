@@ -52,10 +52,34 @@ def turns(p: Prompt) -> list:
     return memory.get("turns", []) if isinstance(memory, dict) else memory
 
 
-def previous_spec(p: Prompt, desc: DatasetDescription) -> QuerySpec | None:
+SAID = re.compile(r"\b(?:you|it)\s+(?:said|wrote|told me|mentioned|showed|found|answered|gave|reported)\b[^\"“'«]{0,20}"
+                  r"[\"“'«]([^\"”'»]{2,})[\"”'»]", re.I)
+
+
+def _plain(text: str) -> str:
+    """Answer text as a reader sees it on the page: no Markdown emphasis or bullets, spaces collapsed, lower case."""
+    text = re.sub(r"\*\*|__|`", "", text)
+    text = re.sub(r"(?m)^\s*[-*•]\s+", " ", text)
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def said_turn(p: Prompt, goal: str) -> tuple[dict | None, str]:
+    """("You said 'Germany: 37931.53' ...") the earlier turn whose answer holds the quoted words, and the goal
+    without the quote; (None, goal) when the question quotes no answer of the conversation."""
+    m = SAID.search(goal)
+    if not m:
+        return None, goal
+    quote = _plain(m.group(1))
+    for item in reversed(turns(p)):
+        if isinstance(item, dict) and quote and quote in _plain(str(item.get("answer", ""))):
+            return item, (goal[:m.start()] + " " + goal[m.end():]).strip()
+    return None, goal
+
+
+def previous_spec(p: Prompt, desc: DatasetDescription, quoted: dict | None = None) -> QuerySpec | None:
     """The spec the conversation is at: the last answered part of the latest turn (the quoted turn when the
     question quotes one), read from its canonical text."""
-    for item in reversed(turns(p)):
+    for item in ([quoted] if quoted else []) + list(reversed(turns(p))):
         if not isinstance(item, dict):
             continue
         text = item.get("standalone_question") or item.get("question")
@@ -83,7 +107,10 @@ def planner(p: Prompt) -> dict[str, Any]:
         # the quote points at an earlier turn (now the previous one); it, and the words that introduce it, are no question
         goal = QUOTE_FRAME.sub(" ", QUOTE.sub(" ", goal)).strip()
     goal, names, rounding = split_format(goal)
-    specs = read_question(goal, desc, previous_spec(p, desc))
+    quoted, goal = said_turn(p, goal)  # "You said 'Germany: 37931.53': why is it higher?" builds on that turn
+    if quoted is not None:
+        goal = QUOTE_FRAME.sub(" ", goal).strip(" :,")
+    specs = read_question(goal, desc, previous_spec(p, desc, quoted))
     if rounding is not None:
         for s in specs:
             s.rounding = s.rounding if s.rounding is not None else rounding
