@@ -80,6 +80,14 @@ class Analyst:
         """The analysts the planner can choose: name → description."""
         return self.runtime.agents.agent_descriptions()
 
+    def check_model(self) -> None:
+        """Fail now, in one sentence, when the model cannot be used as configured (instead of at the first question).
+
+        Raises:
+            ModelConfigError: an unknown model string, or a hosted model without its key.
+        """
+        self.runtime.new_lm()  # building the LM checks the model string and its key; it makes no call
+
     # -------------------------------------------------------------- sessions
     def resume(self, session_id: str | None = None, user: str | None = None) -> Session:
         """Continue a saved session (the user's last one when ``session_id`` is None); see :meth:`Session.resume`."""

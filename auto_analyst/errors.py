@@ -31,20 +31,12 @@ __all__ = [
 EXIT_OK, EXIT_DECLINED = 0, 3
 """CLI exit codes that are not errors: an answer, and a question the model declined."""
 
-ERROR_KINDS: dict[str, tuple[int, int]] = {
-    # kind: (CLI exit code, HTTP status). Exit 2 is the caller's input or configuration, 1 everything else.
-    "bad_input": (2, 400),
-    "data_load": (2, 422),
-    "not_found": (2, 404),
-    "model_config": (2, 400),
-    "model": (1, 502),
-    "model_output": (1, 502),
-    "model_rate_limit": (1, 429),
-    "model_timeout": (1, 504),
-    "unknown_signature": (1, 502),
-    "sandbox": (1, 500),
-    "cancelled": (1, 409),
-    "internal": (1, 500),
+ERROR_KINDS: dict[str, tuple[int, int]] = {  # kind: (CLI exit code, HTTP status)
+    # exit 2: the caller's input or configuration
+    "bad_input": (2, 400), "data_load": (2, 422), "not_found": (2, 404), "model_config": (2, 400),
+    # exit 1: everything else (the model, the sandbox, a cancelled question, our own failure)
+    "model": (1, 502), "model_output": (1, 502), "model_rate_limit": (1, 429), "model_timeout": (1, 504),
+    "unknown_signature": (1, 502), "sandbox": (1, 500), "cancelled": (1, 409), "internal": (1, 500),
 }
 """Error kind → (CLI exit code, HTTP status). A kind not listed (a run error such as ``KeyError``) is (1, 500)."""
 
@@ -110,15 +102,31 @@ class ModelConfigError(ModelError):
 
 
 class ModelOutputError(ModelError):
-    """The model answered, but its reply does not have the fields the Signature asks for (raw text in the trace)."""
+    """The model answered, but its reply does not have the fields the Signature asks for.
+
+    Attributes:
+        raw: the model's reply as it came (also kept in ``Result.trace.raw_lm_output``).
+    """
 
     kind = "model_output"
 
+    def __init__(self, message: str, raw: str = ""):
+        super().__init__(message)
+        self.raw = raw
+
 
 class ModelRateLimitError(ModelError):
-    """The provider refused the call for rate or quota reasons; waiting (or another plan) helps."""
+    """The provider refused the call for rate or quota reasons; waiting (or another plan) helps.
+
+    Attributes:
+        retry_after: seconds the provider asked to wait, when it said (else None).
+    """
 
     kind = "model_rate_limit"
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class ModelTimeoutError(ModelError):

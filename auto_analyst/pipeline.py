@@ -24,7 +24,7 @@ from auto_analyst.agents.modules import AGENT_VERSION
 from auto_analyst.agents.registry import Registry
 from auto_analyst.config import Settings
 from auto_analyst.errors import AutoAnalystError, CancelledError, ModelError
-from auto_analyst.llm.errors import model_error, raw_output
+from auto_analyst.llm.errors import model_error
 from auto_analyst.numbers_check import unsupported_numbers
 from auto_analyst.question_text import addressed_agent
 from auto_analyst.results import (Attempt, ContextPart, ErrorInfo, MemoryHit, PlanStep, ProgressEvent, Result,
@@ -122,10 +122,10 @@ class Pipeline:
         except AutoAnalystError:
             raise
         except Exception as exc:  # noqa: BLE001 - every provider/adapter failure reaches the user as one sentence
-            raw = raw_output(exc)
-            if raw:
-                trace.raw_lm_output.append(raw[:2000])
-            raise model_error(exc) from exc
+            error = model_error(exc)
+            if getattr(error, "raw", ""):
+                trace.raw_lm_output.append(error.raw[:2000])
+            raise error from exc
 
     def _new_result(self, ctx: TurnContext) -> Result:
         return Result(question=ctx.question, status="error", session_id=ctx.session_id, turn=ctx.turn)

@@ -26,13 +26,10 @@ __all__ = [
 ]
 
 class PlanStep(BaseModel):
-    """One step of a plan: which analyst does what, reading and creating which variables.
+    """One step of a plan: which analyst does what, reading and creating which variables."""
 
-    ``agent`` is the name of a registered analyst (the four built-in ones or one added with
-    ``Analyst.register_agent``); the planner's Signature narrows it to the registered names
-    (:meth:`auto_analyst.agents.registry.Registry.planner_signature`).
-    """
-
+    # the docstring and the field descriptions are prompt text (the planner sees this model's schema);
+    # ``agent`` is any registered analyst's name: Registry.planner_signature narrows it to those names
     agent: str = Field(description="The analyst that writes this step's code.")
     instruction: str = Field(description="What this analyst must do, in one or two sentences.")
     uses: list[str] = Field(default_factory=list, description="Variables (tables, columns, earlier results) the step reads.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+import dspy
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -81,8 +82,6 @@ class Failing:
     (RuntimeError("something odd"), "model"),
 ])
 def test_a_failed_model_call_keeps_its_kind(tmp_path, exc, kind):
-    import dspy
-
     lm = dspy.LM("local/failing", engine=Failing(exc), cache=False, num_retries=0)
     with Analyst(settings=Settings.load({"home": tmp_path}), lm=lm) as analyst:
         s = analyst.session()
@@ -122,3 +121,19 @@ def test_a_question_on_a_scripted_lm_that_scripts_no_answer_for_a_signature_fail
         r = s.ask("mean of x")
     assert r.status == "error" and r.error.kind == "model"
     assert "UnknownSignature" in r.error.message or "scripted no answer" in r.error.message
+
+
+def test_model_errors_keep_the_data_dspy_gives():
+    from dspy.utils import exceptions as dx
+
+    from auto_analyst.llm.errors import model_error
+
+    limited = model_error(dx.LMRateLimitError("slow down", retry_after=2.5))
+    assert isinstance(limited, E.ModelRateLimitError) and limited.retry_after == 2.5
+    assert "wait and ask again" in str(limited)
+
+    from auto_analyst.agents.signatures import AnswerSignature
+
+    parse = model_error(dx.AdapterParseError("ChatAdapter", AnswerSignature, "no fields here"))
+    assert isinstance(parse, E.ModelOutputError) and parse.raw == "no fields here" and parse.kind == "model_output"
+    assert type(model_error(ValueError("x"))) is E.ModelError

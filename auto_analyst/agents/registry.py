@@ -200,8 +200,9 @@ class Registry:
 
 @lru_cache(maxsize=32)
 def _planner_signature(base: type[dspy.Signature], names: tuple[str, ...]) -> type[dspy.Signature]:
-    step = create_model("PlanStep", __base__=PlanStep,
-                        agent=(Literal[names], Field(description="The analyst that writes this step's code.")))
+    field = PlanStep.model_fields["agent"]
+    step = create_model("PlanStep", __base__=PlanStep, __doc__=PlanStep.__doc__,
+                        agent=(Literal[names], Field(description=field.description)))
     return base.with_updated_fields("plan", type_=list[step])
 
 

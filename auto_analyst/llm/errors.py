@@ -15,7 +15,7 @@ import sys
 from auto_analyst.errors import (ModelConfigError, ModelError, ModelOutputError, ModelRateLimitError,
                                  ModelTimeoutError)
 
-__all__ = ["model_error", "raw_output"]
+__all__ = ["model_error"]
 
 _ADVICE = {
     ModelConfigError: "check the model string and its key (--model, the provider's key variable or AUTO_ANALYST_API_KEY)",
@@ -53,10 +53,10 @@ def model_error(exc: BaseException) -> ModelError:
     """
     ours = next((o for cls, o in _dspy_classes() + _litellm_classes() if isinstance(exc, cls)), ModelError)
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return ours(f"The model call failed ({type(exc).__name__}: {first[:300]}); {_ADVICE[ours]}.")
-
-
-def raw_output(exc: BaseException) -> str:
-    """The model's raw reply carried by a parse error (``AdapterParseError.lm_response``), or ''."""
-    raw = getattr(exc, "lm_response", None)
-    return str(raw) if raw else ""
+    message = f"The model call failed ({type(exc).__name__}: {first[:300]}); {_ADVICE[ours]}."
+    if ours is ModelOutputError:
+        raw = getattr(exc, "lm_response", None)
+        return ModelOutputError(message, raw=str(raw) if raw else "")
+    if ours is ModelRateLimitError:
+        return ModelRateLimitError(message, retry_after=getattr(exc, "retry_after", None))
+    return ours(message)

@@ -1,13 +1,15 @@
 """The stores of one Analyst under ``AUTO_ANALYST_HOME``: history, entities, profiles, error-fix memory.
 
 Each is opened on first use (chromadb behind the error-fix memory loads only then). This is the
-seam a storage backend replaces: everything above reaches the stores through :class:`MemoryStores`.
+seam a storage backend replaces: everything above reaches the stores through the four attributes
+of :class:`MemoryStores` (see docs/architecture.md, "How to add a storage backend").
 """
 
 from __future__ import annotations
 
+import importlib
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from auto_analyst.config import Settings
 
@@ -17,50 +19,39 @@ if TYPE_CHECKING:
     from auto_analyst.memory.history import History
     from auto_analyst.memory.profile import ProfileStore
 
-__all__ = ["MemoryStores"]
+__all__ = ["MemoryStores", "STORES"]
+
+STORES = {
+    "history": "auto_analyst.memory.history:History",
+    "entities": "auto_analyst.memory.entities:EntityMemory",
+    "profiles": "auto_analyst.memory.profile:ProfileStore",
+    "errors": "auto_analyst.memory.error_memory:ErrorMemory",
+}
+"""Attribute → the store class (``module:Class``, built with the settings) behind it."""
 
 
 class MemoryStores:
-    """The stores for every session of an Analyst, opened lazily; :meth:`close` releases the error-fix memory."""
+    """The stores for every session of an Analyst, each opened once, on first use (under a lock);
+    :meth:`close` releases the error-fix memory."""
+
+    history: History
+    entities: EntityMemory
+    profiles: ProfileStore
+    errors: ErrorMemory
 
     def __init__(self, settings: Settings):
         self.settings = settings
         self._lock = threading.Lock()
-        self._history = self._entities = self._profiles = self._errors = None
 
-    @property
-    def history(self) -> History:
-        if self._history is None:
-            from auto_analyst.memory.history import History
-
-            self._history = History(self.settings)
-        return self._history
-
-    @property
-    def entities(self) -> EntityMemory:
-        if self._entities is None:
-            from auto_analyst.memory.entities import EntityMemory
-
-            self._entities = EntityMemory(self.settings)
-        return self._entities
-
-    @property
-    def profiles(self) -> ProfileStore:
-        if self._profiles is None:
-            from auto_analyst.memory.profile import ProfileStore
-
-            self._profiles = ProfileStore(self.settings)
-        return self._profiles
-
-    @property
-    def errors(self) -> ErrorMemory:
+    def __getattr__(self, name: str) -> Any:  # only called for a store not opened yet
+        if name not in STORES:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         with self._lock:
-            if self._errors is None:
-                from auto_analyst.memory.error_memory import ErrorMemory
-
-                self._errors = ErrorMemory(self.settings)
-            return self._errors
+            if name not in self.__dict__:
+                module, cls = STORES[name].split(":")
+                self.__dict__[name] = getattr(importlib.import_module(module), cls)(self.settings)
+        return self.__dict__[name]
 
     def close(self) -> None:
-        if self._errors is not None:
-            self._errors.close()
+        if "errors" in self.__dict__:  # opened
+            self.errors.close()

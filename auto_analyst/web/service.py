@@ -75,10 +75,7 @@ class WebService:
             return self.analyst.settings.model
         try:
             analyst = Analyst(model=model, settings=self.settings, api_key=api_key or None, user=user)
-            if not api_key:
-                from auto_analyst.llm.providers import check_model
-
-                check_model(analyst.settings)
+            analyst.check_model()
         except (ModelError, AutoAnalystError) as exc:
             raise ApiError(400, "model", str(exc)) from None
         with self._lock:
