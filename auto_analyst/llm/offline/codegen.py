@@ -8,7 +8,7 @@ visualisation blocks read it (agents share variables through the combined script
 from __future__ import annotations
 
 from auto_analyst.llm.offline.canonical import render
-from auto_analyst.llm.offline.pycode import FUNC_CALL, GRAIN_CODE, PICK_HELPER
+from auto_analyst.llm.offline.pycode import FUNC_CALL, GRAIN_CODE, PICK_HELPER, formula_check
 from auto_analyst.llm.offline.spec import Filter, Measure, QuerySpec
 
 __all__ = ["code_for", "scalar_labels", "ROLES"]
@@ -148,6 +148,8 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
                 out += [f"value_{i}_{k} = {_round(_agg_expr(m, d, []), spec)}",
                         f"print({m.label()!r} + ':', value_{i}_{k})",
                         f"show(value_{i}_{k}, name={m.label() + _where(spec)!r})"]
+                if m.func == "std" and m.column:
+                    out += formula_check(f"{d}[{_c(m.column)}]", f"value_{i}_{k}", spec.rounding, m.label(), f"pop_{i}_{k}")
                 if spec.percent and spec.filters and m.func in ("sum", "count"):
                     whole = _agg_expr(m, spec.table, [])
                     share = f"100 * {_agg_expr(m, d, [])} / {whole}"

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 __all__ = ["Filter", "Measure", "QuerySpec", "quote_col", "quote_val"]
 
-Func = Literal["mean", "median", "sum", "count", "min", "max", "std", "std_pop", "var", "nunique", "pct_true", "skew",
+Func = Literal["mean", "median", "sum", "count", "min", "max", "std", "std_pop", "std_sample", "var", "nunique", "pct_true", "skew",
                "kurt", "range"]
 # built-in tasks; task plugins (auto_analyst.llm.offline.tasks) add their own names
 Task = str
@@ -22,6 +22,7 @@ Grain = Literal["day", "week", "month", "month_of_year", "quarter", "year"]
 
 FUNC_WORDS = {"mean": "mean", "median": "median", "sum": "total", "count": "count", "min": "minimum",
               "max": "maximum", "std": "standard deviation", "std_pop": "population standard deviation",
+              "std_sample": "sample standard deviation",
               "var": "variance", "nunique": "number of distinct", "pct_true": "percent", "skew": "skewness",
               "kurt": "kurtosis", "range": "range"}
 

@@ -18,7 +18,7 @@ from auto_analyst.llm.offline.reader.measures import (SUPERLATIVES, counts_thing
 from auto_analyst.llm.offline.reader.pieces import Pieces
 from auto_analyst.llm.offline.reader.rankings import rank as _rank, top_n as _top_n
 from auto_analyst.llm.offline.reader.vocabulary import vocabulary
-from auto_analyst.llm.offline.reader.words import PLAIN
+from auto_analyst.llm.offline.reader.words import PLAIN, with_formula
 from auto_analyst.llm.offline.spec import FUNC_WORDS, Filter, Measure, QuerySpec
 
 __all__ = ["assign", "default_func"]
@@ -37,8 +37,7 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
     for s in p.superlatives:  # 'heaviest' is the maximum of the weight
         funcs.append((s.start, s.func, s.word))
     funcs.sort()
-    if p.population is not None and any(f in ("std", "std_pop") for _, f, _ in funcs):
-        funcs = [(pos, ("std_pop" if p.population else "std") if f in ("std", "std_pop") else f, w) for pos, f, w in funcs]
+    funcs = with_formula(funcs, p.population)
     flags = [c.name for c in table.columns if c.kind == "boolean" and c.name in categorical and c.name not in p.both]
     if flags and not chart and task_word is None and n is None:
         categorical = [c for c in categorical if c not in flags]
@@ -192,7 +191,7 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
                     spec.measures.append(Measure(func="sum", column=col))
                     spec.assumptions.append(f"'{col}' holds counts: added them up")
                     continue
-                if f in ("mean", "median", "sum", "std", "std_pop", "var", "min", "max", "skew", "kurt", "range") \
+                if f in ("mean", "median", "sum", "std", "std_pop", "std_sample", "var", "min", "max", "skew", "kurt", "range") \
                         and col not in numeric:
                     spec.problems.append(f"'{col}' is not numeric, so its {FUNC_WORDS[f]} is not defined here.")
                     return

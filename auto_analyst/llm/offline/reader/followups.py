@@ -109,7 +109,11 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # 
     if counted and chosen is not None:
         new.measures = [Measure(func="count")]  # "the top one: how many trips?"
     elif plain and new.measures and not p.numeric:
-        new.measures = [m.model_copy(update={"func": plain[0]}) for m in new.measures]
+        if len(plain) > 1:  # "the mean and standard deviation, using pandas": each statistic of the same columns
+            cols = list(dict.fromkeys(m.column for m in new.measures))
+            new.measures = [Measure(func=f, column=c) for c in cols for f in dict.fromkeys(plain)]
+        else:
+            new.measures = [m.model_copy(update={"func": plain[0]}) for m in new.measures]
     if p.numeric and not p.chart and (new.measures or new.task == "chart"):
         _swap_column(new, p.numeric[0], table, plain[0] if plain else None)
     superlative = next((f for _, f, w in p.funcs if f in ("min", "max") and w not in PLAIN), None)

@@ -57,7 +57,7 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
     A statistic's own words ('standard deviation', 'p-value') are no mention of a column that merely shares
     a word with them (standard_level), and neither is a word joined by a hyphen to another ('score' in
     'z-score'), unless a column is named by the whole of it."""
-    busy = _busy_spans(st)
+    busy = _busy_spans(st) + [m.span() for m in DATA_POINT.finditer(st.text)]  # 'data point': rows, never a column
     stats = [m.span() for m in STAT_PHRASES.finditer(st.text)]
     found = [m for m in vocab.find(st.text, skip=busy)
              if m.how in STRONG or not (any(a < m.end and m.start < b for a, b in stats) or _hyphenated(st.text, m))]
@@ -156,13 +156,14 @@ def link_row_nouns(st: Reading, vocab: Vocabulary) -> list[RowNoun]:
         if forms & own or forms & entities:
             out.append(RowNoun(t.start, t.end, t.text, plural=t.text.endswith("s") or t.text in ("people", "children")))
             st.take(t.start, t.end)
-    for m in re.finditer(r"\bdata points?\b", st.text):
+    for m in DATA_POINT.finditer(st.text):
         if st.free(m.start(), m.end()):
             out.append(RowNoun(m.start(), m.end(), m.group(0), plural=m.group(0).endswith("s")))
             st.take(m.start(), m.end())
     return out
 
 
+DATA_POINT = re.compile(r"\bdata\s*points?\b")
 TABLE_WORDS = r"(?:dataset|data\s*set|data|file|table|csv|spreadsheet|sheet|dataframe|data\s*frame)s?"
 FILE_NAME = re.compile(r"\b[\w.-]+\.(?:csv|xlsx|xls|parquet|json|tsv)\b(?:\s+file)?")
 REFERENCE = re.compile(rf"\b(?:(?:in|of|from|for|within|across)\s+)?(?:(?:the|this|our|my|given|provided|whole|entire)\s+)*"

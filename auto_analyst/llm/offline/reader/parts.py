@@ -96,8 +96,10 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             if spec.answerable and spec.task == prev_spec.task:
                 continue  # the same task again, about the same column: answered by the part before
         declined_before = declined_before or not spec.answerable
-        if spec.answerable and any(_same_spec(spec, s) for s in specs):
-            continue  # a restated part (a constraint repeating the question) is already answered
+        same = next((s for s in specs if spec.answerable and _same_spec(spec, s)), None)
+        if same is not None:  # a restated part (a constraint repeating the question) is already answered;
+            same.rounding = spec.rounding if spec.rounding is not None else same.rounding  # its rounding holds
+            continue
         specs.append(spec)
         last_part = part
         if spec.task == "derive" and spec.answerable:
@@ -118,7 +120,8 @@ def _format_only(p) -> bool:
 
 
 def _same_spec(a: QuerySpec, b: QuerySpec) -> bool:
-    return a.model_dump(exclude={"assumptions"}) == b.model_dump(exclude={"assumptions"})
+    """The same question, perhaps rounded differently."""
+    return a.model_dump(exclude={"assumptions", "rounding"}) == b.model_dump(exclude={"assumptions", "rounding"})
 
 
 def with_new_column(desc: DatasetDescription, table: TableDescription, spec: QuerySpec) -> DatasetDescription:

@@ -12,13 +12,15 @@ from auto_analyst.llm.offline.reader.lexicon import lexicon
 from auto_analyst.llm.offline.reader.text import Reading, number
 
 __all__ = ["FUNC_PATTERNS", "CHART_WORDS", "TASK_WORDS", "SUPERLATIVE_WORDS", "ALPHA", "ALPHA_PCT", "SIGNIFICANCE",
-           "read_chart", "read_funcs", "read_significance", "read_task_words", "read_topn"]
+           "read_chart", "read_funcs", "with_formula", "read_significance", "read_task_words", "read_topn"]
 
 # (regex, func); order matters: 'standard deviation' before 'deviation', 'how many' before 'many'
 FUNC_PATTERNS: list[tuple[re.Pattern, str]] = [
     (re.compile(r"\bpopulation\s+(?:standard deviation|std|stdev|std dev)\b|\b(?:standard deviation|std|stdev)\s+"
                 r"\(?(?:of the\s+)?population\)?|\bddof\s*=\s*0\b"), "std_pop"),
-    (re.compile(r"\b(?:sample\s+)?(?:standard deviation|std|stdev|std dev|sd)\b"), "std"),
+    (re.compile(r"\bsample\s+(?:standard deviation|std|stdev|std dev)\b|\b(?:standard deviation|std|stdev)\s+"
+                r"\(?(?:of the\s+)?sample\)?|\bddof\s*=\s*1\b"), "std_sample"),
+    (re.compile(r"\b(?:standard deviation|std|stdev|std dev|sd)\b"), "std"),
     (re.compile(r"\bvariance\b"), "var"),
     (re.compile(r"\bskew(?:ness)?\b"), "skew"),
     (re.compile(r"\b(?:excess\s+)?kurtosis\b"), "kurt"),
@@ -163,3 +165,15 @@ def read_topn(st: Reading) -> tuple[int, bool] | None:
 
 def grain_of(word: str) -> str | None:
     return lexicon().grains.get(word)
+
+
+STD_FUNCS = ("std", "std_pop", "std_sample")
+
+
+def with_formula(funcs: list[tuple[int, str, str]], population: bool | None) -> list[tuple[int, str, str]]:
+    """The standard deviations of ``funcs`` with the formula an instruction named ('using the population
+    formula, not the sample formula'): population → std_pop, sample → std_sample; none named → as read."""
+    if population is None:
+        return funcs
+    named = "std_pop" if population else "std_sample"
+    return [(pos, named if f in STD_FUNCS else f, w) for pos, f, w in funcs]

@@ -18,8 +18,9 @@ import re
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.llm.offline.templates import Template
-from auto_analyst.llm.offline.pycode import func_call
+from auto_analyst.llm.offline.pycode import formula_check, func_call
 from auto_analyst.llm.offline.reader.pieces import Pieces
+from auto_analyst.llm.offline.reader.words import with_formula
 from auto_analyst.llm.offline.spec import FUNC_WORDS, QuerySpec
 from auto_analyst.llm.offline.tasks._common import NUM, column_positions, info, is_identifier, number
 
@@ -105,7 +106,7 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
                              "other statistics in the same part are not supported.")
         return True
     # "how many outliers", "the number of removed outliers": the count is what outliers show anyway
-    funcs = [(pos, f) for pos, f, _ in p.funcs if f not in ("count", "nunique")]
+    funcs = [(pos, f) for pos, f, _ in with_formula(p.funcs, p.population) if f not in ("count", "nunique")]
     nums = [c for _, c in column_positions(p, table) if c in p.numeric]
     measure = None
     if funcs:
@@ -202,6 +203,8 @@ def code(spec: QuerySpec, i: int) -> dict[str, str]:
                       f"'rows removed:', int(is_outlier_{i}.sum()))",
                       f"show(without_{i}_{k}, name={label + ' without outliers'!r})",
                       f"show(with_{i}_{k}, name={label + ' with all rows'!r})"]
+            if f == "std":
+                lines += formula_check(kept, f"without_{i}_{k}", spec.rounding, label + " without outliers", f"pop_{i}_{k}")
     else:
         lines += [f"rows_{i} = {d}[is_outlier_{i}]",
                   f"print(rows_{i}.to_string())",
