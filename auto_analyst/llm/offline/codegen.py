@@ -203,8 +203,14 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
                 f"rows_{i} = rows_{i}[{first!r} + [c for c in rows_{i}.columns if c not in {first!r}]]",
                 f"print(rows_{i}.to_string(index=False))"]
         if spec.n == 1 and spec.columns:
-            ident = spec.columns[0]
-            out += [f"show(rows_{i}[{_c(ident)}].iloc[0], name={f'{ident} with the {which} {m.column}{_where(spec)}'!r})",
+            ident, extreme = spec.columns[0], "min" if spec.ascending else "max"
+            # every row sharing the extreme value is named (a tie is said)
+            out += [f"tied_{i} = [str(v) for v in {d}.loc[{d}[{_c(m.column)}] == {d}[{_c(m.column)}].{extreme}(), {_c(ident)}]]",
+                    f"best_{i} = tied_{i}[0] if len(tied_{i}) == 1 else ', '.join(tied_{i})",
+                    f"if len(tied_{i}) > 1:",
+                    f"    print('Tie:', best_{i}, 'share the {which} {m.column}.')",
+                    f"show(rows_{i}[{_c(ident)}].iloc[0] if len(tied_{i}) == 1 else best_{i}, "
+                    f"name={f'{ident} with the {which} {m.column}{_where(spec)}'!r})",
                     f"show(rows_{i}[{_c(m.column)}].iloc[0], name={f'its {m.column}'!r})"]
         out += [f"show(rows_{i}, name={f'{spec.n} rows with the {which} {m.column}'!r})"]
     elif t == "describe":

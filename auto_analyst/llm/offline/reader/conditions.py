@@ -49,7 +49,9 @@ YEAR_RANGE = re.compile(rf"\b(?:(?:in|for|during|over)\s+)?(?:the\s+)?(?:years?\
                         rf"through|thru)|between\s+{_Y}\s*(?:and|-|–|to))\s*{_Y}\b")
 YEAR_OPEN = re.compile(rf"\b(?:(after|since|from|starting(?: in)?)|(before|until|up to|through|prior to))\s+(?:the\s+year\s+)?{_Y}\b")
 DECADE = re.compile(r"\b(?:(?:in|during|for|over)\s+)?(?:the\s+)?((?:19|20)\d0)'?s\b")
-ROUND = re.compile(r"(?:round(?:ed|ing)?\s+(?:off\s+|up\s+)?(?:the\s+\w+\s+)?(?:to|at)\s+(?:the\s+)?)?(\d+|one|two|three|four|five|six)"
+_ROUNDED = (r"(?:(?:the|your|all|both|these|those|each|its|their|final|all\s+the)\s+)*(?:(?:results?|answers?|values?|outputs?|"
+            r"numbers?|figures?|r|p-?\s?values?|coefficients?|measures?|statistics|it|them|\w+)\s+)?")
+ROUND = re.compile(rf"(?:round(?:ed|ing)?\s+(?:off\s+|up\s+)?{_ROUNDED}(?:to|at)\s+(?:the\s+)?)?(\d+|one|two|three|four|five|six)"
                    r"\s+(?:decimal|decimals|decimal places|decimal points|dp|digits after(?: the (?:decimal )?point)?)")
 NEAREST = re.compile(r"(?:round(?:ed)?\s+)?to\s+the\s+nearest\s+(?:whole number|integer|unit)")
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}

@@ -27,8 +27,10 @@ OF_THOSE = re.compile(r"\b(?:(?:the\s+)?(top|first|bottom|last)\s+(one|two|three
 NUMBER = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 
 
-def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDescription) -> QuerySpec:
-    """The spec of part ``p``: ``fresh`` (read alone) unless it refers to ``prev``."""
+def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDescription,
+            within: bool = False) -> QuerySpec:
+    """The spec of part ``p``: ``fresh`` (read alone) unless it refers to ``prev`` (``within``: an earlier part
+    of the same question, not the turn before)."""
     if prev is None:
         return fresh
     if _bare_superlative(p, fresh) and prev.measures and prev.measures[0].column:
@@ -37,7 +39,9 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
         return explain(prev, p)
     refers = REFERS.search(p.text) or OF_THOSE.search(p.text)
     lead = re.match(r"^\s*(?:same|now|and|what about|how about|only|also|then)\b", p.text)
-    own_content = bool(p.numeric or p.categorical or p.dates or p.keywords)
+    # a plugin's word is content of its own when the part reads alone ('remove the outliers'); in a later part
+    # of one question it is not when the part lacks the columns ('Report the p-value of the correlation test')
+    own_content = bool(p.numeric or p.categorical or p.dates or (p.keywords and (fresh.answerable or not within)))
     if own_content and not refers and (fresh.answerable or not lead) and not _bare_superlative(p, fresh):
         # a complete question of its own (perhaps saying "now" or "instead"), or one whose problem is its own
         return fresh

@@ -29,16 +29,24 @@ DROP_MISSING = re.compile(
     rf"(?:columns?|variables?|fields?))?"
     rf"|\b(?:use|using|with|apply|applying)\s+(?:the\s+)?'?dropna'?(?:\s+method)?(?:\s+to remove (?:these|the|those)\s+(?:data\s*points?|rows?|values?))?"
     rf"|\bdropna\b|\busing (?:all\s+)?(?:the\s+)?non-?(?:null|missing)\s+(?:values?|data|entries)"
-    rf"|\bonly\s+(?:the\s+)?non-?(?:null|missing)\s+(?:values?|data|entries|rows?)")
+    rf"|\bonly\s+(?:the\s+)?non-?(?:null|missing)\s+(?:values?|data|entries|rows?)"
+    # 'consider only the players who have a recorded batting average' (the column named after it)
+    rf"|\b(?:consider|use|include|keep|take)\s+only\s+(?:the\s+)?(?:[\w-]+\s+)?(?:who|that|which|with)\s+(?:have\s+|has\s+)?"
+    rf"(?:a\s+|an\s+)?(?:recorded|non-?missing|known|valid|available|non-?null)\b"
+    # 'do not include the one player with a missing batting average'
+    rf"|\b(?:do\s+not|don't)\s+(?:include|count|use)\s+(?:the\s+|any\s+)?(?:one\s+|\d+\s+|two\s+|three\s+)?(?:[\w-]+\s+)?"
+    rf"(?:with|that\s+(?:has|have)|who\s+(?:has|have)|having)\s+(?:a\s+|an\s+)?(?:missing|null|nan|no)\b"
+    # '... and areas with null values for X or Y'
+    rf"|\band\s+(?:areas|rows|cells|entries|places|records)\s+(?:with|containing)\s+(?:null|missing|nan)\s+values?\b")
 NO_OPS = [re.compile(p) for p in (
     r"\b(?:without|do not|don't|no)\s+(?:apply(?:ing)?|perform(?:ing)?|make|making|do|doing|use|using)?\s*(?:any\s+)?"
     r"(?:further\s+|additional\s+|other\s+)?(?:data\s+)?(?:transformations?|filters?|filtering|cleaning|preprocessing|"
     r"pre-processing|approximations?|assumptions?|modifications?)(?:\s+(?:or|and)\s+(?:transformations?|filters?|"
     r"filtering|cleaning|preprocessing|approximations?|assumptions?))?(?:\s+(?:steps?|to|on|of)(?:\s+the\s+data)?)?",
     r"\b(?:using|use|of|with|include|including|consider|considering|on|for|across)\s+(?:all\s+)?(?:the\s+)?(?:available|"
-    r"entire|whole|full)\s+(?:data(?:set)?|records?|rows?|values?|data\s*points?|observations?|entries)",
-    r"\b(?:using|use|on|for|of|with|include|including)\s+all\s+(?:the\s+)?(?:data(?:set)?|records?|rows?|values?|"
-    r"observations?|entries|data\s*points?)(?:\s+in\s+the\s+(?:data(?:set)?|column))?",
+    r"entire|whole|full)\s+(?:data\s*points?|data(?:set)?|records?|rows?|values?|observations?|entries)\b",
+    r"\b(?:using|use|on|for|of|with|include|including)\s+all\s+(?:the\s+)?(?:data\s*points?|data(?:set)?|records?|rows?|"
+    r"values?|observations?|entries)\b(?:\s+in\s+the\s+(?:data(?:set)?|column))?",
     r"\bdo not (?:consider|treat) any values? as outliers?\b",
     r"\b(?:for|of)\s+each\s+(?:row|record|entry|individual|observation|person|vehicle|day)\b(?=\s*(?:$|[.,;]|and\b|then\b))",
     r"\btwo[- ]tailed(?:\s+test)?\b|\btwo[- ]sided(?:\s+test)?\b",

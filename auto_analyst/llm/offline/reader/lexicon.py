@@ -32,6 +32,7 @@ class Lexicon:
     entity_nouns: frozenset[str]
     ignorable: frozenset[str]
     framing: frozenset[str]
+    column_descriptors: frozenset[str]
     number_words: dict[str, int]
     months: dict[str, int]
     grains: dict[str, str]
@@ -55,5 +56,6 @@ def lexicon() -> Lexicon:
         irregular_verbs=raw["irregular_verbs"], event_verbs=raw["event_verbs"], particle_verbs=raw["particle_verbs"],
         compound_parts=frozenset(raw["compound_parts"]), unit_aliases=raw["unit_aliases"],
         row_nouns=frozenset(raw["row_nouns"]), entity_nouns=frozenset(raw["entity_nouns"]),
-        ignorable=frozenset(raw["ignorable"]), framing=frozenset(raw["framing"]), number_words=raw["number_words"],
+        ignorable=frozenset(raw["ignorable"]), framing=frozenset(raw["framing"]),
+        column_descriptors=frozenset(raw["column_descriptors"]), number_words=raw["number_words"],
         months=raw["months"], grains=raw["grains"], synonym_index=index)

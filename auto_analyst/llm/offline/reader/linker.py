@@ -62,8 +62,9 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
     found = [m for m in vocab.find(st.text, skip=busy)
              if m.how in STRONG or not (any(a < m.end and m.start < b for a, b in stats) or _hyphenated(st.text, m))]
     strong_measure = any(m.how in STRONG and vocab.kind(m.column) == "numeric" for m in found)
-    for m in [m for m in found if m.how not in STRONG and strong_measure and _passive(st.text, m)]:
-        found.remove(m)  # 'home runs hit by the players': a verb describing the measure named, not the hits column
+    strong_ends = {m.end for m in found if m.how in STRONG and vocab.kind(m.column) == "numeric"}
+    for m in [m for m in found if m.how not in STRONG and strong_measure and _passive(st.text, m, strong_ends)]:
+        found.remove(m)  # 'home runs hit by the players', 'the number of doubles hit': a verb describing the measure
         st.take(m.start, m.end)
     out: list[Mention] = []
     by_span: dict[tuple[int, int], list[Mention]] = {}
@@ -102,10 +103,12 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
     return sorted(out, key=lambda m: m.start)
 
 
-def _passive(text: str, m: Mention) -> bool:
+def _passive(text: str, m: Mention, strong_ends: set[int]) -> bool:
+    """A participle after a named measure ('doubles hit') or before 'by' ('hit by the players')."""
     word = text[m.start:m.end]
-    return " " not in word and (word.endswith("ed") or word in lexicon().irregular_verbs) \
-        and re.match(r"\s+by\b", text[m.end:]) is not None
+    if " " in word or not (word.endswith("ed") or word in lexicon().irregular_verbs):
+        return False
+    return re.match(r"\s+by\b", text[m.end:]) is not None or (m.start - 1) in strong_ends
 
 
 def _hyphenated(text: str, m: Mention) -> bool:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import DatasetDescription, TableDescription
+from auto_analyst.llm.offline.reader.constraints import STATISTICS_MODULE, interpretation_only
 from auto_analyst.llm.offline.reader.followups import resolve
 from auto_analyst.llm.offline.reader.grammar import decide
 from auto_analyst.llm.offline.reader.read_part import read_pieces
+from auto_analyst.llm.offline.reader.restate import covered_by, inherit_method, missing_detail, refine_formula, spec_columns
 from auto_analyst.llm.offline.reader.text import fold, normalize
 from auto_analyst.llm.offline.reader.vocabulary import vocabulary
 from auto_analyst.llm.offline.spec import QuerySpec
@@ -67,10 +69,14 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             part = THE_NEW_ONE.sub(f"`{new_column}`", part)
         table = choose_table(part, desc) if prev_spec is None else desc.table(prev_spec.table)
         pieces = read_pieces(part, table)
+        if specs and interpretation_only(pieces.text):
+            continue  # 'If the coefficient is close to 1, it means ...': labels a result in words, no number
         if specs and _format_only(pieces):
             for s in specs:  # "Round the result to two decimal places.": a format for the parts before
                 s.rounding = pieces.spec.rounding if pieces.spec.rounding is not None else s.rounding
             continue
+        if specs and (refine_formula(pieces, specs) or missing_detail(pieces, specs)):
+            continue  # 'using the population formula', 'leave out the rows missing X': how an earlier part computes
         if pieces.empty and prev_spec is not None and specs:
             continue  # "and how much was it": already answered by the part before
         if pieces.unknown:
@@ -79,7 +85,9 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         else:
             fresh = pieces.spec.model_copy(deep=True)
             decide(pieces, fresh, table)
-            spec = resolve(pieces, fresh, prev_spec, table)
+            spec = resolve(pieces, fresh, prev_spec, table, within=bool(specs))
+        if STATISTICS_MODULE in pieces.notes and spec.answerable and not pieces.drop_missing:
+            _statistics_module(spec, desc.table(spec.table))
         if declined_before and spec.answerable and not pieces.own_columns:
             # "how many outliers are there?" after a part I could not read: it is about that part's column
             spec = QuerySpec(table=spec.table, task="decline",
@@ -96,7 +104,8 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             if spec.answerable and spec.task == prev_spec.task:
                 continue  # the same task again, about the same column: answered by the part before
         declined_before = declined_before or not spec.answerable
-        same = next((s for s in specs if spec.answerable and _same_spec(spec, s)), None)
+        inherit_method(spec, specs)
+        same = next((s for s in specs if spec.answerable and covered_by(spec, s)), None)
         if same is not None:  # a restated part (a constraint repeating the question) is already answered;
             same.rounding = spec.rounding if spec.rounding is not None else same.rounding  # its rounding holds
             continue
@@ -110,18 +119,25 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
     return specs
 
 
-THE_NEW_ONE = re.compile(r"\b(?:this|the|that)\s+(?:new(?:ly)?\s+(?:created\s+)?)(?:column|feature|variable|field)\b", re.I)
+THE_NEW_ONE = re.compile(r"\b(?:this|the|that|these|those)\s+(?:new(?:ly)?\s+(?:created\s+)?)(?:column|feature|variable|field)"
+                         r"(?:\s+values)?\b", re.I)
+
+
+def _statistics_module(spec: QuerySpec, table: TableDescription) -> None:
+    """Python's statistics module is asked for: its functions are not defined on missing values."""
+    cols = spec_columns(spec)
+    missing = {c.name: c.missing for c in table.columns if c.name in cols and c.missing}
+    if missing:
+        say = ", ".join(f"'{k}' has {v}" for k, v in missing.items())
+        spec.problems.append(f"Python's statistics module is asked for, and its functions are not defined on missing "
+                             f"values ({say}); say whether to leave them out (e.g. 'ignoring missing values').")
+        spec.task = "decline"
 
 
 def _format_only(p) -> bool:
     s = p.spec
     return (s.rounding is not None and not (p.funcs or p.chart or p.task_word or p.keywords or p.n or p.own_columns
                                             or s.filters or s.time_grain or s.problems or p.superlatives or p.unknown))
-
-
-def _same_spec(a: QuerySpec, b: QuerySpec) -> bool:
-    """The same question, perhaps rounded differently."""
-    return a.model_dump(exclude={"assumptions", "rounding"}) == b.model_dump(exclude={"assumptions", "rounding"})
 
 
 def with_new_column(desc: DatasetDescription, table: TableDescription, spec: QuerySpec) -> DatasetDescription:
@@ -132,6 +148,9 @@ def with_new_column(desc: DatasetDescription, table: TableDescription, spec: Que
     name, kind = new_column(spec)
     dtype = "float64" if kind == "numeric" else "string"
     values = [(lab, 0) for lab, _, _ in spec.options.get("bins", [])]
+    sources = spec.options.get("columns", [])
+    missing = max([c.missing for c in table.columns if c.name in sources] or [0])  # at least its sources' gaps
     new_table = table.model_copy(update={"columns": [c for c in table.columns if c.name != name] + [
-        ColumnInfo(name=name, dtype=dtype, kind=kind, top_values=values, distinct=max(len(values), 2))]})
+        ColumnInfo(name=name, dtype=dtype, kind=kind, top_values=values, distinct=max(len(values), 2), missing=missing,
+                   note="new column")]})
     return desc.model_copy(update={"tables": [new_table if t.name == table.name else t for t in desc.tables]})

@@ -57,6 +57,7 @@ class Pieces:
     population: bool | None = None  # 'the population formula' (True) or 'the sample formula' (False)
     corr_method: str | None = None  # 'spearman' or 'kendall' when named
     why: bool = False  # 'why is it higher?', 'how was that computed?': about the previous result
+    notes: set[str] = field(default_factory=set)  # from the constraint rules (constraints.STATISTICS_MODULE)
     reading: Reading | None = None
 
     @property

@@ -8,10 +8,12 @@ Stage 3 (``grammar``) turns the pieces into a :class:`~auto_analyst.llm.offline.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.llm.offline.reader.conditions import GROUP_BEFORE, read_filters, read_format, read_quarters, read_time
+from auto_analyst.llm.offline.reader.constraints import read_constraints
 from auto_analyst.llm.offline.reader.instructions import read_instructions, read_population
 from auto_analyst.llm.offline.reader.lexicon import lexicon
 from auto_analyst.llm.offline.reader.linker import fuzzy_columns, link_columns, link_row_nouns, link_superlatives, link_table
@@ -29,12 +31,13 @@ __all__ = ["read_pieces"]
 def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None = None) -> Pieces:
     """Link the words of one part to the table (see the module docstring for the order)."""
     vocab = vocab or vocabulary(table)
-    text = fold(normalize(question))
+    text = _unquote_statistics(fold(normalize(question)), vocab)
     st = Reading(text)
     spec = QuerySpec(table=table.name)
     reserved = reserved_spans(text)
     for _, a, b in reserved:  # e.g. the name of a new column: not a mention of existing columns
         st.take(a, b)
+    notes = read_constraints(st)  # the longer constraint phrases first ('do not ... before calculating the correlation')
     drop_missing = read_instructions(st, spec)
     population = read_population(st)
     read_quarters(st, spec, table)  # 'the second quarter of 2008' before 'quarter' reads as a column
@@ -64,7 +67,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     p = Pieces(text=text, raw=question, spec=spec, funcs=funcs, chart=read_chart(st), task_word=read_task_words(st),
                n=n, keywords=keywords, keyword_spans=spans, mentions=all_mentions, superlatives=superlatives,
                drop_missing=drop_missing, significance=significance, negated=negated - both, both=both,
-               population=population, corr_method=corr_method, reading=st)
+               population=population, corr_method=corr_method, reading=st, notes=notes)
     p.row_nouns = link_row_nouns(st, vocab)
     link_table(st, vocab)
     for m in WHY.finditer(text):  # "why is it higher?": a question about the previous result
@@ -117,6 +120,21 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
         setattr(p, name, list(dict.fromkeys(getattr(p, name))))
     _superlative_of_rows(p, all_mentions)
     return p
+
+
+QUOTED = re.compile(r"(['\"“])([^'\"”]+)(['\"”])")
+STAT_HEAD = re.compile(r"^(?:the\s+)?(?:average|mean|median|total|sum|maximum|minimum|max|min|standard deviation|std|variance)"
+                       r"(?:\s+of)?\s+(.+)$")
+
+
+def _unquote_statistics(text: str, vocab: Vocabulary) -> str:
+    """'For the "average acceleration", calculate it ...': a quoted statistic of a column is read as words (the
+    quotes dropped), not as a value to look for."""
+    for m in QUOTED.finditer(text):
+        head = STAT_HEAD.match(m.group(2))
+        if vocab.lookup(m.group(2)) is None and head and vocab.lookup(head.group(1)) is not None:
+            text = text[:m.start()] + " " + m.group(2) + " " + text[m.end():]
+    return text
 
 
 # a capitalised name right after a preposition: 'in Florida', 'for New York', 'between Texas and California'
@@ -284,7 +302,7 @@ def _modifiers(st: Reading, mentions: list[Mention], vocab: Vocabulary, spec: Qu
 
 
 def _described_words(question: str, vocab: Vocabulary) -> set[str]:
-    if "(" not in question and not re.search(r"[\"'`“][^\"'`”]+[\"'`”]\s+(?:[\w-]+\s+){1,3}columns?\b", question):
+    if "(" not in question and not re.search(r"[\"'`“][^\"'`”]+[\"'`”]\s+[\w-]", question):
         return set()
     return _described(question, vocab)
 
@@ -299,4 +317,9 @@ def _described(question: str, vocab: Vocabulary) -> set[str]:
     for m in re.finditer(r"[\"'`“]([^\"'`”]+)[\"'`”]\s+((?:[\w-]+\s+){1,3})columns?\b", question):
         if vocab.lookup(m.group(1)):
             out |= set(fold(normalize(m.group(2))).split())
+    descriptors = lexicon().column_descriptors
+    for m in re.finditer(r"[\"'`“]([^\"'`”]+)[\"'`”]((?:\s+[\w-]+){1,2})", question):
+        words = list(itertools.takewhile(lambda w: w in descriptors, fold(normalize(m.group(2))).split()))
+        if words and vocab.lookup(m.group(1)):
+            out |= set(words)  # "the 'compound' sentiment score": what kind of column 'compound' is
     return out

@@ -23,7 +23,8 @@ KEYWORDS = re.compile(
     r"(?=\s+(?:(?:by|that|as|which|equal|from|with|to)\b|=))|=\s*groups of\b"
     r"|'[^']+'\s*\d+(?:\.\d+)?\s*(?:years?\s*(?:old\s*)?)?(?:and (?:above|over|older)|or (?:more|older|above))"
     r"|'[^']+'\s*\d+(?:\.\d+)?\s*(?:-|to)?\s*(?:\d+(?:\.\d+)?|inf)(?:\s*years?\s*old)?"
-    r"|\bby (?:summing|adding|subtracting|dividing|multiplying)\b|\b(?:that|which) (?:categori[sz]es|groups|bins)\b"
+    r"|\b(?:by\s+)?(?:summing|adding|subtracting|dividing|multiplying)\b|\b(?:that|which) (?:categori[sz]es|groups|bins)\b"
+    r"|\b(?:subtract|divide|multiply)\b|\bdivided\s+by\b|\bminus\b|\bplus\b"
     r"|\b(?:as|equal to|=)\s+the (?:sum|difference|ratio|product)\s+of\b|\b(?:sum|difference|ratio|product) (?:of|between)\b"
     r"|\binto (?:\w+ )?(?:age |income |price )?(?:groups|bins|categories|bands)\b"
     r"|\band (?:above|over|older|more)\b|\bor (?:more|older|above|over)\b")
@@ -33,10 +34,20 @@ RESERVED = NEW_COLUMN = re.compile(r"\b(?:(?:create|generate|add|make|compute|ca
                         r"(?=\s+(?:(?:by|that|as|which|equal|from|with|to|using)\b|=))")
 NEW_NAME = re.compile(r"new\s+(?:column|feature|variable|field)(?:\s+(?:called|named))?\s*[`'\"“]([^`'\"”]+)[`'\"”]"
                       r"|new\s+(?:column|feature|variable|field)\s+(?:called|named)\s+([A-Za-z_][\w.-]*)", re.I)
+# "Create the 'Price Change' column by subtracting ...", "To calculate `X`, subtract ...": a column named and how
+# it is computed, also when the question made it already (a restatement, answered once)
+NAMED_RULE = re.compile(r"\b(?:create|calculate|compute|generate|make|define|derive|get|form)\s+(?:the\s+)?[`'\"“]([^`'\"”]+)[`'\"”]"
+                        r"(?:\s+(?:column|feature|variable|field))?\s*,?\s+(?:by\s+(?:summing|adding|subtracting|dividing|"
+                        r"multiplying)|as\s+(?:the\s+)?(?:sum|difference|ratio|product))\b"
+                        r"|\bto\s+(?:calculate|compute|create|get)\s+(?:the\s+)?[`'\"“]([^`'\"”]+)[`'\"”]\s*,?\s+(?:subtract|divide|"
+                        r"multiply|add|sum|take)\b", re.I)
+# 'subtracting B from A' is A - B; the other operations keep the written order ('dividing A by B' is A / B)
+FROM_ORDER = re.compile(r"\bsubtract(?:ing|s)?\b(?:(?!\bfrom\b).)*\bfrom\b")
 BIN = re.compile(r"['\"“]([^'\"”]+)['\"”]\s*\(\s*(\d+(?:\.\d+)?)\s*(?:-|–|to)\s*(\d+(?:\.\d+)?)[^)]*\)"
                  r"|['\"“]([^'\"”]+)['\"”]\s*\(\s*(\d+(?:\.\d+)?)[^)]*?(?:and (?:above|over|older)|or (?:more|older|above)|\+)[^)]*\)")
 OPS = {"summing": "+", "adding": "+", "sum": "+", "subtracting": "-", "difference": "-", "dividing": "/",
-       "ratio": "/", "multiplying": "*", "product": "*"}
+       "ratio": "/", "multiplying": "*", "product": "*", "subtract": "-", "divide": "/", "divided": "/", "multiply": "*",
+       "minus": "-", "plus": "+"}
 ARITHMETIC = Template("new column {name:name} = {a:col} {op:text} {b:col}")
 GROUPS = Template("new column {name:name} = groups of {source:col}: {groups:text}")
 TEMPLATES = [ARITHMETIC, GROUPS]
@@ -44,7 +55,7 @@ TEMPLATES = [ARITHMETIC, GROUPS]
 
 def active(text: str) -> bool:
     """The words 'sum of', 'ratio of' are this plugin's only when a new column is named."""
-    return NEW_COLUMN.search(text) is not None or "new column `" in text
+    return NEW_COLUMN.search(text) is not None or "new column `" in text or NAMED_RULE.search(text) is not None
 
 
 def claim(p, table: TableDescription) -> int:
@@ -67,7 +78,9 @@ def recognize(p, spec: QuerySpec, table: TableDescription) -> bool:
         spec.problems.append("Say how the new column is computed from the others (sum, difference, ratio or product).")
         return True
     op = ops.pop()
-    cols = [c for _, c in column_positions(p, table) if info(table, c).kind == "numeric"]
+    cols = [c for _, c in column_positions(p, table) if info(table, c).kind == "numeric" and c != name]
+    if op == "-" and FROM_ORDER.search(p.text):
+        cols = cols[::-1]
     if len(cols) != 2:
         spec.problems.append("A new column from others needs exactly two numeric columns; name them.")
         return True
@@ -77,8 +90,8 @@ def recognize(p, spec: QuerySpec, table: TableDescription) -> bool:
 
 
 def _new_name(p, raw: str) -> str | None:
-    m = NEW_NAME.search(raw)
-    return (m.group(1) or m.group(2)).strip() if m else None
+    m = NEW_NAME.search(raw) or NAMED_RULE.search(raw)
+    return next(g for g in m.groups() if g).strip() if m else None
 
 
 def _parse_bins(raw: str) -> list[list]:

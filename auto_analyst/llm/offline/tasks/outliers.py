@@ -42,7 +42,9 @@ IQR_DEFINITION = (rf"(?:(?:values?\s+)?(?:lying|that\s+(?:lie|fall|are)|falling)
                   rf"(?:x|times)?\s*(?:the\s+)?iqr"
                   rf"|\b(?:calculate\s+)?(?:the\s+)?iqr\s+(?:is\s+)?(?:as|=|defined\s+as|calculated\s+as)?\s*(?:the\s+)?q3(?:\s+75th\s+"
                   rf"percentile)?\s*-\s*(?:the\s+)?q1(?:\s+25th\s+percentile)?"
-                  rf"|\b{NUM}\s+times\s+the\s+iqr\s+above\s+the\s+third\s+quartile\s+or\s+below\s+the\s+first\s+quartile")
+                  rf"|\b(?:(?:more|greater)\s+than\s+)?{NUM}\s+times\s+the\s+(?:iqr|inter[- ]?quartile\s+range)\s+(?:above|beyond|over)\s+"
+                  rf"the\s+(?:third\s+quartile|q3|upper\s+quartile|75th\s+percentile)\s+or\s+(?:below|under)\s+the\s+(?:first\s+"
+                  rf"quartile|q1|lower\s+quartile|25th\s+percentile)")
 
 KEYWORDS = re.compile(
     r"\b(?:(?:after|before)\s+)?(?:remov(?:e|ed|ing)|exclud(?:e|ed|ing)|without|drop(?:ped|ping)?|ignor(?:e|ed|ing)|"
@@ -55,10 +57,11 @@ KEYWORDS = re.compile(
     rf"|\b(?:(?:more|further|farther) than\s+)?{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)(?:\s+(?:away\s+)?from\s+the\s+mean)?\b"
     rf"|\b(?:threshold|multiplier|cut[- ]?off)\s*(?:of|=)?\s*{NUM}"
     r"|" + Z_DEFINITION + r"|" + Z_BOTH_SIDES + r"|" + IQR_DEFINITION +
+    r"|\b(?:(?:after|before|without)\s+)?(?:the\s+)?outliers?\s+(?:removal|exclusion|detection|identification)\b"
     r"|\b(?:outlier\s+)?(?:detection|identification)\b|\bdetect(?:ed|ing)?\b|\bremov(?:e|ed|ing|al)\b"
     r"|\b(?:new|updated|resulting|remaining|recalculated?|cleaned)\b|\bdata\s*frame\b|\bthe\s+rest\b")
 
-MAIN = re.compile(r"\boutli|\banomal|\bextreme\s+values?\b|\bz[- ]?scores?\b|\bz\s*>|\biqr\b|\binter[- ]?quartile\b|\btukey|"
+MAIN = re.compile(r"\boutli|\banomal|\bextreme\s+values?\b|\bz[- ]?scores?\b|\bz\s*>|\bz\s*=\s*x\b|\biqr\b|\binter[- ]?quartile\b|\btukey|"
                   rf"\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)\b")
 Z_THRESHOLD = re.compile(rf"\bz[- ]?(?:scores?)?\s*(?:>=|>|above|over|greater than|beyond|exceeding|more than|threshold(?: of)?)?\s*{NUM}"
                          rf"|\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)\b|\b(?:threshold|cut[- ]?off)\s*(?:of|=)?\s*{NUM}")
