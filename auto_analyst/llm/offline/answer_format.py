@@ -17,6 +17,7 @@ SYNONYMS = {
     "max": {"max", "maximum", "highest", "largest", "top", "best", "most"},
     "min": {"min", "minimum", "lowest", "smallest", "least"},
     "correlation": {"correlation", "corr", "coefficient", "pearson", "r"}, "missing": {"missing", "null", "na", "nan"},
+    "without": {"without", "after", "removal", "removing", "removed", "excluding", "cleaned", "filtered"},
 }
 
 
@@ -25,11 +26,16 @@ PHRASES = [(re.compile(r"root mean squared? error|\brmse\b"), " rmse "), (re.com
            (re.compile(r"\bp[ -]?values?\b"), " pvalue ")]
 
 
+def _singular(word: str) -> str:
+    """'outliers' ~ 'outlier' (names and labels differ in number)."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
+
+
 def _tokens(text: str) -> set[str]:
     text = text.lower().replace("_", " ")
     for pattern, token in PHRASES:  # several words that name one measure
         text = pattern.sub(token, text)
-    words = set(re.findall(r"[a-z]+|\d+", text))
+    words = {_singular(w) for w in re.findall(r"[a-z]+|\d+", text)}
     out = set(words)
     for key, syn in SYNONYMS.items():
         if words & syn:

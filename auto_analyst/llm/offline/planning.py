@@ -26,7 +26,8 @@ from auto_analyst.llm.offline.conversation import route
 from auto_analyst.llm.offline.protocol import Prompt
 from auto_analyst.llm.offline.reader import read_question
 from auto_analyst.llm.offline.reader.suggest import closest_question
-from auto_analyst.llm.offline.spec import QuerySpec
+from auto_analyst.llm.offline.reader.vocabulary import vocabulary
+from auto_analyst.llm.offline.spec import Z_ASSUMED, QuerySpec
 from auto_analyst.question_text import QUOTE, split_format
 
 __all__ = ["planner", "previous_spec", "dataset", "turns", "MODEL_HINT"]
@@ -105,7 +106,7 @@ def planner(p: Prompt) -> dict[str, Any]:
         return out
     if any(isinstance(t, dict) and t.get("quoted") for t in turns(p)):
         # the quote points at an earlier turn (now the previous one); it, and the words that introduce it, are no question
-        goal = QUOTE_FRAME.sub(" ", QUOTE.sub(" ", goal)).strip()
+        goal = _strip_quotes(goal, desc)
     goal, names, rounding = split_format(goal)
     quoted, goal = said_turn(p, goal)  # "You said 'Germany: 37931.53': why is it higher?" builds on that turn
     if quoted is not None:
@@ -132,8 +133,14 @@ def planner(p: Prompt) -> dict[str, Any]:
                                  "gives no random state, so the asked value is not determined; give one (e.g. "
                                  "'random_state 42'). " + MODEL_HINT)
         return out
+    if names and any(s.task == "outliers" and any(a.startswith(Z_ASSUMED) for a in s.assumptions) for s in good):
+        # 2, 2.5 and 3 are all in use: unlike Tukey's 1.5 IQR, a z-score rule has no one standard threshold
+        out["decline_reason"] = ("The z-score method has no single standard threshold (2, 2.5 and 3 are all in use) and "
+                                 "the question names none, so the asked values are not determined; say one (e.g. "
+                                 "'z-score above 3'). Did you mean: " + "; ".join(render(s) for s in good) + "? " + MODEL_HINT)
+        return out
     if names and not any(s.group_by or s.time_grain for s in good):
-        labels = [lab for s in good for lab in scalar_labels(s)]
+        labels = list(dict.fromkeys(lab for s in good for lab in scalar_labels(s)))
         if labels and match_names(names, labels) is None:
             out["decline_reason"] = (f"I can't tell which of my results {', '.join(names)} refer to, so I don't answer "
                                      "in that format offline. " + MODEL_HINT)
@@ -144,6 +151,19 @@ def planner(p: Prompt) -> dict[str, Any]:
         out["decline_reason"] = "Part of the question was not answered: " + " ".join(reasons or [CANNOT])
     out["plan"] = plan_steps(good)
     return out
+
+
+def _strip_quotes(goal: str, desc: DatasetDescription) -> str:
+    """The question without the quoted earlier answer (and the words introducing it). A quoted text that names
+    the data (a column, the name a new column is to get) is part of the question, even when an earlier answer
+    happens to contain it."""
+    vocab = vocabulary(desc.table())
+
+    def cut(m: re.Match) -> str:
+        names_data = vocab.lookup(m.group(1)) is not None or re.search(r"\b(?:called|named)\s*$", goal[:m.start()])
+        return m.group(0) if names_data else " "
+    stripped = QUOTE.sub(cut, goal)
+    return QUOTE_FRAME.sub(" ", stripped).strip() if stripped != goal else goal
 
 
 def _decline(reasons: list[str], goal: str, desc: DatasetDescription) -> str:

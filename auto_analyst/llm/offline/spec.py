@@ -11,7 +11,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-__all__ = ["Filter", "Measure", "QuerySpec", "quote_col", "quote_val"]
+__all__ = ["Filter", "Measure", "QuerySpec", "quote_col", "quote_val", "Z_ASSUMED"]
+
+# the assumption an outlier search says when its z-score rule names no threshold (planning declines an answer
+# format on it: no one threshold is standard)
+Z_ASSUMED = "z-score threshold"
 
 Func = Literal["mean", "median", "sum", "count", "min", "max", "std", "std_pop", "std_sample", "var", "nunique", "pct_true", "skew",
                "kurt", "range"]

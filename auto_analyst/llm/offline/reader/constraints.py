@@ -87,9 +87,17 @@ DEFINITIONS = [re.compile(p) for p in (
     r"entries)\b",
     r"\b(?:using|with|by)\s+the\s+arithmetic\s+mean(?:\s+formula)?\b",
     r"\bcalculate\s+it\s+(?=using|with|by)",
+    # normality judged by statistics, not by a test: '... adheres to a normal distribution by calculating skewness'
+    r"\b(?:determine|check|assess|test|see|examine|evaluate)\s+(?:if|whether)\s+(?:it|this|the\s+(?:[\w-]+\s+){0,3}?[\w-]+)\s+"
+    r"(?:adheres|conforms|follows|is\s+close|corresponds)\s+to\s+(?:a\s+)?normal(?:\s+distribution)?\s+(?=by\s+(?:calculating|"
+    r"computing|using|looking\s+at|measuring)\s+(?:the\s+|its\s+)?(?:skewness|kurtosis))",
+    # 'explore the distribution of X and calculate ...': an opening that the rest of the sentence says
+    r"\b(?:explore|examine|investigate|analy[sz]e|look\s+at|study)\s+the\s+distribution\s+of\b(?=.*\band\s+(?:then\s+)?"
+    r"(?:determine|calculate|compute|find|check|identify|test|assess|report))",
     # the parenthesised synonym of a statistic: 'the mean (average)'
     r"(?<=\bmean)\s+average\b|(?<=\baverage)\s+mean\b",
 )]
+FISHER = re.compile(r"\b(?:using|with|by|via|according\s+to)\s+(?:the\s+)?fisher(?:'s|’s)?\s+(?:method|definition|formula)\b")
 # 'If the coefficient is close to 1, it means there is a strong correlation': a sentence labelling a result
 IF_RULE = re.compile(r"^(?:if|when|where)\b")
 CONSEQUENT = re.compile(r"\b(?:it|this|that)\s+(?:means|indicates|suggests|implies|shows)\b|\bthere\s+(?:is|exists|are)\b|"
@@ -141,6 +149,10 @@ def read_constraints(st: Reading) -> set[str]:
         toks = set(re.findall(r"[\w.']+", tools.replace('"', "").replace("'statistics'", "statistics")))
         if "statistics" in toks and ("module" in toks or "modules" in toks) and not toks & {"pandas", "numpy", "scipy"}:
             notes.add(STATISTICS_MODULE)
+    if re.search(r"\b(?:kurtosis|skewness)\b", st.text):  # Fisher's definition: excess kurtosis, as pandas computes
+        for m in FISHER.finditer(st.text):
+            if st.free(m.start(), m.end()):
+                st.take(m.start(), m.end())
     for pat in KEEP_DATA + DEFINITIONS:
         for m in pat.finditer(st.text):
             if m.end() > m.start() and st.free(m.start(), m.end()):

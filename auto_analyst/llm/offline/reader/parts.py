@@ -14,7 +14,8 @@ from auto_analyst.llm.offline.reader.constraints import STATISTICS_MODULE, inter
 from auto_analyst.llm.offline.reader.followups import resolve
 from auto_analyst.llm.offline.reader.grammar import decide
 from auto_analyst.llm.offline.reader.read_part import read_pieces
-from auto_analyst.llm.offline.reader.restate import covered_by, inherit_method, missing_detail, refine_formula, spec_columns
+from auto_analyst.llm.offline.reader.restate import (covered_by, inherit_method, missing_detail, refine_formula, share_threshold,
+                                                    spec_columns)
 from auto_analyst.llm.offline.reader.text import fold, normalize
 from auto_analyst.llm.offline.reader.vocabulary import vocabulary
 from auto_analyst.llm.offline.spec import QuerySpec
@@ -64,6 +65,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
     declined_before = False
     last_part = ""
     new_column = None
+    intros: set[int] = set()
     for part in split_parts(question):
         if new_column:  # "the mean of this new feature": the column made by the part before
             part = THE_NEW_ONE.sub(f"`{new_column}`", part)
@@ -71,6 +73,9 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         pieces = read_pieces(part, table)
         if specs and interpretation_only(pieces.text):
             continue  # 'If the coefficient is close to 1, it means ...': labels a result in words, no number
+        if specs and PROSE.search(pieces.text):  # 'Interpret the results': words the offline model does not write
+            specs[-1].assumptions.append(PROSE_NOTE)
+            continue
         if specs and _format_only(pieces):
             for s in specs:  # "Round the result to two decimal places.": a format for the parts before
                 s.rounding = pieces.spec.rounding if pieces.spec.rounding is not None else s.rounding
@@ -109,6 +114,8 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         if same is not None:  # a restated part (a constraint repeating the question) is already answered;
             same.rounding = spec.rounding if spec.rounding is not None else same.rounding  # its rounding holds
             continue
+        if INTRO.search(pieces.text):
+            intros.add(len(specs))
         specs.append(spec)
         last_part = part
         if spec.task == "derive" and spec.answerable:
@@ -116,9 +123,19 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             new_column = spec.options["name"]
         if spec.answerable:
             prev_spec = spec
-    return specs
+    # 'Perform a distribution analysis on Fare by class. Calculate the mean ... for each class.': the opening is
+    # what the later parts compute
+    share_threshold(specs)
+    return [s for k, s in enumerate(specs)
+            if not any(t.answerable and (k in intros and spec_columns(s) <= spec_columns(t) or s.answerable
+                                         and covered_by(s, t)) for t in specs[k + 1:])]
 
 
+INTRO = re.compile(r"^(?:perform|do|conduct|carry\s+out|run|make)\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}analysis\b"
+                   r"|^(?:explore|examine|investigate|analy[sz]e|study)\s+the\s+distribution\s+of\b")
+PROSE = re.compile(r"^(?:interpret|explain|discuss|comment\s+on|summari[sz]e|provide\s+(?:a\s+|an\s+)?(?:brief\s+|short\s+)?"
+                   r"(?:explanation|interpretation|summary|discussion))\b(?:(?!\b(?:calculate|compute|plot|test)\b).)*$")
+PROSE_NOTE = "an interpretation in words is not written offline (a language model writes one: --model)"
 THE_NEW_ONE = re.compile(r"\b(?:this|the|that|these|those)\s+(?:new(?:ly)?\s+(?:created\s+)?)(?:column|feature|variable|field)"
                          r"(?:\s+values)?\b", re.I)
 

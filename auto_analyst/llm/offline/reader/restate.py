@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from auto_analyst.llm.offline.reader.pieces import Pieces
 from auto_analyst.llm.offline.reader.words import STD_FUNCS
-from auto_analyst.llm.offline.spec import QuerySpec
+from auto_analyst.llm.offline.spec import Z_ASSUMED, QuerySpec
 
-__all__ = ["covered_by", "inherit_method", "missing_detail", "refine_formula", "same_spec", "spec_columns"]
+__all__ = ["covered_by", "inherit_method", "missing_detail", "refine_formula", "same_spec", "share_threshold", "spec_columns"]
 
 NO_METHOD = "no method named"
 LEFT_OUT = "missing values left out (pandas skips them)"
@@ -102,5 +102,20 @@ def inherit_method(spec: QuerySpec, specs: list[QuerySpec]) -> None:
     for s in reversed(specs):
         if s.task == "outliers" and s.answerable and set(s.columns) == set(spec.columns):
             spec.options.update(method=s.options["method"], threshold=s.options["threshold"])
-            spec.assumptions = [a for a in spec.assumptions if not a.startswith(NO_METHOD) and not a.startswith("z-score")]
+            spec.assumptions = [a for a in spec.assumptions if not a.startswith((NO_METHOD, Z_ASSUMED))]
+            spec.assumptions += [a for a in s.assumptions if a.startswith(Z_ASSUMED)]  # an assumed threshold stays one
             return
+
+
+def share_threshold(specs: list[QuerySpec]) -> None:
+    """'Use the z-score method. ... Consider values with |z| > 3 outliers': a threshold a later part states holds for
+    the earlier outlier searches of the same method and columns that assumed one."""
+    stated = [s for s in specs if s.task == "outliers" and s.answerable and not any(a.startswith(Z_ASSUMED) for a in s.assumptions)]
+    for s in specs:
+        if s.task != "outliers" or not any(a.startswith(Z_ASSUMED) for a in s.assumptions):
+            continue
+        source = next((t for t in stated if t.options.get("method") == s.options.get("method")
+                       and set(t.columns) == set(s.columns)), None)
+        if source is not None:
+            s.options["threshold"] = source.options["threshold"]
+            s.assumptions = [a for a in s.assumptions if not a.startswith(Z_ASSUMED)]

@@ -93,12 +93,17 @@ def _expansions(words: list[str], abbreviations: dict[str, list[str]], limit: in
     return out
 
 
+FUNCTION_WORDS = {"a", "an", "the", "is", "are", "was", "be", "at", "on", "in", "of", "or", "and", "to", "as", "it", "by",
+                  "for", "if", "no", "not", "so", "do", "up", "we", "us", "me", "my", "i", "am", "an", "per", "than"}
+
+
 def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]]) -> tuple[list[Term], list[str]]:
     lex = lexicon()
     words = words_of(col.name)
     if not words:
         return [], []
-    terms = [Term(tuple(words), col.name, "name")]
+    # a column named 'IS' or 'AT' is named in backticks or quotes (or by its expansion): 'is', 'at' are words
+    terms = [] if len(words) == 1 and words[0] in FUNCTION_WORDS else [Term(tuple(words), col.name, "name")]
     split = [x for w in words for x in (split_compound(w) or [w])]
     if split != words:
         terms.append(Term(tuple(split), col.name, "words"))
@@ -152,7 +157,7 @@ def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]]
             if concept_words & set(concepts) and verb not in lex.ignorable:
                 terms.append(Term((verb,), col.name, "verb"))
     parts = [w for w in content if len(w) >= 4 and w not in GENERIC and not w.isdigit()]
-    return terms, parts
+    return [t for t in terms if not (len(t.words) == 1 and t.words[0] in FUNCTION_WORDS)], parts
 
 
 def row_nouns(table: TableDescription, id_cols: list[str]) -> set[str]:

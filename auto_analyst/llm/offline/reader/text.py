@@ -24,6 +24,8 @@ TOKEN = re.compile(r"`[^`]+`|(?<![\w'])'[^']+'(?![\w])|\"[^\"]+\"|-?\d+(?:\.\d+)
 def normalize(text: str) -> str:
     """Lowercase; camelCase and snake_case split; punctuation except . % $ € £ # ' " ` = < > ! - into spaces."""
     text = text.translate(_QUOTES)
+    text = re.sub(r"\b[iI]\.\s?[eE]\.?,?", " that is ", text)  # 'i.e.,' and 'e.g.' are words, not sentence ends
+    text = re.sub(r"\b[eE]\.\s?[gG]\.?,?", " for example ", text)
     text = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", text)
     text = unicodedata.normalize("NFC", text).lower()
     text = re.sub(r"[_/\\]+", " ", text)

@@ -84,6 +84,8 @@ def reserved_spans(text: str) -> list[tuple[str, int, int]]:
     """(task name, start, end) of the spans of ``text`` a plugin reads before any column (a new column's name)."""
     spans = []
     for plugin in PLUGINS.modules():
+        if hasattr(plugin, "active") and not plugin.active(text):
+            continue
         pattern = getattr(plugin, "RESERVED", None)
         if pattern is not None:
             spans += [(plugin.NAMES[0], *m.span()) for m in pattern.finditer(text)]

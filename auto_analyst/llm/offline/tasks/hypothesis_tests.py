@@ -261,3 +261,13 @@ def code(spec: QuerySpec, i: int) -> dict[str, str]:
                   f"show(groups_{i}, name={f'{y} by {x}'!r})"]
         lines += _verdict(i, alpha, yes, no)
     return {"statistics": "\n".join(lines)}
+
+
+def labels(spec: QuerySpec) -> list[str]:
+    """The names of the single values ``code`` shows (for matching an asked answer format)."""
+    test = spec.options["test"]
+    if test == "chi2":
+        return ["chi-square statistic", "p-value", "degrees of freedom", "conclusion"]
+    if test == "normality":
+        return ["test used", "test statistic", "p-value", "values tested", "conclusion"]
+    return ["t statistic" if test == "welch" else "F statistic", "p-value", "conclusion"]

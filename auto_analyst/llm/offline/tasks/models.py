@@ -379,3 +379,14 @@ def _model_code(spec: QuerySpec, i: int) -> str:
            if classify and not forest else "") + ")",
     ]
     return "\n".join(lines)
+
+
+def labels(spec: QuerySpec) -> list[str]:
+    """The names of the single values ``code`` shows (for matching an asked answer format)."""
+    o = spec.options
+    if o.get("kind") == "clusters":
+        return []
+    if o["kind"] == "classification":
+        return ["accuracy on the test set", "majority-class baseline accuracy"]
+    return ["R-squared on the test set", "mean squared error on the test set", "RMSE on the test set",
+            "mean absolute error on the test set"]

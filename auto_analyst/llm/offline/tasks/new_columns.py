@@ -13,25 +13,31 @@ import re
 from auto_analyst.data.description import TableDescription
 from auto_analyst.llm.offline.templates import Template
 from auto_analyst.llm.offline.spec import QuerySpec
+from auto_analyst.llm.offline.reader.vocabulary import vocabulary
 from auto_analyst.llm.offline.tasks._common import column_positions, info
 
 NAMES = ["derive"]
+# named ranges of a grouping ("'Child' (0-12 years old)", "'Elderly' (60 and above)", "into four age groups")
+_RANGES = (r"'[^']+'\s*\d+(?:\.\d+)?\s*(?:years?\s*(?:old\s*)?)?(?:and (?:above|over|older)|or (?:more|older|above))"
+           r"|'[^']+'\s*\d+(?:\.\d+)?\s*(?:-|to)?\s*(?:\d+(?:\.\d+)?|inf)(?:\s*years?\s*old)?"
+           r"|\binto\s+(?:two|three|four|five|six|\d+)?\s*(?:\w+\s+)?(?:groups|bins|categories|bands)\b")
 TITLE = "new column"
 KEYWORDS = re.compile(
     r"\b(?:(?:create|generate|add|make|compute|calculate|construct|engineer)\s+)?(?:a\s+)?new\s+"
     r"(?:column|feature|variable|field)(?:\s+(?:called|named))?\s*[`'\"“]?[\w .-]*?[`'\"”]?"
     r"(?=\s+(?:(?:by|that|as|which|equal|from|with|to)\b|=))|=\s*groups of\b"
-    r"|'[^']+'\s*\d+(?:\.\d+)?\s*(?:years?\s*(?:old\s*)?)?(?:and (?:above|over|older)|or (?:more|older|above))"
-    r"|'[^']+'\s*\d+(?:\.\d+)?\s*(?:-|to)?\s*(?:\d+(?:\.\d+)?|inf)(?:\s*years?\s*old)?"
+    r"|" + _RANGES +
     r"|\b(?:by\s+)?(?:summing|adding|subtracting|dividing|multiplying)\b|\b(?:that|which) (?:categori[sz]es|groups|bins)\b"
     r"|\b(?:subtract|divide|multiply)\b|\bdivided\s+by\b|\bminus\b|\bplus\b"
     r"|\b(?:as|equal to|=)\s+the (?:sum|difference|ratio|product)\s+of\b|\b(?:sum|difference|ratio|product) (?:of|between)\b"
     r"|\binto (?:\w+ )?(?:age |income |price )?(?:groups|bins|categories|bands)\b"
     r"|\band (?:above|over|older|more)\b|\bor (?:more|older|above|over)\b")
 # "create a new column called age group": read before any column word, since the name may contain one
-RESERVED = NEW_COLUMN = re.compile(r"\b(?:(?:create|generate|add|make|compute|calculate|construct|engineer)\s+)?(?:a\s+)?new\s+"
+NEW_COLUMN = re.compile(r"\b(?:(?:create|generate|add|make|compute|calculate|construct|engineer)\s+)?(?:a\s+)?new\s+"
                         r"(?:column|feature|variable|field)(?:\s+(?:called|named))?\s+`?(.+?)`?"
                         r"(?=\s+(?:(?:by|that|as|which|equal|from|with|to|using)\b|=))")
+# read before any column word: the name may contain one ('age group'), and the ranges' 'years old' is no column
+RESERVED = re.compile(NEW_COLUMN.pattern + "|" + _RANGES)
 NEW_NAME = re.compile(r"new\s+(?:column|feature|variable|field)(?:\s+(?:called|named))?\s*[`'\"“]([^`'\"”]+)[`'\"”]"
                       r"|new\s+(?:column|feature|variable|field)\s+(?:called|named)\s+([A-Za-z_][\w.-]*)", re.I)
 # "Create the 'Price Change' column by subtracting ...", "To calculate `X`, subtract ...": a column named and how
@@ -71,7 +77,7 @@ def recognize(p, spec: QuerySpec, table: TableDescription) -> bool:
     spec.task = "derive"
     bins = _parse_bins(raw)
     if bins:
-        return _bins(spec, name, p, bins)
+        return _bins(spec, name, p, bins, table)
     words = [w for pattern in p.keywords.get("derive", []) for w in re.findall(r"\w+", pattern)]
     ops = {OPS[w] for w in words if w in OPS}
     if len(ops) != 1:
@@ -111,9 +117,13 @@ def _parse_groups(text: str) -> list[list] | None:
     return [[m.group(1), float(m.group(2)), None if m.group(3) == "inf" else float(m.group(3))] for m in found]
 
 
-def _bins(spec: QuerySpec, name: str, p, bins: list[list]) -> bool:
+def _bins(spec: QuerySpec, name: str, p, bins: list[list], table: TableDescription) -> bool:
     source = p.numeric[:1]
-    if len(p.numeric) != 1 or len(bins) < 2:
+    if not p.numeric:  # 'into four age groups', '(13-19 years old)': the column the ranges' words name
+        found = {m.column for words in p.keywords.get("derive", [])[1:] for m in vocabulary(table).find(words)
+                 if info(table, m.column).kind == "numeric"}
+        source = sorted(found) if len(found) == 1 else []
+    if len(source) != 1 or len(p.numeric) > 1 or len(bins) < 2:
         spec.problems.append("Groups need one numeric column and at least two named ranges like 'Child' (0-12).")
         return True
     spec.options = {"name": name, "op": "bins", "columns": source, "bins": bins}

@@ -229,3 +229,8 @@ def code(spec: QuerySpec, i: int) -> dict[str, str]:
         f"show(coefs_{i}, name={label!r})",
     ]
     return {"statistics": "\n".join(lines)}
+
+
+def labels(spec: QuerySpec) -> list[str]:
+    """The names of the single values ``code`` shows (for matching an asked answer format)."""
+    return [f"R-squared of {spec.y}", f"adjusted R-squared of {spec.y}", "rows used in the regression"]

@@ -21,7 +21,7 @@ from auto_analyst.llm.offline.templates import Template
 from auto_analyst.llm.offline.pycode import formula_check, func_call
 from auto_analyst.llm.offline.reader.pieces import Pieces
 from auto_analyst.llm.offline.reader.words import with_formula
-from auto_analyst.llm.offline.spec import FUNC_WORDS, QuerySpec
+from auto_analyst.llm.offline.spec import FUNC_WORDS, Z_ASSUMED, QuerySpec
 from auto_analyst.llm.offline.tasks._common import NUM, column_positions, info, is_identifier, number
 
 NAMES = ["outliers"]
@@ -63,10 +63,14 @@ KEYWORDS = re.compile(
 
 MAIN = re.compile(r"\boutli|\banomal|\bextreme\s+values?\b|\bz[- ]?scores?\b|\bz\s*>|\bz\s*=\s*x\b|\biqr\b|\binter[- ]?quartile\b|\btukey|"
                   rf"\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)\b")
-Z_THRESHOLD = re.compile(rf"\bz[- ]?(?:scores?)?\s*(?:>=|>|above|over|greater than|beyond|exceeding|more than|threshold(?: of)?)?\s*{NUM}"
-                         rf"|\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)\b|\b(?:threshold|cut[- ]?off)\s*(?:of|=)?\s*{NUM}")
+Z_THRESHOLD = re.compile(rf"\bz[- ]?(?:scores?)?\s*(?:(?:is|are|of)\s+)?(?:>=|>|above|over|greater than|beyond|exceeding|more than|threshold(?: of)?)?\s*{NUM}"
+                         rf"|\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)\b|\b(?:threshold|cut[- ]?off)\s*(?:of|=)?\s*{NUM}"
+                         rf"|\boutside\s+(?:of\s+)?(?:the\s+)?-\s*{NUM}\s+to\s+{NUM}\s+range")
 IQR_K = re.compile(rf"\b{NUM}\s*(?:x\s+|times\s+)?(?:the\s+)?(?:iqr|inter[- ]?quartile)|\b(?:multiplier|cut[- ]?off|threshold)\s*(?:of|=)?\s*{NUM}")
-Z_WORDS = re.compile(r"\bz[- ]?scores?\b|\bz\b|standard\s+deviations?|\bsigmas?\b|\bsds?\b")
+# the z-score rule's own words; 'standard deviation' alone is a statistic asked for ('the mean and standard deviation
+# after removing outliers'), a rule only with a number or 'from the mean'
+Z_WORDS = re.compile(rf"\bz[- ]?scores?\b|\bz\b|\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)\b|"
+                     r"\bstandard\s+deviations?\s+(?:away\s+)?from\s+the\s+mean\b|\bsigmas?\b")
 REMOVE = re.compile(r"\b(?:remov|exclud|without|drop|ignor|filter(?:ed|ing)?\s+out|trim|clean)")
 Z_RULE = Template("outliers of {columns:cols} by z-score above {threshold:num}")
 IQR_RULE = Template("outliers of {columns:cols} by {threshold:num} IQR")
@@ -101,7 +105,7 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
     m = (Z_THRESHOLD if z else IQR_K).search(text)
     threshold = number(next(g for g in m.groups() if g)) if m else (3 if z else 1.5)
     if not m and z:
-        spec.assumptions.append("z-score threshold 3 (|z| > 3)")
+        spec.assumptions.append(Z_ASSUMED + " 3 (|z| > 3)")
     if not 0 < threshold <= 20:
         spec.problems.append(f"An outlier threshold of {threshold} is not usable.")
     if p.group_cols or p.chart or p.task_word not in (None, "value_counts") or p.n or p.categorical or p.dates:
@@ -213,3 +217,14 @@ def code(spec: QuerySpec, i: int) -> dict[str, str]:
                   f"print(rows_{i}.to_string())",
                   f"show(rows_{i}, name='outlier rows')"]
     return {"statistics": "\n".join(lines)}
+
+
+def labels(spec: QuerySpec) -> list[str]:
+    """The names of the single values ``code`` shows (for matching an asked answer format)."""
+    o = spec.options
+    out = ([f"number of outliers in {spec.columns[0]}", "lower fence", "upper fence"] if len(spec.columns) == 1
+           else ["rows with an outlier"])
+    for f in o.get("funcs", []):
+        label = f"{FUNC_WORDS[f]} {o['measure']}"
+        out += [label + " without outliers", label + " with all rows"]
+    return out
