@@ -50,14 +50,21 @@ QUALITATIVE = {"strength", "type", "status", "decision", "result", "relationship
 
 
 # words of a name that say which computation it is: a label lacking one of them is another number
-KEY_WORDS = set(SYNONYMS) | {"pvalue", "rsquared", "mse", "rmse", "mae", "skewness", "skew", "kurtosis", "range",
-                             "monthly", "daily", "weekly", "yearly", "annual", "quarterly", "change", "difference", "log",
+# ('without' is none: 'removed outliers count' is the number of outliers, removed)
+KEY_WORDS = (set(SYNONYMS) - {"without"}) | {"pvalue", "rsquared", "mse", "rmse", "mae", "skewness", "skew", "kurtosis",
+                                             "range", "monthly", "daily", "weekly", "yearly", "annual", "quarterly", "change", "difference", "log",
                              "transformed", "sqrt", "normalized", "normalised", "standardized", "scaled", "ratio",
                              "percentage", "percent", "rate", "cumulative", "growth", "iqr", "zscore", "median"}
 
 
 def _keys(tokens: set[str]) -> set[str]:
     return tokens & KEY_WORDS
+
+
+def _qualitative(name: str) -> bool:
+    """A name asking for a word or a list; 'test' alone is one ('normality_test'), not beside a number ('test_mse')."""
+    words = set(name.lower().split("_"))
+    return bool(words & (QUALITATIVE - {"test"})) or ("test" in words and not _keys(_tokens(name)))
 
 
 def match_names(names: list[str], labels: list[str]) -> dict[str, str] | None:
@@ -71,7 +78,7 @@ def match_names(names: list[str], labels: list[str]) -> dict[str, str] | None:
     """
     if not names:
         return {}
-    if any(set(n.lower().split("_")) & QUALITATIVE for n in names):
+    if any(_qualitative(n) for n in names):
         return None
     if len(names) == 1 and len(labels) == 1 and not _keys(_tokens(names[0])) - _tokens(labels[0]):
         return {names[0]: labels[0]}

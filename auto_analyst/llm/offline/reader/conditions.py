@@ -52,11 +52,27 @@ DECADE = re.compile(r"\b(?:(?:in|during|for|over)\s+)?(?:the\s+)?((?:19|20)\d0)'
 _ROUNDED = (r"(?:(?:the|your|all|both|these|those|each|its|their|final|all\s+the)\s+)*(?:(?:results?|answers?|values?|outputs?|"
             r"numbers?|figures?|r|p-?\s?values?|coefficients?|measures?|statistics|it|them|\w+)\s+)?")
 ROUND = re.compile(rf"(?:round(?:ed|ing)?\s+(?:off\s+|up\s+)?{_ROUNDED}(?:to|at)\s+(?:the\s+)?)?(\d+|one|two|three|four|five|six)"
-                   r"\s+(?:decimal|decimals|decimal places|decimal points|dp|digits after(?: the (?:decimal )?point)?)")
+                   r"\s+(?:decimal places|decimal points|decimal place|decimal point|decimals|decimal|dp|digits after"
+                   r"(?: the (?:decimal )?point)?)")
+# 'Make sure to round the mean fare of each group to 2 decimal places': a sentence that only says the rounding
+ROUND_SENTENCE = re.compile(r"^(?:(?:make\s+sure|be\s+sure|ensure|remember)\s+(?:to\s+|that\s+you\s+)?|please\s+)?"
+                            r"round(?:ed|ing)?\s+(?:off\s+|up\s+)?(?:[\w'-]+\s+){0,8}?(?:to|at)\s+(?:the\s+)?"
+                            r"(\d+|one|two|three|four|five|six)\s+(?:decimal places|decimal points|decimals|decimal|dp)\s*$")
 NEAREST = re.compile(r"(?:round(?:ed)?\s+)?to\s+the\s+nearest\s+(?:whole number|integer|unit)")
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 QUARTER = re.compile(r"\b(?:(?:in|for|during)\s+)?(?:the\s+)?(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter(?:\s+of)?\b"
                      r"|\b(?:(?:in|for|during)\s+)q([1-4])\b|\bq([1-4])(?=\s*(?:of\s+)?(?:19|20)\d\d\b)")
+
+
+def read_round_sentence(st: Reading, spec: QuerySpec) -> bool:
+    """'Make sure to round the mean fare of each group to 2 decimal places': a part that only says the rounding of
+    what the parts before compute (read before any column: its other words restate them)."""
+    whole = ROUND_SENTENCE.match(st.text)
+    if whole and st.free(0, len(st.text)):
+        spec.rounding = int(number(whole.group(1)))
+        st.take(0, len(st.text))
+        return True
+    return False
 
 
 def read_format(st: Reading, spec: QuerySpec) -> None:

@@ -40,7 +40,7 @@ TOOL_WORDS = {
     "'statistics'", '"statistics"', "library", "libraries", "module", "modules", "package", "packages", "function",
     "functions", "method", "methods", "approach", "approaches", "tool", "tools", "the", "a", "an", "in", "of", "from",
     "or", "and", "python's", "mathematical", "formula", "formulas", "techniques", "technique", "procedures",
-    "procedure", "operations", "its", "general",
+    "procedure", "operations", "its", "general", "pearsonr", "spearmanr", "dataframe", "dataframes",
 }
 ANCHORS = {"python", "python's", "pandas", "pandas'", "numpy", "numpy's", "scipy", "scipy's", "scipy.stats",
            "statsmodels", "sklearn", "library", "libraries", "module", "modules", "package", "packages", "function",
@@ -66,6 +66,10 @@ KEEP_DATA = [re.compile(p) for p in (
     rf"\b(?:for|in)\s+the\s+(?:computation|calculation)s?\s+of\s+(?:the\s+)?{_STAT}",
     rf"\b(?:computed|calculated|done|performed|made)\s+directly\s+(?:from|on|using)\b",
     rf"\b(?:from|on|using|with)\s+all\s+(?:the\s+)?(?:available\s+)?(?:data\s*points?|data|values|observations|rows|records)\b",
+    # 'exclude rows with null values before calculating the mean': the order every step has anyway
+    r"\b(?:before|prior\s+to)\s+(?:calculating|computing|the\s+(?:calculation|computation)\s+of)\b",
+    r"\b(?:do\s+not|don't)\s+(?:consider|use|apply)\s+any\s+other\s+(?:methods?|approach(?:es)?|tests?|techniques?)"
+    r"(?:\s+for\s+(?:the\s+)?(?:outlier\s+detection|detecting\s+outliers|the\s+\w+))?",
     # ties: the model lists every row sharing the highest (lowest) value anyway
     r"\b(?:in\s+(?:the\s+)?case\s+(?:of\s+)?|if\s+)(?:a\s+tie|ties|multiple\s+[\w-]+\s+(?:have|share)\s+the\s+same\s+(?:highest|"
     r"lowest|maximum|minimum|max|min|largest|smallest|top)(?:\s+[\w-]+)?\s+value)\s*,?\s*(?:(?:list|report|return|include|give|"

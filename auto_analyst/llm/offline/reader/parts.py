@@ -90,7 +90,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         else:
             fresh = pieces.spec.model_copy(deep=True)
             decide(pieces, fresh, table)
-            spec = resolve(pieces, fresh, prev_spec, table, within=bool(specs))
+            spec = resolve(pieces, fresh, _task_before(pieces, specs, prev_spec), table, within=bool(specs))
         if STATISTICS_MODULE in pieces.notes and spec.answerable and not pieces.drop_missing:
             _statistics_module(spec, desc.table(spec.table))
         if declined_before and spec.answerable and not pieces.own_columns:
@@ -138,6 +138,14 @@ PROSE = re.compile(r"^(?:interpret|explain|discuss|comment\s+on|summari[sz]e|pro
 PROSE_NOTE = "an interpretation in words is not written offline (a language model writes one: --model)"
 THE_NEW_ONE = re.compile(r"\b(?:this|the|that|these|those)\s+(?:new(?:ly)?\s+(?:created\s+)?)(?:column|feature|variable|field)"
                          r"(?:\s+values)?\b", re.I)
+
+
+def _task_before(p, specs: list[QuerySpec], prev: QuerySpec | None) -> QuerySpec | None:
+    """The spec a part without columns builds on: the last earlier part of the task its words name ('Use scipy's
+    pearsonr method for the correlation' after an outlier search: the correlation before it), else ``prev``."""
+    if p.own_columns or not specs or p.task_word not in ("correlation", "corr_matrix"):
+        return prev
+    return next((s for s in reversed(specs) if s.answerable and s.task == p.task_word), prev)
 
 
 def _statistics_module(spec: QuerySpec, table: TableDescription) -> None:

@@ -12,7 +12,8 @@ import itertools
 import re
 
 from auto_analyst.data.description import TableDescription
-from auto_analyst.llm.offline.reader.conditions import GROUP_BEFORE, read_filters, read_format, read_quarters, read_time
+from auto_analyst.llm.offline.reader.conditions import (GROUP_BEFORE, read_filters, read_format, read_quarters, read_round_sentence,
+                                                       read_time)
 from auto_analyst.llm.offline.reader.constraints import read_constraints
 from auto_analyst.llm.offline.reader.instructions import read_instructions, read_population
 from auto_analyst.llm.offline.reader.lexicon import lexicon
@@ -37,6 +38,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     reserved = reserved_spans(text)
     for _, a, b in reserved:  # e.g. the name of a new column: not a mention of existing columns
         st.take(a, b)
+    read_round_sentence(st, spec)
     notes = read_constraints(st)  # the longer constraint phrases first ('do not ... before calculating the correlation')
     drop_missing = read_instructions(st, spec)
     population = read_population(st)

@@ -65,9 +65,14 @@ def refine_formula(p: Pieces, specs: list[QuerySpec]) -> bool:
     """'Calculate the standard deviation using the population formula': the formula of the standard deviation
     an earlier part computes (on the columns this part names, if any). True when one was changed."""
     funcs = {f for _, f, _ in p.funcs}
-    if p.population is None or not funcs or not funcs <= set(STD_FUNCS) or p.chart or p.keywords or p.group_cols:
+    if not funcs or not funcs <= set(STD_FUNCS) or p.chart or p.keywords or p.group_cols:
         return False
-    named = "std_pop" if p.population else "std_sample"
+    if p.population is not None:
+        named = "std_pop" if p.population else "std_sample"
+    elif len(funcs) == 1 and funcs <= {"std_pop", "std_sample"} and not p.numeric:
+        named = funcs.pop()  # 'The population standard deviation should be calculated.'
+    else:
+        return False
     cols = set(p.numeric)
     for s in reversed(specs):
         if s.task == "aggregate" and any(m.func in STD_FUNCS and (not cols or m.column in cols) for m in s.measures):

@@ -46,8 +46,9 @@ IQR_DEFINITION = (rf"(?:(?:values?\s+)?(?:lying|that\s+(?:lie|fall|are)|falling)
                   rf"the\s+(?:third\s+quartile|q3|upper\s+quartile|75th\s+percentile)\s+or\s+(?:below|under)\s+the\s+(?:first\s+"
                   rf"quartile|q1|lower\s+quartile|25th\s+percentile)")
 
-KEYWORDS = re.compile(
-    r"\b(?:(?:after|before)\s+)?(?:remov(?:e|ed|ing)|exclud(?:e|ed|ing)|without|drop(?:ped|ping)?|ignor(?:e|ed|ing)|"
+KEYWORDS = re.compile(  # the spelled-out definitions first: at one position, the first alternative that matches wins
+    Z_DEFINITION + r"|" + Z_BOTH_SIDES + r"|" + IQR_DEFINITION +
+    r"|\b(?:(?:after|before)\s+)?(?:remov(?:e|ed|ing)|exclud(?:e|ed|ing)|without|drop(?:ped|ping)?|ignor(?:e|ed|ing)|"
     r"filter(?:ed|ing)?\s+out|trim(?:med|ming)?|clean(?:ed|ing)?)\s+(?:the\s+|any\s+)?(?:outliers?|anomal(?:y|ies)|extreme\s+values)\b"
     r"|\boutliers?\b|\boutlying\b|\banomal(?:y|ies|ous)\b|\bextreme\s+values?\b"
     rf"|\bz[- ]?scores?(?:\s*(?:>=|>|above|over|greater than|beyond|exceeding|more than|threshold(?:\s+of)?)?\s*{NUM})?"
@@ -56,7 +57,6 @@ KEYWORDS = re.compile(
     rf"|\b{NUM}\s*(?:x\s+|times\s+)?(?:the\s+)?(?:iqr|inter[- ]?quartile(?:\s+range)?)\b"
     rf"|\b(?:(?:more|further|farther) than\s+)?{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)(?:\s+(?:away\s+)?from\s+the\s+mean)?\b"
     rf"|\b(?:threshold|multiplier|cut[- ]?off)\s*(?:of|=)?\s*{NUM}"
-    r"|" + Z_DEFINITION + r"|" + Z_BOTH_SIDES + r"|" + IQR_DEFINITION +
     r"|\b(?:(?:after|before|without)\s+)?(?:the\s+)?outliers?\s+(?:removal|exclusion|detection|identification)\b"
     r"|\b(?:outlier\s+)?(?:detection|identification)\b|\bdetect(?:ed|ing)?\b|\bremov(?:e|ed|ing|al)\b"
     r"|\b(?:new|updated|resulting|remaining|recalculated?|cleaned)\b|\bdata\s*frame\b|\bthe\s+rest\b")
