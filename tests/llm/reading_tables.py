@@ -73,7 +73,17 @@ def macro(n: int = 80) -> pd.DataFrame:
                          "infl": r.normal(3, 2, n).round(2), "tbilrate": r.uniform(0, 8, n).round(2)})
 
 
-BUILDERS = {"shop": shop, "weather": weather, "cars": cars, "clinic": clinic, "stocks": stocks, "macro": macro}
+def sensors(n: int = 90) -> pd.DataFrame:
+    """A logger's table: short upper-case names (one of them, AT, also an English word) and missing readings."""
+    r = _rng(7)
+    at = r.normal(12, 6, n).round(1)
+    at[r.random(n) < 0.1] = np.nan
+    return pd.DataFrame({"reading_time": pd.Timestamp("2024-01-01") + pd.to_timedelta(np.arange(n) * 6, unit="h"),
+                         "site": r.choice(["North", "South"], n), "AT": at, "RH": r.uniform(30, 95, n).round(1)})
+
+
+BUILDERS = {"shop": shop, "weather": weather, "cars": cars, "clinic": clinic, "stocks": stocks, "macro": macro,
+            "sensors": sensors}
 
 
 def descriptions() -> dict[str, DatasetDescription]:

@@ -323,6 +323,58 @@ ROWS = [
     ('shop', 'recap what we have found so far', 'intent: memory_query'),
     ('shop', 'load sales2.csv', 'intent: new_data'),
     ('shop', 'help', 'intent: qa'),
+
+    # constraint sentences (DABench style): tools, keeping the data as is, definitions, interpretation rules
+    ('shop', "Calculate the mean of sales_eur using the built-in functions of Python's pandas library.", 'mean of `sales_eur`'),
+    ('shop', 'What is the median qty? Do not remove any outliers or modify the data prior to calculation.', 'median of `qty`'),
+    ('shop', 'Total qty. Use all available data points for the computation of the total.', 'total of `qty`'),
+    ('cars', 'Calculate the Pearson correlation coefficient to assess the strength and direction of the linear '
+             'relationship between weight and horsepower.', 'correlation between `Weight_in_lbs` and `Horsepower`'),
+    ('cars', 'What is the correlation between weight and horsepower? If the coefficient is close to 1, it means '
+             'there is a strong correlation.', 'correlation between `Weight_in_lbs` and `Horsepower`'),
+    ('cars', "Calculate the Pearson's correlation coefficient (r), a statistical measure that calculates the strength "
+             "of the relationship between two variables, between mpg and acceleration.",
+     'correlation between `Miles_per_Gallon` and `Acceleration`'),
+    ('clinic', 'Calculate the mean (average) age as the sum of all values divided by the total number of observations.',
+     'mean of `age`'),
+    ('shop', 'What is the mean discount? Calculate the mean of discount_pct. Round the result to 2 decimal places.',
+     'mean of `discount_pct`, rounded to 2 decimals'),
+    ('shop', 'Mean sales by country. Make sure to round the mean sales of each country to 1 decimal place.',
+     'mean of `sales_eur` by `country`, rounded to 1 decimals'),
+    ('clinic', 'Find the patient with the highest systolic bp. In the case multiple patients have the same highest '
+               'value, list all of them.', 'top 1 rows by `systolic_bp` with `patient_id`'),
+    # restated and refining parts
+    ('shop', 'Calculate the mean and standard deviation of qty. Calculate the standard deviation using the population '
+             'formula, not the sample formula.', 'mean of `qty` and population standard deviation of `qty`'),
+    ('shop', 'Mean and standard deviation of qty. The population standard deviation should be calculated.',
+     'mean of `qty` and population standard deviation of `qty`'),
+    ('shop', 'sample standard deviation of sales', 'sample standard deviation of `sales_eur`'),
+    ('clinic', 'What is the mean age? Do not include the patients with a missing age in your calculation.', 'mean of `age`'),
+    ('clinic', 'Consider only the patients who have a recorded age. What is their mean age?', 'mean of `age`'),
+    ('shop', 'Create a new column called net by subtracting discount_pct from sales_eur. What is the mean net?',
+     'new column `net` = `sales_eur` - `discount_pct`; mean of `net`'),
+    ('shop', "Create a new column called net as the difference of sales_eur and discount_pct. Create the 'net' column "
+             "by subtracting discount_pct from sales_eur.", 'new column `net` = `sales_eur` - `discount_pct`'),
+    ('shop', 'Perform a distribution analysis on sales_eur by country. Calculate the mean sales for each country. '
+             'Interpret the results.', 'mean of `sales_eur` by `country`'),
+    ('shop', "What is the average of the 'qty' values?", 'mean of `qty`'),
+    ('cars', 'For the "average horsepower", calculate it using the arithmetic mean formula.', 'mean of `Horsepower`'),
+    # outlier searches: a threshold stated later, z-scores without one (declined in an answer format)
+    ('weather', 'Remove outliers of temp_c using the z-score method. Then calculate the mean temp_c after removing '
+                'the outliers. Consider values with a z-score greater than 2.5 or less than -2.5 outliers.',
+     'mean of `temp_c` after removing outliers of `temp_c` by z-score above 2.5'),
+    ('weather', 'How many outliers does wind_kmh have by the z-score method?', 'outliers of `wind_kmh` by z-score above 3'),
+    ('weather', 'How many outliers does wind_kmh have by the z-score method? @n_outliers[count]',
+     'decline: no single standard threshold'),
+    ('weather', 'Count the outliers of wind_kmh that fall more than 1.5 times the interquartile range above the third '
+                'quartile or below the first quartile.', 'outliers of `wind_kmh` by 1.5 IQR'),
+    # a column named by an English word; Python's statistics module on missing values
+    ('sensors', 'mean RH at site North', "mean of `RH` where `site` == 'North'"),
+    ('sensors', 'average AT by site', 'mean of `AT` by `site`'),
+    ('sensors', "What is the median of 'AT' using the functions of Python's statistics module?",
+     'decline: not defined on missing values'),
+    ('sensors', "What is the median of 'AT' using the functions of Python's statistics module, ignoring missing values?",
+     'median of `AT`'),
 ]
 
 

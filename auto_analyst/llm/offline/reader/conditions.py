@@ -57,7 +57,8 @@ ROUND = re.compile(rf"(?:round(?:ed|ing)?\s+(?:off\s+|up\s+)?{_ROUNDED}(?:to|at)
 # 'Make sure to round the mean fare of each group to 2 decimal places': a sentence that only says the rounding
 ROUND_SENTENCE = re.compile(r"^(?:(?:make\s+sure|be\s+sure|ensure|remember)\s+(?:to\s+|that\s+you\s+)?|please\s+)?"
                             r"round(?:ed|ing)?\s+(?:off\s+|up\s+)?(?:[\w'-]+\s+){0,8}?(?:to|at)\s+(?:the\s+)?"
-                            r"(\d+|one|two|three|four|five|six)\s+(?:decimal places|decimal points|decimals|decimal|dp)\s*$")
+                            r"(\d+|one|two|three|four|five|six)\s+(?:decimal places|decimal points|decimal place|decimal point|decimals|"
+                            r"decimal|dp)\s*$")
 NEAREST = re.compile(r"(?:round(?:ed)?\s+)?to\s+the\s+nearest\s+(?:whole number|integer|unit)")
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 QUARTER = re.compile(r"\b(?:(?:in|for|during)\s+)?(?:the\s+)?(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter(?:\s+of)?\b"

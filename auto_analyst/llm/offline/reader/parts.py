@@ -66,6 +66,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
     last_part = ""
     new_column = None
     intros: set[int] = set()
+    pending = []
     for part in split_parts(question):
         if new_column:  # "the mean of this new feature": the column made by the part before
             part = THE_NEW_ONE.sub(f"`{new_column}`", part)
@@ -82,6 +83,10 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             continue
         if specs and (refine_formula(pieces, specs) or missing_detail(pieces, specs)):
             continue  # 'using the population formula', 'leave out the rows missing X': how an earlier part computes
+        if not specs and missing_detail(pieces, [QuerySpec(table=table.name, task="aggregate", columns=pieces.numeric
+                                                           + pieces.categorical + pieces.dates)]):
+            pending.append(pieces)  # 'Consider only the patients who have a recorded age. What is their mean age?'
+            continue
         if pieces.empty and prev_spec is not None and specs:
             continue  # "and how much was it": already answered by the part before
         if pieces.unknown:
@@ -125,6 +130,10 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             prev_spec = spec
     # 'Perform a distribution analysis on Fare by class. Calculate the mean ... for each class.': the opening is
     # what the later parts compute
+    for p in pending:  # an instruction about missing values said before the part it is about
+        if not missing_detail(p, specs):
+            specs.insert(0, QuerySpec(table=p.spec.table, task="decline", problems=[
+                f"'{p.raw}' says how to treat missing values, but no part of the question uses those columns."]))
     share_threshold(specs)
     return [s for k, s in enumerate(specs)
             if not any(t.answerable and (k in intros and spec_columns(s) <= spec_columns(t) or s.answerable

@@ -32,6 +32,7 @@ __all__ = ["read_pieces"]
 def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None = None) -> Pieces:
     """Link the words of one part to the table (see the module docstring for the order)."""
     vocab = vocab or vocabulary(table)
+    question = _mark_word_columns(question, table)
     text = _unquote_statistics(fold(normalize(question)), vocab)
     st = Reading(text)
     spec = QuerySpec(table=table.name)
@@ -122,6 +123,17 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
         setattr(p, name, list(dict.fromkeys(getattr(p, name))))
     _superlative_of_rows(p, all_mentions)
     return p
+
+
+def _mark_word_columns(question: str, table: TableDescription) -> str:
+    """'average AT by site': a column named by an English word ('AT', 'IS') is read where the question writes the
+    name in its own case (as if in backticks); written in lower case it is the word."""
+    from auto_analyst.llm.offline.reader.terms import FUNCTION_WORDS
+
+    for c in table.columns:
+        if c.name.lower() in FUNCTION_WORDS and c.name != c.name.lower():
+            question = re.sub(rf"(?<![\w`'\"]){re.escape(c.name)}(?![\w`'\"])", f"`{c.name}`", question)
+    return question
 
 
 QUOTED = re.compile(r"(['\"“])([^'\"”]+)(['\"”])")
