@@ -368,6 +368,12 @@ ROWS = [
      'decline: no single standard threshold'),
     ('weather', 'Count the outliers of wind_kmh that fall more than 1.5 times the interquartile range above the third '
                 'quartile or below the first quartile.', 'outliers of `wind_kmh` by 1.5 IQR'),
+    # open questions: a stated default analysis
+    ('shop', 'tell me about sales', 'summary statistics of `sales_eur`'),
+    ('shop', 'what can you tell me about the countries?', 'value counts of `country`'),
+    ('shop', 'what can you tell me about sales by country?', 'mean of `sales_eur` by `country`'),
+    ('weather', 'tell me about the data', 'summary statistics of all columns'),
+    ('clinic', 'explore stay_days in 2023', 'summary statistics of `stay_days` where `admitted_on` in year 2023'),
     # a column named by an English word; Python's statistics module on missing values
     ('sensors', 'mean RH at site North', "mean of `RH` where `site` == 'North'"),
     ('sensors', 'average AT by site', 'mean of `AT` by `site`'),

@@ -103,6 +103,8 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs, table)
     elif plain_funcs or superlative:
         _aggregate(p, spec, funcs, group_cols, numeric, categorical)
+    elif task_word == "open":
+        _open(spec, group_cols, numeric, categorical, dates)
     elif numeric and spec.filters and not group_cols and not categorical and not task_word:
         # "what was the unemployment rate in the second quarter of 2008", "the murder rate in Florida": the values
         spec.task, spec.columns = "lookup", numeric
@@ -124,6 +126,25 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         spec.problems.append(f"A {p.corr_method.capitalize()} correlation is between two numeric columns; name both.")
     if spec.problems:
         spec.task = "decline"
+
+
+def _open(spec: QuerySpec, group_cols, numeric, categorical, dates) -> None:
+    """'tell me about price', 'what can you tell me about the regions?': the default analysis, said as such."""
+    cols = list(dict.fromkeys(numeric + dates))
+    if group_cols and numeric:
+        spec.task, spec.group_by = "aggregate", group_cols[:1]
+        spec.measures = [Measure(func="mean", column=c) for c in numeric]
+        spec.assumptions.append("an open question: answered with the mean of each group; ask for another statistic "
+                                "or a chart for something else")
+    elif cols or not (categorical or group_cols):
+        spec.task, spec.columns = "describe", cols
+        what = ", ".join(cols) if cols else "every column"
+        spec.assumptions.append(f"an open question: answered with summary statistics of {what} (count, mean, spread, "
+                                "quartiles); ask for a statistic or a chart for something else")
+    else:
+        spec.task, spec.columns = "value_counts", (categorical + group_cols)[:1]
+        spec.assumptions.append(f"an open question: answered with the counts of each {spec.columns[0]}; ask for a "
+                                "statistic or a chart for something else")
 
 
 def flag_filters(p: Pieces, table: TableDescription) -> list[Filter]:

@@ -63,6 +63,10 @@ TASK_WORDS = [
     (re.compile(r"\b(?:what columns|which columns|list the columns|list of columns|column names)\b"), "columns"),
     (re.compile(r"\b(?:any\s+)?trends?\b|\btrending\b|\bhow (?:has|have|did)\b|\b(?:changed|evolved|developed|moved)\b"
                 r"(?:\s+over\s+(?:time|the\s+years|the\s+months))?|\bover the (?:years|months)\b"), "trend"),
+    # an open question: answered with a stated default analysis (builtin.assign)
+    (re.compile(r"\b(?:tell me (?:something |more |a bit |a little )?about|what can you (?:tell|say)(?: me)? about|what do (?:we|you) "
+                r"know about|give me (?:an? )?(?:overview|picture|sense|feel) (?:of|for)|anything (?:interesting|notable) "
+                r"(?:about|in)|insights? (?:on|into|about|from)|explore|analy[sz]e|look into)\b"), "open"),
 ]
 _N = r"(\d+|" + "|".join(k for k in ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                                       "twenty", "fifteen", "twelve", "eleven", "fifty", "hundred")) + r")"
