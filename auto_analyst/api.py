@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import getpass
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auto_analyst.config import Settings
 from auto_analyst.errors import BadInputError
-from auto_analyst.memory.views import UserEntities, UserFixMemory, UserHistory, UserProfile
+from auto_analyst.memory.views import UserEntities, UserFacts, UserFixMemory, UserHistory, UserProfile
 from auto_analyst.runtime import Runtime, lm_factory
 from auto_analyst.session import Session
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from auto_analyst.agents.registry import Entry
     from auto_analyst.memory.services import MemoryServices
 
-__all__ = ["Analyst", "Session"]  # Session lives in auto_analyst.session
+__all__ = ["Analyst", "Session", "sandbox_protections", "sandbox_notice", "prestart_sandbox"]  # Session lives in auto_analyst.session
 
 
 class Analyst:
@@ -91,6 +92,10 @@ class Analyst:
     # -------------------------------------------------------------- sessions
     def resume(self, session_id: str | None = None, user: str | None = None) -> Session:
         """Continue a saved session (the user's last one when ``session_id`` is None); see :meth:`Session.resume`."""
+        with self._lock:
+            open_sessions = list(self._sessions.values())
+        for other in open_sessions:
+            other.settle()  # a session still summarising its last turn saves its memory first
         s = Session.resume(self.runtime, user or self.user, session_id)
         with self._lock:
             self._sessions[s.id] = s
@@ -132,9 +137,44 @@ class Analyst:
         """The columns, methods and concepts ``user`` works with most."""
         return UserEntities(self.memory.stores, user or self.user)
 
+    def facts(self, user: str | None = None) -> UserFacts:
+        """What ``user``'s earlier analyses found: list, search, forget, clear."""
+        return UserFacts(self.memory.stores, user or self.user)
+
     def fix_memory(self, user: str | None = None) -> UserFixMemory:
         """The error-fix memory as ``user`` sees it: their own entries and the shared ones."""
         return UserFixMemory(self.memory.stores, user or self.user)
+
+    # ---------------------------------------------------------- measuring
+    def eval_dabench(self, split: str | Path, limit: int | None = None, mode: str = "benchmark",
+                     on_row: Any = None) -> Any:
+        """Ask every question of a DABench split with this Analyst's model and score it by the benchmark's rule.
+
+        Returns an ``evals.dabench.Report`` (rows, right/wrong/declined counts, usage); see docs/models.md.
+
+        Raises:
+            BadInputError: ``split`` is not a DABench split (questions.jsonl and tables/).
+        """
+        from auto_analyst.evals.dabench import load_split, run
+
+        return run(self, Path(split), load_split(Path(split), limit), mode=mode, on_row=on_row)
+
+    def optimize(self, trainset: str | Path, name: str = "default", limit: int | None = None,
+                 max_demos: int = 2) -> Any:
+        """Compile the planner and the analysts over a train split with DSPy's BootstrapFewShot and save the program.
+
+        Returns an ``evals.optimize.Compiled`` (its path under ``home/programs/``, demos per predictor); the
+        ``program`` setting (``AUTO_ANALYST_PROGRAM=name``) makes later Analysts use it. See docs/models.md.
+
+        Raises:
+            BadInputError: ``trainset`` is not a DABench split.
+            ModelConfigError: the model cannot be used.
+        """
+        from auto_analyst.agents.program import Program
+        from auto_analyst.evals.optimize import optimize
+
+        return optimize(self.settings, self.runtime.new_lm(), Path(trainset), name=name, limit=limit,
+                        max_demos=max_demos, program=Program(self.runtime.agents), memory=self.memory)
 
     # ------------------------------------------------------------- lifecycle
     def close(self) -> None:
@@ -157,3 +197,32 @@ def _login_name() -> str:
         return getpass.getuser()
     except Exception:  # noqa: BLE001 - no login name in some containers
         return "user"
+
+
+def sandbox_protections(settings: Settings) -> list:
+    """What protects generated code on this machine for this user (``auto-analyst doctor``).
+
+    Returns:
+        a list of ``execution.protections.Protection`` (``name``, ``active``, ``detail``); runs ``bwrap`` once.
+    """
+    from auto_analyst.execution.protections import report
+
+    return report(settings)
+
+
+def sandbox_notice(settings: Settings) -> str | None:
+    """The one sentence to show at start when generated code would run without the OS sandbox (or not at all)."""
+    from auto_analyst.execution.protections import startup_notice
+
+    return startup_notice(settings)
+
+
+def prestart_sandbox(settings: Settings) -> None:
+    """Start the worker's warm zygote in the background, so its imports overlap the caller's (returns at once;
+    nothing starts when generated code may not run here). See docs/sandbox.md, "The first answer"."""
+    from auto_analyst.execution.protections import refusal
+
+    if refusal(settings) is None:
+        from auto_analyst.execution.zygote import Zygote
+
+        Zygote.prestart()

@@ -20,6 +20,7 @@ __all__ = [
     "ModelTimeoutError",
     "SandboxError",
     "CancelledError",
+    "BudgetError",
     "UnknownSignature",
     "ERROR_KINDS",
     "EXIT_OK",
@@ -33,10 +34,11 @@ EXIT_OK, EXIT_DECLINED = 0, 3
 
 ERROR_KINDS: dict[str, tuple[int, int]] = {  # kind: (CLI exit code, HTTP status)
     # exit 2: the caller's input or configuration
-    "bad_input": (2, 400), "data_load": (2, 422), "not_found": (2, 404), "model_config": (2, 400),
+    "bad_input": (2, 400), "data_load": (2, 400), "not_found": (2, 404), "model_config": (2, 400),
     # exit 1: everything else (the model, the sandbox, a cancelled question, our own failure)
     "model": (1, 502), "model_output": (1, 502), "model_rate_limit": (1, 429), "model_timeout": (1, 504),
-    "unknown_signature": (1, 502), "sandbox": (1, 500), "cancelled": (1, 409), "internal": (1, 500),
+    "unknown_signature": (1, 502), "sandbox": (1, 500), "cancelled": (1, 409), "budget": (1, 402),
+    "internal": (1, 500),
 }
 """Error kind → (CLI exit code, HTTP status). A kind not listed (a run error such as ``KeyError``) is (1, 500)."""
 
@@ -151,3 +153,9 @@ class CancelledError(AutoAnalystError):
     """The caller cancelled the question (``cancel`` event set)."""
 
     kind = "cancelled"
+
+
+class BudgetError(AutoAnalystError):
+    """A question reached its cost or prompt-token cap (settings ``max_cost_usd``, ``max_prompt_tokens``)."""
+
+    kind = "budget"

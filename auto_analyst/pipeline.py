@@ -1,14 +1,18 @@
-"""One question from plan to answer: planner → analysts (in parallel) → combiner → sandbox ⇄ fixer → answer.
+"""One question from plan to answer: planner → analysts (in parallel) → merge → sandbox ⇄ fixer → answer.
 
 Every stage returns typed objects; the :class:`~auto_analyst.results.Result` of a question (or of a
 script the user ran) is assembled here and nowhere else, from them and from the
-:class:`TurnContext` the session gives. LM calls are capped per question (``settings.max_lm_calls``)
-and each has a timeout (``lm_timeout``). A question starting with ``@name`` goes to that analyst
-directly, without the planner.
+:class:`TurnContext` the session gives. A question that needs no fix makes at most three sequential
+LM round trips before its Result is returned (plan, code, answer), plus one per fix attempt; the
+combiner is called only when the analysts' variables do not line up (:mod:`auto_analyst.agents.merge`),
+and the interaction and error summaries run afterwards (:mod:`auto_analyst.followup`). LM calls
+are capped per question (``max_lm_calls``, ``max_cost_usd``, ``max_prompt_tokens``) and each has a
+timeout (``lm_timeout``). A question starting with ``@name`` goes to that analyst directly.
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
 import threading
 import time
@@ -18,17 +22,20 @@ from typing import Any, Callable, Protocol
 
 import dspy
 
-from auto_analyst.agents import (AnalystAgent, AnswerWriter, CodeFixer, Combiner, ErrorSummarizer,
-                                 InteractionSummarizer, MemoryAnswerer, Planner)
+from auto_analyst.agents.environment import PRELOADED, script_environment
+from auto_analyst.agents.merge import assigned_names, merge_blocks, shown_names
 from auto_analyst.agents.modules import AGENT_VERSION
+from auto_analyst.agents.program import Program
 from auto_analyst.agents.registry import Registry
 from auto_analyst.config import Settings
 from auto_analyst.errors import AutoAnalystError, CancelledError, ModelError
+from auto_analyst.followup import FixRecord, Followups, after_answer
 from auto_analyst.llm.errors import model_error
+from auto_analyst.llm.usage import LMBudget, call_usage
 from auto_analyst.numbers_check import unsupported_numbers
 from auto_analyst.question_text import addressed_agent
 from auto_analyst.results import (Attempt, ContextPart, ErrorInfo, MemoryHit, PlanStep, ProgressEvent, Result,
-                                  RunResult, Trace)
+                                  RunResult, Trace, Usage)
 
 __all__ = ["Pipeline", "TurnContext", "LMBudget"]
 
@@ -50,10 +57,15 @@ class TurnContext:
     """What one question is asked with: the data description and memory, already rendered for prompts.
 
     Attributes:
+        tables, active: the session's table names and the one bound to ``df`` (for the code contract).
+        variables: JSON name → type of the variables earlier turns created (their result names only).
+        previous_result: JSON of the previous turn's question and key result, for the answer writer.
         session_id, turn: copied into the Result.
         context: sizes of the prompt's parts (``Trace.context``).
         memory_hits: memory items the context used (first in ``Trace.memory_hits``).
         load_notes: what loading left out (rows skipped); said with every answer computed from the data.
+        after: called (in the after-answer worker) once the turn's summaries are done, with the Result and
+            the question's whole usage; the session keeps the turn in short-term memory there.
     """
 
     question: str
@@ -63,62 +75,45 @@ class TurnContext:
     style: str = ""
     variables: str = ""
     known_fixes: str = ""
+    tables: list[str] = field(default_factory=list)
+    active: str = ""
+    previous_result: str = ""
     memory: MemoryPort | None = None
     session_id: str = ""
     turn: int = 0
     context: list[ContextPart] = field(default_factory=list)
     memory_hits: list[MemoryHit] = field(default_factory=list)
     load_notes: list[str] = field(default_factory=list)
-
-
-class LMBudget:
-    """Counts LM calls and tokens of one question on one ``dspy.LM``; raises past the cap."""
-
-    def __init__(self, lm: Any, cap: int):
-        self.lm, self.cap = lm, cap
-        self.start = len(getattr(lm, "history", []) or [])
-        self.calls = 0
-        self._lock = threading.Lock()
-
-    def reserve(self) -> None:
-        with self._lock:
-            if self.calls >= self.cap:
-                raise ModelError(f"This question reached the cap of {self.cap} LM calls (setting max_lm_calls).")
-            self.calls += 1
-
-    def usage(self) -> dict[str, int]:
-        entries = (getattr(self.lm, "history", []) or [])[self.start:]
-        p = sum(int((e.get("usage") or {}).get("prompt_tokens") or 0) for e in entries)
-        c = sum(int((e.get("usage") or {}).get("completion_tokens") or 0) for e in entries)
-        return {"lm_calls": self.calls, "prompt_tokens": p, "completion_tokens": c}
+    after: Callable[[Result, Usage], None] | None = None
 
 
 @dataclass
 class Pipeline:
-    """Runs questions for one session: its LM, its sandbox, its settings, the Analyst's agents."""
+    """Runs questions for one session: its LM, its sandbox, its settings, the Analyst's agents and program."""
 
     settings: Settings
     lm: Any
     sandbox: Any
     agents: Registry
-    combiner: Combiner = field(default_factory=Combiner)
-    fixer: CodeFixer = field(default_factory=CodeFixer)
-    writer: AnswerWriter = field(default_factory=AnswerWriter)
-    memory_answerer: MemoryAnswerer = field(default_factory=MemoryAnswerer)
-    error_summarizer: ErrorSummarizer = field(default_factory=ErrorSummarizer)
-    summarizer: InteractionSummarizer = field(default_factory=InteractionSummarizer)
+    program: Program | None = None
+    followups: Followups = field(default_factory=Followups)
+
+    def __post_init__(self):
+        if self.program is None:
+            self.program = Program(self.agents)
 
     def call(self, budget: LMBudget, module: dspy.Module, trace: Trace, **kwargs):
-        """One module call inside this session's LM context, counted.
+        """One module call inside this session's LM context, counted (calls, tokens, cost).
 
         Raises:
+            BudgetError: the question is past a cap (``max_cost_usd``, ``max_prompt_tokens``).
             ModelError: the call failed; the subclass says how (``llm.errors.model_error``), and a reply that
                 could not be parsed is kept in ``trace.raw_lm_output``.
         """
         budget.reserve()
         try:
-            with dspy.context(lm=self.lm):
-                return module(**kwargs)
+            with dspy.context(lm=self.lm, track_usage=True):
+                out = module(**kwargs)
         except AutoAnalystError:
             raise
         except Exception as exc:  # noqa: BLE001 - every provider/adapter failure reaches the user as one sentence
@@ -126,28 +121,46 @@ class Pipeline:
             if getattr(error, "raw", ""):
                 trace.raw_lm_output.append(error.raw[:2000])
             raise error from exc
+        budget.add(*call_usage(out))
+        return out
+
+    def budget(self) -> LMBudget:
+        """A new per-question budget, priced for this session's model."""
+        model = None if self.settings.is_offline else self.settings.model
+        return LMBudget(self.settings, model or getattr(self.lm, "model", None))
 
     def _new_result(self, ctx: TurnContext) -> Result:
         return Result(question=ctx.question, status="error", session_id=ctx.session_id, turn=ctx.turn)
 
     def ask(self, ctx: TurnContext, on_progress: Callable[[ProgressEvent], None] | None = None,
             cancel: threading.Event | None = None) -> Result:
-        """Answer ``ctx.question``; never raises for model or code failures (they become ``status='error'``)."""
+        """Answer ``ctx.question``; never raises for model or code failures (they become ``status='error'``).
+
+        The Result is returned as soon as the answer is written; ``result.usage`` counts the calls made until
+        then. The summaries follow in the session's after-answer worker (:meth:`settle` waits for them) and
+        ``ctx.after`` receives the usage including them.
+        """
         result = self._new_result(ctx)
-        budget = LMBudget(self.lm, self.settings.max_lm_calls)
+        budget = self.budget()
         emit = on_progress or (lambda e: None)
+        fixed = FixRecord()
         t_start = time.perf_counter()
         try:
-            self._ask(ctx, result, budget, emit, cancel)
+            self._ask(ctx, result, budget, emit, cancel, fixed)
         except CancelledError:
             result.status, result.error = "error", ErrorInfo(kind="cancelled", message="Cancelled.")
         except AutoAnalystError as exc:
             result.status, result.error = "error", ErrorInfo(kind=exc.kind, message=str(exc))
-        result.usage = result.usage.model_validate(budget.usage())
+        result.usage = budget.usage()
         result.timings["total"] = round(time.perf_counter() - t_start, 4)
         self._add_context(ctx, result)
+        self.followups.submit(after_answer, self, ctx, result, budget, fixed)
         emit(ProgressEvent(stage="done", message=result.status))
         return result
+
+    def settle(self) -> None:
+        """Wait for this session's after-answer work (summaries, error-fix memory)."""
+        self.followups.settle()
 
     def _add_context(self, ctx: TurnContext, result: Result) -> None:
         """What the session's context says about this answer: prompt sizes, memory used, rows loading left out."""
@@ -168,7 +181,7 @@ class Pipeline:
         run = self.sandbox.run(code, cancel=cancel)
         result = self._new_result(ctx)
         result.status, result.code, result.error = ("ok" if run.ok else "error"), code, run.error
-        result.stdout, result.tables, result.figures = run.stdout, run.tables, run.figures
+        self._keep_run(result, run)
         result.attempts = [Attempt(code=code, error=run.error)]
         result.trace.source = "ran_code"
         result.answer = "The script ran." if run.ok else f"The script failed: {run.error.message}"
@@ -187,7 +200,12 @@ class Pipeline:
         except Exception:  # noqa: BLE001 - the user's run stands even if the memory cannot be written
             pass
 
-    def _ask(self, ctx: TurnContext, result: Result, budget: LMBudget, emit, cancel) -> None:
+    @staticmethod
+    def _keep_run(result: Result, run: RunResult) -> None:
+        """What a run showed goes into the Result at once, so a later failure (a cap, a model error) keeps it."""
+        result.stdout, result.warnings, result.tables, result.figures = run.stdout, run.warnings, run.tables, run.figures
+
+    def _ask(self, ctx: TurnContext, result: Result, budget: LMBudget, emit, cancel, fixed: FixRecord) -> None:
         trace, timings = result.trace, result.timings
 
         def check_cancel():
@@ -211,38 +229,40 @@ class Pipeline:
             return
         check_cancel()
         goal = trace.standalone_question
-        script, declined = self._write_code(ctx, goal, steps, budget, trace, timings, emit)
+        env = script_environment(ctx.tables, ctx.active)
+        script, declined = self._write_code(ctx, goal, env, steps, budget, trace, timings, emit)
         if declined:
             result.status, result.answer = "declined", declined
             return
         check_cancel()
-        run = self._run_and_fix(ctx, script, budget, result, emit, cancel)
-        result.stdout, result.tables, result.figures = run.stdout, run.tables, run.figures
-        result.code = result.attempts[-1].code if result.attempts else script
+        result.code = script
         trace.source = "ran_code"
+        run = self._run_and_fix(ctx, script, env, budget, result, emit, cancel, fixed)
         if not run.ok:
             result.status = "error"
             result.error = run.error
             result.answer = f"The analysis could not be completed: {run.error.message if run.error else 'unknown error'}"
             return
+        trace.result_names = _result_names(result.code, steps, run.names)
         check_cancel()
+        self._answer(ctx, plan, run, budget, result, emit)
+
+    def _answer(self, ctx: TurnContext, plan, run: RunResult, budget: LMBudget, result: Result, emit) -> None:
+        trace = result.trace
         t = time.perf_counter()
         emit(ProgressEvent(stage="answering", message="Writing the answer"))
         tables_json = json.dumps([tb.model_dump() for tb in run.tables], default=str)
-        out = self.call(budget, self.writer, trace, question=ctx.question, resolved_question=goal,
-                        dataset_description=ctx.dataset_description, stdout=run.stdout[:STDOUT_FOR_PROMPT],
-                        tables=tables_json, figures=json.dumps([{"kind": f.kind, "title": f.title} for f in run.figures]),
-                        assumptions=json.dumps(trace.assumptions), unanswered=plan.decline_reason or "", style=ctx.style)
-        timings["answering"] = round(time.perf_counter() - t, 4)
+        figures = json.dumps([{"kind": f.kind, "title": f.title} for f in run.figures])
+        out = self.call(budget, self.program.writer, trace, question=ctx.question,
+                        resolved_question=trace.standalone_question, previous_result=ctx.previous_result,
+                        stdout=run.stdout[:STDOUT_FOR_PROMPT], tables=tables_json, figures=figures,
+                        assumptions=json.dumps(trace.assumptions), unanswered=plan.decline_reason or "",
+                        style=ctx.style)
+        result.timings["answering"] = round(time.perf_counter() - t, 4)
         result.status, result.answer = "ok", (out.answer or "").strip()
         trace.unsupported_numbers = unsupported_numbers(
             result.answer, [run.stdout, tables_json, ctx.question, json.dumps(trace.assumptions),
-                            plan.decline_reason or "", " ".join(f.title for f in run.figures)])
-        response = json.dumps({"plan": [s.model_dump() for s in steps], "code": result.code, "answer": result.answer})
-        try:
-            trace.summary = self.call(budget, self.summarizer, trace, user_goal=goal, agent_response=response).summary
-        except AutoAnalystError:
-            trace.summary = ""  # the answer stands; short-term memory falls back to the answer itself
+                            plan.decline_reason or "", " ".join(f.title for f in run.figures), ctx.previous_result])
 
     def _plan(self, ctx: TurnContext, budget: LMBudget, trace: Trace) -> dspy.Prediction:
         """The planner's plan; for ``@name question``, one step for that agent instead (no LM call)."""
@@ -251,7 +271,7 @@ class Pipeline:
             step = PlanStep(agent=self.agents.agent(agent).name, instruction=rest, uses=[], creates=[])
             return dspy.Prediction(intent="analysis", standalone_question=rest, plan=[step], assumptions=[],
                                    decline_reason="")
-        return self.call(budget, Planner(self.agents), trace, goal=ctx.question,
+        return self.call(budget, self.program.planner_for(), trace, goal=ctx.question,
                          dataset_description=ctx.dataset_description, short_term_memory=ctx.short_term_memory,
                          user_context=ctx.user_context)
 
@@ -260,10 +280,13 @@ class Pipeline:
         trace = result.trace
         if trace.intent == "memory_query" and ctx.memory is not None:
             history, hits = ctx.memory.history_for(ctx.question)
-            out = self.call(budget, self.memory_answerer, trace, question=ctx.question, history=history)
+            out = self.call(budget, self.program.memory_answerer, trace, question=ctx.question, history=history)
             used = {str(u) for u in (getattr(out, "used_turns", None) or [])}
-            # the trace points at the turns the answer quotes (all that were looked at when it names none)
-            trace.memory_hits += [h for h in hits if h.id in used] or hits
+            # the trace points at the turns the answer quotes (all that were looked at when it names none);
+            # remembered facts found for the question are always kept
+            facts = [h for h in hits if h.kind == "fact"]
+            quoted = [h for h in hits if h.kind != "fact" and h.id in used]
+            trace.memory_hits += (facts + quoted) if quoted else hits
             result.status, result.answer, trace.source = "ok", out.answer, "memory"
             return
         if trace.intent == "config_change" and ctx.memory is not None:
@@ -275,23 +298,30 @@ class Pipeline:
             "qa": "I answer questions about the loaded data; ask for a statistic, a table or a chart of its columns.",
         }.get(trace.intent, "This message does not ask for an analysis of the data.")
 
-    def _write_code(self, ctx, goal, steps, budget, trace, timings, emit) -> tuple[str, str]:
-        """(the script, '') or, when no agent wrote code but some said why, ('', their reasons)."""
+    def _write_code(self, ctx, goal, env, steps, budget, trace, timings, emit) -> tuple[str, str]:
+        """(the script, '') or, when no agent wrote code but some said why, ('', their reasons).
+
+        The analysts write in parallel, each seeing the plan's earlier steps (their instructions and the typed
+        variables they create). Their blocks are joined as they are when every name lines up; only otherwise
+        does the combiner (an LM call) merge them.
+        """
         t = time.perf_counter()
         n = len(steps)
 
-        def one(k_step):
-            k, step = k_step
+        def one(k: int) -> dict:
+            step = steps[k]
             emit(ProgressEvent(stage="agent", message=f"{step.agent} agent", step=k + 1, total=n))
-            out = self.call(budget, AnalystAgent(self.agents.agent(step.agent)), trace, goal=goal,
+            out = self.call(budget, self.program.analyst(step.agent), trace, goal=goal,
                             dataset_description=ctx.dataset_description, step=step,
                             short_term_memory=ctx.short_term_memory, available_variables=ctx.variables,
-                            known_fixes=ctx.known_fixes)
+                            known_fixes=ctx.known_fixes, environment=env, earlier_steps=steps[:k])
             return {"agent": step.agent, "code": out.code, "summary": out.summary}
 
-        # agents write code independently (the plan fixes who creates what), so they run in parallel
-        with ThreadPoolExecutor(max_workers=min(4, n)) as pool:
-            written = list(pool.map(one, enumerate(steps)))
+        if n == 1:
+            written = [one(0)]
+        else:  # each thread runs in a copy of this context, so DSPy's settings (an optimizer's trace) reach it
+            with ThreadPoolExecutor(max_workers=min(4, n)) as pool:
+                written = list(pool.map(lambda k: contextvars.copy_context().run(one, k), range(n)))
         blocks = [{"agent": b["agent"], "code": b["code"]} for b in written if b["code"].strip()]
         timings["agents"] = round(time.perf_counter() - t, 4)
         if not blocks:
@@ -299,23 +329,26 @@ class Pipeline:
             if reasons:
                 return "", reasons  # an agent that writes no code and says why has declined its step
             raise ModelError("The agents wrote no code for this plan.")
+        if len(blocks) == 1:
+            return blocks[0]["code"], ""
+        known = set(PRELOADED) | set(ctx.tables) | set(_names(ctx.variables))
+        merged = merge_blocks([b["code"] for b in blocks], known)
+        if merged.ok:
+            return merged.script, ""
         t = time.perf_counter()
         emit(ProgressEvent(stage="combining", message="Combining the agents' code"))
-        if len(blocks) == 1:
-            script = blocks[0]["code"]
-        else:
-            script = self.call(budget, self.combiner, trace, goal=goal, dataset_description=ctx.dataset_description,
-                               blocks=blocks).script
+        script = self.call(budget, self.program.combiner, trace, goal=goal, environment=env, blocks=blocks,
+                           missing_names=merged.missing).script
         timings["combining"] = round(time.perf_counter() - t, 4)
         return script, ""
 
-    def _run_and_fix(self, ctx: TurnContext, script: str, budget: LMBudget, result: Result, emit, cancel) -> RunResult:
+    def _run_and_fix(self, ctx: TurnContext, script: str, env: str, budget: LMBudget, result: Result, emit, cancel,
+                     fixed: FixRecord) -> RunResult:
         timings = result.timings
         tried: set[str] = set()
         last_error = None
         run: RunResult | None = None
         memory_ids: list[str] = []
-        fix_notes: list[str] = []
         for attempt in range(self.settings.max_fix_attempts + 1):
             if script.strip() in tried:
                 break  # never re-run unchanged code
@@ -327,12 +360,16 @@ class Pipeline:
             run = self.sandbox.run(script, cancel=cancel)
             timings["running"] = round(timings.get("running", 0) + time.perf_counter() - t, 4)
             result.attempts.append(Attempt(code=script, error=run.error, memory_hits=memory_ids))
+            result.code = script
+            self._keep_run(result, run)
             if run.ok:
-                if attempt > 0 and ctx.memory is not None:
-                    self._remember_fix(ctx, result, budget, script, fix_notes)
+                if attempt > 0:
+                    fixed.good_code = script
                 return run
             if run.error and run.error.kind in ("cancelled",):
                 raise CancelledError("Cancelled.")
+            if run.error and run.error.kind == "worker_lost":
+                break  # the script was not at fault: no fix; the session goes on on another worker
             error_text = f"{run.error.message}\n{run.traceback[-1500:]}" if run.error else run.traceback
             if last_error is not None and run.error and run.error.message == last_error:
                 break  # the same error again: the fixer is not getting anywhere
@@ -347,26 +384,26 @@ class Pipeline:
                 fixes_text, memory_ids = ctx.memory.fixes_for_error(error_text)
                 result.trace.memory_hits += [MemoryHit(kind="error_fix", id=i) for i in memory_ids
                                              if i not in {h.id for h in result.trace.memory_hits}]
-            out = self.call(budget, self.fixer, result.trace, script=script, error=error_text,
-                            dataset_description=ctx.dataset_description, remembered_fixes=fixes_text)
+            out = self.call(budget, self.program.fixer, result.trace, script=script, error=error_text,
+                            dataset_description=ctx.dataset_description, environment=env,
+                            remembered_fixes=fixes_text)
             timings["fixing"] = round(timings.get("fixing", 0) + time.perf_counter() - t, 4)
-            fix_notes.append(out.explanation or "")
+            fixed.notes.append(out.explanation or "")
             script = out.fixed_script or script
         assert run is not None
         return run
 
-    def _remember_fix(self, ctx: TurnContext, result: Result, budget: LMBudget, good: str, notes: list[str]) -> None:
-        """After a successful fix: the error summarizer writes the entry, the memory stores it."""
-        first = result.attempts[0]
-        error = f"{first.error.kind}: {first.error.message}" if first.error else ""
-        agent = result.plan[-1].agent if result.plan else "statistics"
-        meta = json.dumps({"error_type": first.error.kind if first.error else "", "error": first.error.message if first.error else "",
-                           "agent": agent, "agent_version": AGENT_VERSION, "timestamp": time.time(),
-                           "user_query": ctx.question, "repair": "; ".join(n for n in notes if n)})
-        try:
-            out = self.call(budget, self.error_summarizer, result.trace, incorrect_code=first.code,
-                            error_metadata=meta, correction=good)
-            ctx.memory.remember_fix(first.code, error, good, agent, out.error_summary, out.correction_summary,
-                                    AGENT_VERSION)
-        except AutoAnalystError:
-            return  # the answer stands even when the memory could not be written
+
+def _names(variables_json: str) -> list[str]:
+    try:
+        value = json.loads(variables_json or "{}")
+    except ValueError:
+        return []
+    return list(value) if isinstance(value, (dict, list)) else []
+
+
+def _result_names(code: str, steps: list[PlanStep], defined: list[str]) -> list[str]:
+    """The variables later turns may build on: those the script showed or the plan created, if the script made them."""
+    made = set(assigned_names(code)) & set(defined)
+    wanted = shown_names(code) + [n for s in steps for n in s.creates]
+    return [n for n in dict.fromkeys(wanted) if n in made][:8]

@@ -33,7 +33,9 @@ class PlanStep(BaseModel):
     agent: str = Field(description="The analyst that writes this step's code.")
     instruction: str = Field(description="What this analyst must do, in one or two sentences.")
     uses: list[str] = Field(default_factory=list, description="Variables (tables, columns, earlier results) the step reads.")
-    creates: list[str] = Field(default_factory=list, description="Variables the step creates for later steps.")
+    creates: list[str] = Field(default_factory=list, description="Variables the step creates for later steps (names only).")
+    types: dict[str, str] = Field(default_factory=dict, description="The type of each created variable, e.g. "
+                                  "'DataFrame[region, revenue]', 'Series', 'float', 'plotly figure'.")
 
 
 class ErrorInfo(BaseModel):
@@ -69,11 +71,22 @@ class Attempt(BaseModel):
 
 
 class Usage(BaseModel):
-    """LM calls and tokens for one question (tokens as reported by the model, or counted)."""
+    """LM calls, tokens and estimated cost of one question (or, summed, of a session).
+
+    Tokens are as the model reported them. ``cost_usd`` is estimated from LiteLLM's price list (its
+    offline copy) for ``settings.cost_model`` or ``settings.model``; it is 0 for the embedded offline
+    model and None when the model has no price there (see docs/models.md).
+    """
 
     lm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cost_usd: float | None = 0.0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        cost = None if self.cost_usd is None or other.cost_usd is None else round(self.cost_usd + other.cost_usd, 8)
+        return Usage(lm_calls=self.lm_calls + other.lm_calls, prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+                     completion_tokens=self.completion_tokens + other.completion_tokens, cost_usd=cost)
 
 
 class ContextPart(BaseModel):
@@ -84,7 +97,8 @@ class ContextPart(BaseModel):
 
 
 class MemoryHit(BaseModel):
-    """A memory item used for an answer: kind is history | error_fix | entity | short_term."""
+    """A memory item used for an answer: kind is history | error_fix | entity | short_term | fact (a remembered
+    finding: ``id`` is the fact id, ``detail`` the fact as a line)."""
 
     kind: str
     id: str
@@ -101,6 +115,8 @@ class Trace(BaseModel):
     standalone_question: str = ""
     summary: str = Field(default="", description="The interaction summarizer's summary, kept in short-term memory.")
     assumptions: list[str] = Field(default_factory=list)
+    result_names: list[str] = Field(default_factory=list, description="Variables this turn's script created that later "
+                                    "turns may use: those it showed and those the plan created (no scratch variables).")
     unsupported_numbers: list[str] = Field(default_factory=list, description="Numbers in the answer text that the run's output does not contain.")
     raw_lm_output: list[str] = Field(default_factory=list, description="Raw model text that could not be parsed.")
 
@@ -114,6 +130,7 @@ class Result(BaseModel):
     error: ErrorInfo | None = None
     code: str = ""
     stdout: str = ""
+    warnings: list[str] = Field(default_factory=list, description="Warnings the script raised; kept apart from stdout.")
     tables: list[TableOut] = Field(default_factory=list)
     figures: list[FigureOut] = Field(default_factory=list)
     attempts: list[Attempt] = Field(default_factory=list)
@@ -130,6 +147,7 @@ class RunResult(BaseModel):
 
     ok: bool
     stdout: str = ""
+    warnings: list[str] = Field(default_factory=list, description="Warnings raised (warnings.warn), not in stdout.")
     error: ErrorInfo | None = None
     traceback: str = ""
     tables: list[TableOut] = Field(default_factory=list)

@@ -16,6 +16,7 @@ from auto_analyst.config import Settings
 from auto_analyst.memory.services import MemoryServices
 
 if TYPE_CHECKING:
+    from auto_analyst.agents.program import Program
     from auto_analyst.agents.registry import Registry
 
 __all__ = ["Runtime", "lm_factory", "sandbox_factory"]
@@ -35,15 +36,19 @@ class Runtime:
         make_lm: see :data:`LMFactory`; default :func:`lm_factory` ``(settings)``.
         make_sandbox: see :data:`SandboxFactory`; default :func:`sandbox_factory` ``(settings)``.
         agents: the Signatures and analysts; default (built on first use, as it imports DSPy) the built-in ones.
+        program: the predictors every session calls (``agents.program.Program``); default one built on first use
+            over ``agents``, with the compiled program of ``settings.program`` loaded into it.
     """
 
     def __init__(self, settings: Settings, memory: MemoryServices | None = None, make_lm: LMFactory | None = None,
-                 make_sandbox: SandboxFactory | None = None, agents: Registry | None = None):
+                 make_sandbox: SandboxFactory | None = None, agents: Registry | None = None,
+                 program: Program | None = None):
         self.settings = settings
         self.memory = memory or MemoryServices(settings)
         self.make_lm = make_lm or lm_factory(settings)
         self.make_sandbox = make_sandbox or sandbox_factory(settings)
         self._agents = agents
+        self._program = program
 
     @property
     def agents(self) -> Registry:
@@ -52,6 +57,22 @@ class Runtime:
 
             self._agents = default_registry()
         return self._agents
+
+    @property
+    def program(self) -> Program:
+        """The predictors of every session (with ``settings.program`` loaded).
+
+        Raises:
+            BadInputError: ``settings.program`` names a file that is missing or not a saved program.
+        """
+        if self._program is None:
+            from auto_analyst.agents.program import Program, program_path
+
+            program = Program(self.agents)
+            if self.settings.program:
+                program.load_compiled(program_path(self.settings.home, self.settings.program))
+            self._program = program
+        return self._program
 
     def new_lm(self) -> Any:
         """A ``dspy.LM`` for one session.
@@ -84,7 +105,15 @@ def lm_factory(settings: Settings, api_key: str | None = None, lm: Any = None) -
 
 
 def sandbox_factory(settings: Settings) -> SandboxFactory:
-    """The sandbox factory: ``execution.sandbox.Sandbox(settings, work_dir, figures_dir)``."""
+    """The sandbox factory: ``execution.sandbox.Sandbox(settings, work_dir, figures_dir)``.
+
+    With ``settings.queue_url``, a :class:`~auto_analyst.queue.remote.QueueSandbox`
+    instead: the same calls, run by an ``auto-analyst worker`` (which builds the plain Sandbox itself).
+    """
+    if settings.queue_url:
+        from auto_analyst.queue.remote import queue_sandbox_factory
+
+        return queue_sandbox_factory(settings)
 
     def build(work_dir: Path, figures_dir: Path) -> Any:
         from auto_analyst.execution.sandbox import Sandbox

@@ -50,6 +50,7 @@ class SessionRunner:
         from auto_analyst.memory.tokens import count_tokens
         from auto_analyst.pipeline import Pipeline
 
+        program = self.runtime.program  # a bad program setting fails before any process starts
         lm = self.runtime.new_lm()
         self.sandbox = self.runtime.new_sandbox(self.folder / "work", self.folder / "figures")
         # the worker's warm-up (importing pandas, sklearn, plotly...) overlaps with ours (dspy, litellm)
@@ -58,7 +59,7 @@ class SessionRunner:
         count_tokens("warm up")
         starter.join()
         self.push_tables(tables, active)
-        self.pipeline = Pipeline(self.runtime.settings, lm, self.sandbox, self.runtime.agents)
+        self.pipeline = Pipeline(self.runtime.settings, lm, self.sandbox, self.runtime.agents, program)
         return self.pipeline
 
     def push_tables(self, tables: Mapping[str, LoadedTable], active: str) -> None:
@@ -70,9 +71,9 @@ class SessionRunner:
         paths = {}
         for name, t in tables.items():
             p = tdir / f"{name}.parquet"
-            if p.exists() and self._pushed.get(name) is not t.frame:
-                p.unlink()  # a file left by an earlier process for this session id may hold other data
-            if not p.exists():
+            if self._pushed.get(name) is not t.frame:
+                # (re)written whole and renamed into place: a file left by an earlier process may hold other
+                # data, and with a queue another web process serving this session may be reading it
                 _to_parquet(t.frame, p)
                 self._pushed[name] = t.frame
             paths[name] = p
@@ -82,25 +83,37 @@ class SessionRunner:
         if self.sandbox is not None:
             self.sandbox.set_active(name)
 
+    def settle(self) -> None:
+        """Wait for the pipeline's after-answer work (summaries, error-fix memory) of earlier questions."""
+        if self.pipeline is not None:
+            self.pipeline.settle()
+
     def close(self) -> None:
-        """Stop the worker and delete its copies of the tables (rebuilt from the frames on the next start)."""
+        """Finish the after-answer work, stop the worker and delete its copies of the tables (rebuilt on the next start)."""
+        if self.pipeline is not None:
+            self.pipeline.followups.close()
         if self.sandbox is not None:
             self.sandbox.close()
         self.sandbox, self.pipeline = None, None
         import shutil
 
-        shutil.rmtree(self.folder / "tables", ignore_errors=True)
+        if not self.runtime.settings.queue_url:  # with a queue, other processes' sessions may still use them
+            shutil.rmtree(self.folder / "tables", ignore_errors=True)
         self._pushed.clear()
 
 
 def _to_parquet(frame: pd.DataFrame, path: Path) -> None:
     """Write a table for the worker; mixed-type object columns go as text (Parquet needs one type)."""
+    import os
+
     out = frame.copy()
     out.columns = [str(c) for c in out.columns]
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        out.to_parquet(path, index=False)
+        out.to_parquet(tmp, index=False)
     except Exception:  # noqa: BLE001 - pyarrow rejects mixed object columns
         for c in out.columns:
             if out[c].dtype == object:
                 out[c] = out[c].astype("string")
-        out.to_parquet(path, index=False)
+        out.to_parquet(tmp, index=False)
+    os.replace(tmp, path)

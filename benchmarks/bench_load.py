@@ -9,14 +9,23 @@ The readers alternate for ``--repeat`` rounds (a fresh process each time) and th
 of each is compared: on a shared machine the slowest runs measure the neighbours, not the reader.
 Every run's times are printed so the spread is visible.
 
+Three figures are printed side by side, with the targets of issue 12 (item 8):
+  - time: auto_analyst / pandas, best wall time of each (target ≤ 1.5);
+  - memory: auto_analyst / pandas, lowest peak RSS of each (target ≤ 1.2);
+  - linearity: auto_analyst's time at each ``--scale`` size and the cost of each extra million
+    rows between consecutive sizes, largest over smallest (target: about 1, i.e. linear from 100k
+    to 3M rows).
+
 Usage:
-    python benchmarks/bench_load.py [--rows 1000000] [--repeat 3] [--keep PATH]
+    python benchmarks/bench_load.py [--rows 1000000] [--repeat 3] [--scale 100000,1000000,3000000]
+                                    [--keep PATH]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -89,38 +98,80 @@ def types_right(dtypes: dict[str, str]) -> list[str]:
     return [c for c, want in EXPECTED.items() if not dtypes.get(c, "").startswith(want)]
 
 
+def _generate(path: Path, rows: int) -> None:
+    # Generate in a child: a parent that held the frame would pass its peak RSS to the measuring
+    # children (Linux keeps ru_maxrss across fork+exec).
+    subprocess.run([sys.executable, __file__, "--generate-only", str(path), "--rows", str(rows)], check=True)
+
+
+def compare(path: Path, repeat: int) -> dict[str, dict]:
+    """Alternate the readers ``repeat`` times; print every run; return each reader's best run."""
+    runs: dict[str, list[dict]] = {"pandas": [], "auto_analyst": []}
+    for _ in range(max(1, repeat)):
+        for which, rs in runs.items():
+            rs.append(run(path, which))
+    best = {which: min(rs, key=lambda r: r["seconds"]) for which, rs in runs.items()}
+    for which, r in best.items():
+        wrong = types_right(r["dtypes"])
+        every = ", ".join(f"{x['seconds']:.2f}" for x in runs[which])
+        r["low_peak"] = min(x["peak_mb"] for x in runs[which])
+        print(f"{which:>13}: best {r['seconds']:5.2f} s (runs: {every}), cpu {r['cpu']:5.2f} s, "
+              f"peak {r['low_peak']:5.0f} MB, types wrong: {', '.join(wrong) or 'none'} "
+              f"(zip[0]={r['zip0']!r}, amount[0]={r['amount0']!r})")
+    return best
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3, help="rounds; each reader runs once per round")
-    ap.add_argument("--keep", type=Path, default=None, help="write the CSV here and keep it")
+    ap.add_argument("--scale", default="100000,1000000,3000000",
+                    help="row counts for the linearity check, comma-separated ('' to skip)")
+    ap.add_argument("--keep", type=Path, default=None, help="write the main CSV here and keep it")
     ap.add_argument("--generate-only", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.generate_only:
         generate(args.generate_only, args.rows)
         return
+    load1 = os.getloadavg()[0]
+    print(f"machine: {os.cpu_count()} cores, load average {load1:.2f} at start")
     with tempfile.TemporaryDirectory() as tmp:
         path = args.keep or Path(tmp) / "bench.csv"
         t0 = time.perf_counter()
-        # Generate in a child too: a parent that held the frame would pass its peak RSS to the
-        # measuring children (Linux keeps ru_maxrss across fork+exec).
-        subprocess.run([sys.executable, __file__, "--generate-only", str(path), "--rows", str(args.rows)], check=True)
+        _generate(path, args.rows)
         print(f"generated {args.rows:,} rows × 20 columns, {path.stat().st_size / 2**20:.0f} MB "
               f"in {time.perf_counter() - t0:.1f} s")
-        runs: dict[str, list[dict]] = {"pandas": [], "auto_analyst": []}
-        for _ in range(max(1, args.repeat)):
-            for which, rs in runs.items():
-                rs.append(run(path, which))
-    best = {which: min(rs, key=lambda r: r["seconds"]) for which, rs in runs.items()}
-    for which, r in best.items():
-        wrong = types_right(r["dtypes"])
-        every = ", ".join(f"{x['seconds']:.2f}" for x in runs[which])
-        print(f"{which:>13}: best {r['seconds']:5.2f} s (runs: {every}), cpu {r['cpu']:5.2f} s, "
-              f"peak {max(x['peak_mb'] for x in runs[which]):5.0f} MB, types wrong: {', '.join(wrong) or 'none'} "
-              f"(zip[0]={r['zip0']!r}, amount[0]={r['amount0']!r})")
-    ratio = best["auto_analyst"]["seconds"] / best["pandas"]["seconds"]
-    verdict = "reached" if ratio <= 0.5 else "NOT reached"
-    print(f"auto_analyst / pandas time (best of {max(1, args.repeat)}): {ratio:.2f} (target ≤ 0.50: {verdict})")
+        best = compare(path, args.repeat)
+        seconds = {}
+        for rows in [int(x) for x in args.scale.split(",") if x.strip()]:
+            p = path if rows == args.rows else Path(tmp) / f"bench_{rows}.csv"
+            if p != path:
+                _generate(p, rows)
+            r = best["auto_analyst"] if p == path else min((run(p, "auto_analyst") for _ in range(max(1, args.repeat))),
+                                                          key=lambda x: x["seconds"])
+            seconds[rows] = r["seconds"]
+            if p != path:
+                p.unlink()
+    time_ratio = best["auto_analyst"]["seconds"] / best["pandas"]["seconds"]
+    mem_ratio = best["auto_analyst"]["low_peak"] / best["pandas"]["low_peak"]
+    wrong = types_right(best["auto_analyst"]["dtypes"])
+    print(f"time   auto_analyst / pandas (best of {max(1, args.repeat)}): {time_ratio:.2f}  (target ≤ 1.50: "
+          f"{'reached' if time_ratio <= 1.5 else 'NOT reached'})")
+    print(f"memory auto_analyst / pandas (peak RSS):   {mem_ratio:.2f}  (target ≤ 1.20: "
+          f"{'reached' if mem_ratio <= 1.2 else 'NOT reached'})")
+    print(f"types  auto_analyst: {'every type right' if not wrong else 'WRONG: ' + ', '.join(wrong)}")
+    if len(seconds) >= 2:
+        # Linear means each extra million rows costs the same: compare the marginal cost between
+        # consecutive sizes (a fixed cost, such as sniffing, does not count against linearity).
+        sizes = sorted(seconds)
+        line = ", ".join(f"{n:,} rows {seconds[n]:.2f} s" for n in sizes)
+        marginal = [(seconds[b] - seconds[a]) / (b - a) * 1e6 for a, b in zip(sizes, sizes[1:])]
+        spread = max(marginal) / max(min(marginal), 1e-9)
+        print(f"linear auto_analyst: {line}; seconds per extra million rows "
+              f"{', '.join(f'{m:.2f}' for m in marginal)}; largest / smallest {spread:.2f} "
+              f"(target about 1: {'reached' if spread <= 1.3 else 'NOT reached'})")
+    print(f"load average {load1:.2f} at start, {os.getloadavg()[0]:.2f} at the end "
+          "(figures taken under load are noisy; compare ratios from one run)")
 
 
 if __name__ == "__main__":

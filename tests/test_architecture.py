@@ -110,8 +110,8 @@ def test_no_two_modules_import_each_other_even_for_type_checking():
 
 
 CLI_MAY_IMPORT = {"auto_analyst.api", "auto_analyst.config", "auto_analyst.errors", "auto_analyst.results",
-                  "auto_analyst.web"}
-"""The public API the CLI is built on (and its own modules)."""
+                  "auto_analyst.web", "auto_analyst.queue"}
+"""The public API the CLI is built on (and its own modules): the Python API, the web app and the queue worker."""
 
 
 @pytest.mark.parametrize("path", sorted((PACKAGE / "cli").glob("*.py")), ids=lambda p: p.name)
@@ -138,7 +138,8 @@ def test_every_cli_command_is_registered_and_fails_through_the_one_path():
 
     commands = list(walk(cli))
     assert {c.name for c in cli.commands.values()} == {"ask", "chat", "describe", "memory", "history", "profile",
-                                                        "entities", "serve"}
+                                                        "entities", "serve", "worker", "stack", "doctor", "eval",
+                                                        "optimize"}
     assert all(isinstance(c, (Command, Group)) for c in commands), [c.name for c in commands
                                                                     if not isinstance(c, (Command, Group))]
 

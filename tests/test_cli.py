@@ -33,7 +33,7 @@ def test_ask_json_is_one_result_object(runner, datasets_dir):
     assert set(result) >= {"question", "status", "answer", "error", "code", "stdout", "tables", "figures", "attempts",
                            "plan", "usage", "timings", "trace"}
     assert set(result["trace"]) >= {"intent", "memory_hits", "context", "source"}
-    assert result["usage"]["lm_calls"] == 4 and result["trace"]["source"] == "ran_code"
+    assert result["usage"]["lm_calls"] == 3 and result["trace"]["source"] == "ran_code"
 
 
 def test_declined_question_exits_3(runner, datasets_dir):
@@ -70,4 +70,4 @@ def test_chat_reads_one_question_a_line_and_follow_ups_work(runner, datasets_dir
 def test_trace_flag_prints_the_trace(runner, datasets_dir):
     r = runner.invoke(cli, ["ask", str(datasets_dir / "iris.csv"), "mean sepal_length", "--trace", "--no-code"])
     assert r.exit_code == 0
-    assert "intent: analysis" in r.output and "LM calls: 4" in r.output and "dataset=" in r.output and "question=" in r.output
+    assert "intent: analysis" in r.output and "usage: 3 LM calls" in r.output and "dataset=" in r.output and "question=" in r.output

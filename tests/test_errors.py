@@ -17,7 +17,7 @@ from tests.scripted import scripted_lm
 
 ALL_ERRORS = [E.AutoAnalystError, E.BadInputError, E.DataLoadError, E.NotFoundError, E.ModelError,
               E.ModelConfigError, E.ModelOutputError, E.ModelRateLimitError, E.ModelTimeoutError,
-              E.UnknownSignature, E.SandboxError, E.CancelledError]
+              E.UnknownSignature, E.SandboxError, E.CancelledError, E.BudgetError]
 
 
 def test_every_error_class_has_a_kind_in_the_table_and_the_documented_codes():
@@ -25,7 +25,7 @@ def test_every_error_class_has_a_kind_in_the_table_and_the_documented_codes():
         "ERROR_KINDS", "EXIT_OK", "EXIT_DECLINED", "exit_code", "http_status"])
     assert {c.kind for c in ALL_ERRORS} == set(E.ERROR_KINDS)
     assert {k: E.ERROR_KINDS[k] for k in ("bad_input", "data_load", "model_config", "model", "cancelled", "internal")} \
-        == {"bad_input": (2, 400), "data_load": (2, 422), "model_config": (2, 400), "model": (1, 502),
+        == {"bad_input": (2, 400), "data_load": (2, 400), "model_config": (2, 400), "model": (1, 502),
             "cancelled": (1, 409), "internal": (1, 500)}
     assert E.exit_code("KeyError") == 1 and E.http_status("KeyError") == 500  # a run error is not a kind
     assert E.DataLoadError("x").exit_code == 2 and E.ModelConfigError("x").http_status == 400

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import dspy
 
@@ -11,9 +12,11 @@ from auto_analyst.agents.registry import Entry, Registry
 from auto_analyst.results import PlanStep
 
 __all__ = ["Planner", "AnalystAgent", "Combiner", "CodeFixer", "AnswerWriter", "InteractionSummarizer",
-           "ErrorSummarizer", "MemoryAnswerer", "AGENT_VERSION", "strip_fences"]
+           "ErrorSummarizer", "MemoryAnswerer", "AGENT_VERSION", "step_contract", "strip_fences"]
 
-AGENT_VERSION = "1"
+AGENT_VERSION = "2"
+"""Recorded with every error-fix memory entry; 2 = the prompt contract and the plan's typed variables (issue 13)."""
+
 
 def strip_fences(code: str) -> str:
     """Remove markdown code fences a model may wrap code in (```python ... ```); keep the code."""
@@ -43,6 +46,7 @@ class Planner(dspy.Module):
 
     def __init__(self, agents: Registry):
         super().__init__()
+        self.agent_names = tuple(e.name for e in agents.analysts())
         self.agent_descriptions = json.dumps(agents.agent_descriptions())
         self.predict = dspy.Predict(agents.planner_signature())
 
@@ -50,6 +54,11 @@ class Planner(dspy.Module):
         return self.predict(goal=goal, dataset_description=dataset_description,
                             agent_descriptions=self.agent_descriptions, short_term_memory=short_term_memory,
                             user_context=user_context)
+
+
+def step_contract(step: PlanStep) -> dict[str, str]:
+    """name → type of the variables a plan step creates (type '' when the plan gave none)."""
+    return {name: step.types.get(name, "") for name in step.creates}
 
 
 class AnalystAgent(dspy.Module):
@@ -64,23 +73,27 @@ class AnalystAgent(dspy.Module):
         self.predict = dspy.Predict(entry.signature)
 
     def forward(self, goal: str, dataset_description: str, step: PlanStep, short_term_memory: str,
-                available_variables: str = "", known_fixes: str = ""):
+                available_variables: str = "", known_fixes: str = "", environment: str = "",
+                earlier_steps: Sequence[PlanStep] = ()):
+        earlier = [{"agent": s.agent, "instruction": s.instruction, "creates": step_contract(s)} for s in earlier_steps]
         given = {"goal": goal, "dataset_description": dataset_description, "instruction": step.instruction,
                  "short_term_memory": short_term_memory, "available_variables": available_variables,
-                 "known_fixes": known_fixes}
+                 "known_fixes": known_fixes, "environment": environment, "earlier_steps": json.dumps(earlier),
+                 "creates": json.dumps(step_contract(step))}
         out = self.predict(**{k: v for k, v in given.items() if k in self.predict.signature.input_fields})
         return dspy.Prediction(code=strip_fences(out.code), summary=getattr(out, "summary", "") or "")
 
 
 class Combiner(dspy.Module):
-    """The agents' code blocks → one script sharing variables."""
+    """The agents' code blocks (whose variables did not line up) → one script sharing variables."""
 
     def __init__(self):
         super().__init__()
         self.predict = dspy.Predict(sig.CombinerSignature)
 
-    def forward(self, goal: str, dataset_description: str, blocks: list[dict]):
-        out = self.predict(goal=goal, dataset_description=dataset_description, agent_code=json.dumps(blocks))
+    def forward(self, goal: str, environment: str, blocks: list[dict], missing_names: Sequence[str] = ()):
+        out = self.predict(goal=goal, environment=environment, agent_code=json.dumps(blocks),
+                           missing_names=", ".join(missing_names))
         return dspy.Prediction(script=strip_fences(out.script))
 
 
@@ -91,9 +104,10 @@ class CodeFixer(dspy.Module):
         super().__init__()
         self.predict = dspy.Predict(sig.CodeFixSignature)
 
-    def forward(self, script: str, error: str, dataset_description: str, remembered_fixes: str = ""):
+    def forward(self, script: str, error: str, dataset_description: str, environment: str = "",
+                remembered_fixes: str = ""):
         out = self.predict(script=script, error=error, dataset_description=dataset_description,
-                           remembered_fixes=remembered_fixes)
+                           environment=environment, remembered_fixes=remembered_fixes)
         return dspy.Prediction(fixed_script=strip_fences(out.fixed_script), explanation=out.explanation)
 
 

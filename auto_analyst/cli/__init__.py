@@ -14,11 +14,16 @@ import click
 from auto_analyst.cli.ask import ask, chat
 from auto_analyst.cli.context import CliContext, Group
 from auto_analyst.cli.describe import describe
+from auto_analyst.cli.doctor import doctor
 from auto_analyst.cli.entities import entities
+from auto_analyst.cli.eval import eval_group
 from auto_analyst.cli.history import history
 from auto_analyst.cli.memory import memory
+from auto_analyst.cli.optimize import optimize
 from auto_analyst.cli.profile import profile
 from auto_analyst.cli.serve import serve
+from auto_analyst.cli.stack import stack
+from auto_analyst.cli.worker import worker
 
 __all__ = ["main", "cli"]
 
@@ -37,7 +42,8 @@ def cli(ctx: click.Context, model: str | None, user: str | None) -> None:
     ctx.obj = CliContext(settings, user or settings.user)
 
 
-for _command in (ask, chat, describe, memory, history, profile, entities, serve):
+for _command in (ask, chat, describe, memory, history, profile, entities, serve, worker, stack, doctor, eval_group,
+                 optimize):
     cli.add_command(_command)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from auto_analyst.cli.context import CliContext, Command, report
-from auto_analyst.cli.output import exit_code, print_result
+from auto_analyst.cli.output import exit_code, print_result, usage_text
 from auto_analyst.errors import AutoAnalystError
 
 __all__ = ["ask", "chat"]
@@ -17,6 +17,9 @@ __all__ = ["ask", "chat"]
 def _open_session(ctx: click.Context, files: tuple[str, ...], model: str | None, user: str | None,
                   resume: str | None = None):
     analyst = CliContext.of(ctx).analyst(model=model, user=user)
+    from auto_analyst.cli.doctor import prepare
+
+    prepare(analyst.settings)  # the notice, and the worker warming up while the model loads
     if resume is not None:
         session = analyst.resume(None if resume == "last" else resume)
         click.secho(f"Resumed session {session.id}: {len(session.tables)} table(s), {session.turn} turn(s).", err=True)
@@ -74,7 +77,8 @@ def ask(ctx, file, question, model, user, as_json, trace, no_code):
 def chat(ctx, files, resume, model, user, as_json, trace, no_code):
     """A conversation over FILES: follow-ups work. Reads one question per line when input is piped.
 
-    Commands inside: /load FILE, /tables, /use NAME, /reset (forget the conversation so far), /quit.
+    Commands inside: /load FILE, /tables, /use NAME (a table's name, its sheet's name or the start of it),
+    /reset (forget the conversation so far), /quit. A command that fails says why and the chat goes on.
     """
     session = _open_session(ctx, files, model, user, resume)
     interactive = sys.stdin.isatty()
@@ -91,32 +95,73 @@ def chat(ctx, files, resume, model, user, as_json, trace, no_code):
             continue
         if line in ("/quit", "/exit"):
             break
+        if line.startswith("/"):
+            try:
+                _command(session, line, to_stderr=as_json)  # --json keeps stdout to the results
+            except AutoAnalystError as exc:  # a mistyped command is not a failed question: the exit code stays
+                report(exc)
+            continue
         try:
-            result = _chat_line(session, line, interactive and not as_json)
+            result = session.ask(line, on_progress=_progress(interactive and not as_json))
         except AutoAnalystError as exc:  # one bad line must not end the conversation
             worst = max(worst, report(exc))
-            continue
-        if result is None:
             continue
         if not as_json and not interactive:
             click.secho(f"\n>>> {line}", bold=True)
         print_result(result, as_json=as_json, show_trace=trace, show_code=not no_code)
         if not as_json:
             click.echo("")
+    session.settle()
+    if session.usage.lm_calls:
+        click.secho(f"Session: {session.turn} turn(s), {usage_text(session.usage)}.", err=True, dim=True)
     ctx.exit(2 if worst == 2 else 0)
 
 
-def _chat_line(session, line: str, progress: bool):
-    """Run one chat command (None) or question (its Result)."""
-    if line.startswith("/load "):
-        loaded = session.load(line[6:].strip())
-        click.echo("Loaded: " + ", ".join(f"{t.name} ({len(t.frame)} rows)" for t in loaded))
-    elif line == "/tables":
-        click.echo(", ".join(f"{n}{' (active)' if n == session.active else ''}" for n in session.tables) or "none")
-    elif line.startswith("/use "):
-        session.use(line[5:].strip())
-    elif line == "/reset":
+COMMANDS = "/load FILE, /tables, /use NAME, /reset, /quit"
+
+
+def _command(session, line: str, to_stderr: bool = False) -> None:
+    """Run one chat command (a line starting with '/'); what it says goes to stdout (stderr with ``to_stderr``).
+
+    Raises:
+        BadInputError: an unknown command, a command without its argument, or no such table.
+        DataLoadError: /load of a file that is not a table.
+    """
+    from auto_analyst.errors import BadInputError
+
+    command, _, arg = line.partition(" ")
+    arg = arg.strip()
+
+    def say(text: str) -> None:
+        click.echo(text, err=to_stderr)
+
+    if command == "/load" and arg:
+        loaded = session.load(arg)
+        say("Loaded: " + ", ".join(f"{t.name} ({len(t.frame)} rows)" for t in loaded) + f"; active: {session.active}")
+    elif command == "/tables" and not arg:
+        say(tables_text(session))
+    elif command == "/use" and arg:
+        say(f"Active table: {session.use(arg)}")
+    elif command == "/reset" and not arg:
         session.reset_memory()
+        say("The conversation so far is forgotten; the tables stay.")
+    elif command in ("/load", "/use"):
+        raise BadInputError(f"{command} needs {'a file' if command == '/load' else 'a table name'}: "
+                            f"{command} {'FILE' if command == '/load' else 'NAME'}. Tables: "
+                            f"{', '.join(session.tables) or 'none loaded'}.")
     else:
-        return session.ask(line, on_progress=_progress(progress))
-    return None
+        raise BadInputError(f"Unknown command {line!r}; commands: {COMMANDS}.")
+
+
+def tables_text(session) -> str:
+    """One line per table: its name (the one /use, the page's tabs and describe show), source and size."""
+    if not session.tables:
+        return "No table is loaded; /load FILE."
+    lines = []
+    for name, t in session.tables.items():
+        source = Path(str(t.report.path)).name
+        sheet = getattr(t.report, "sheet", None)
+        where = f"{source}, sheet {sheet!r}" if sheet is not None else source
+        mark = "  (active)" if name == session.active else ""
+        lines.append(f"{name}: {where}, {len(t.frame)} rows x {t.frame.shape[1]} columns{mark}")
+    return "\n".join(lines)

@@ -1,6 +1,7 @@
 """``auto-analyst memory ...``: inspect and maintain the error-fix memory (``Analyst.fix_memory()``).
 
-Commands: ``list``, ``search``, ``forget``, ``clear``, ``reindex``, ``prune``. Each acts as the user
+Commands: ``list``, ``search``, ``forget``, ``clear``, ``reindex``, ``prune``; and the ``facts`` group
+(:mod:`auto_analyst.cli.facts`) for what earlier analyses found. Each acts as the user
 given with its ``--user`` option, else the main group's ``--user``, else settings.user or the login name.
 """
 
@@ -12,6 +13,7 @@ from typing import Any
 import click
 
 from auto_analyst.cli.context import CliContext, Group
+from auto_analyst.cli.facts import facts
 
 __all__ = ["memory"]
 
@@ -103,3 +105,6 @@ def reindex_cmd(ctx: click.Context) -> None:
 def prune_cmd(ctx: click.Context) -> None:
     """Delete entries unused for memory_retention_days, then the least recently used past memory_max_entries."""
     click.echo(f"Pruned {_memory(ctx).prune()} entries.")
+
+
+memory.add_command(facts)

@@ -9,10 +9,18 @@ import click
 from auto_analyst.errors import EXIT_DECLINED, EXIT_OK
 from auto_analyst.errors import exit_code as exit_code_of_kind
 
+from auto_analyst.cli.terminal_text import ascii_json, escape_result
+
 if TYPE_CHECKING:
     from auto_analyst.results import Result
 
-__all__ = ["print_result", "exit_code"]
+__all__ = ["print_result", "exit_code", "usage_text"]
+
+
+def usage_text(usage) -> str:
+    """'3 LM calls, 3388+214 tokens, $0.0012' (cost 'unknown' when the model has no LiteLLM price)."""
+    cost = "cost unknown (set cost_model)" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+    return f"{usage.lm_calls} LM calls, {usage.prompt_tokens}+{usage.completion_tokens} tokens, {cost}"
 
 
 def exit_code(result: Result) -> int:
@@ -26,8 +34,9 @@ def exit_code(result: Result) -> int:
 
 def print_result(result: Result, as_json: bool = False, show_trace: bool = False, show_code: bool = True) -> None:
     if as_json:
-        click.echo(result.model_dump_json())
+        click.echo(ascii_json(result.model_dump_json()))
         return
+    result = escape_result(result)  # a script's escape sequences are shown, not obeyed by the terminal
     if result.status == "error" and result.error:
         click.secho(f"Error ({result.error.kind}): {result.error.message}", fg="red", err=False)
     else:
@@ -44,13 +53,16 @@ def print_result(result: Result, as_json: bool = False, show_trace: bool = False
         click.echo(result.stdout.rstrip())
     for f in result.figures:
         click.echo(f"Chart ({f.kind}): {f.path}" + (f"  — {f.title}" if f.title else ""))
+    if show_code and result.warnings:
+        click.secho("warnings: " + "; ".join(result.warnings), dim=True)
     if len(result.attempts) > 1:
         click.secho(f"({len(result.attempts) - 1} fix attempt(s) were needed)", dim=True)
+    if result.usage.cost_usd != 0 and not show_trace:
+        click.secho(f"({usage_text(result.usage)})", dim=True)
     if show_trace:
         t = result.trace
         click.secho("── trace " + "─" * 51, dim=True)
-        click.echo(f"intent: {t.intent}   source: {t.source}   LM calls: {result.usage.lm_calls}   "
-                   f"tokens: {result.usage.prompt_tokens}+{result.usage.completion_tokens}")
+        click.echo(f"intent: {t.intent}   source: {t.source}   usage: {usage_text(result.usage)}")
         click.echo(f"standalone question: {t.standalone_question}")
         if t.assumptions:
             click.echo("assumptions: " + "; ".join(t.assumptions))

@@ -1,4 +1,4 @@
-"""``serve``: the web page, in one process with a thread per request."""
+"""``serve``: the web page, in one process with a thread per request, or ``--processes N`` under gunicorn."""
 
 from __future__ import annotations
 
@@ -7,24 +7,41 @@ import signal
 import click
 
 from auto_analyst.cli.context import CliContext, Command
+from auto_analyst.errors import BadInputError
 
 __all__ = ["serve"]
+
+THREADS_PER_PROCESS = 16
+"""Request threads of each gunicorn process: a page holds one open event stream per running question, and
+the runs themselves wait on the queue's workers, so threads mostly wait (gthread workers)."""
 
 
 @click.command("serve", cls=Command)
 @click.option("--host", default=None, help="Interface to bind (default: the host setting, 127.0.0.1).")
 @click.option("--port", default=None, type=int, help="Port (default: the port setting, 8765).")
+@click.option("--processes", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Web processes (gunicorn). Above 1 the processes share the database, the Chroma server "
+                   "and the queue: set queue_url (and database_url, chroma_url past one machine).")
 @click.option("--debug", is_flag=True, help="Flask debug mode (tracebacks in the page; never on a shared host).")
 @click.pass_context
-def serve(ctx: click.Context, host: str | None, port: int | None, debug: bool) -> None:
+def serve(ctx: click.Context, host: str | None, port: int | None, processes: int, debug: bool) -> None:
     """Serve the chat page: upload a file, ask questions, watch the work, export a notebook."""
+    settings = CliContext.of(ctx).settings
+    host, port = host or settings.host, port or settings.port
+    if processes > 1:
+        if not settings.queue_url:
+            raise BadInputError("--processes above 1 needs a queue: set AUTO_ANALYST_QUEUE_URL (Redis) and start "
+                                "`auto-analyst worker` processes (see docs/scale.md), or serve with one process.")
+        _serve_gunicorn(settings, host, port, processes)
+        return
     from werkzeug.serving import make_server
 
     from auto_analyst.web import create_app
 
-    settings = CliContext.of(ctx).settings
+    from auto_analyst.cli.doctor import prepare
+
+    prepare(settings)  # the notice, and the worker warming up
     app = create_app({"SETTINGS": settings, "DEBUG": debug})
-    host, port = host or settings.host, port or settings.port
     server = make_server(host, port, app, threaded=True)
     click.echo(f"Auto-Analyst is serving on http://{host}:{server.server_port}/  (model: {settings.model}; Ctrl+C stops)")
     # SIGTERM (systemd, docker stop) ends the loop like Ctrl+C, so the workers are stopped cleanly.
@@ -40,3 +57,38 @@ def serve(ctx: click.Context, host: str | None, port: int | None, debug: bool) -
 
 def _stop(signum, frame):
     raise KeyboardInterrupt
+
+
+def _serve_gunicorn(settings, host: str, port: int, processes: int) -> None:
+    """gunicorn's master with ``processes`` gthread workers, each building its own app (no preload: every
+    process opens its own database engine and Redis connections after the fork)."""
+    from gunicorn.app.base import BaseApplication
+
+    from auto_analyst.web import load_secret_key
+
+    # made once, before the fork, so every process signs cookies with the same key
+    secret = load_secret_key(settings.home / "web" / "secret_key")
+
+    class App(BaseApplication):
+        def load_config(self):
+            for key, value in {"bind": f"{host}:{port}", "workers": processes, "worker_class": "gthread",
+                               "threads": THREADS_PER_PROCESS, "timeout": 120, "graceful_timeout": 30,
+                               "worker_exit": _worker_exit, "accesslog": None, "errorlog": "-",
+                               "loglevel": "warning", "proc_name": "auto-analyst-web"}.items():
+                self.cfg.set(key, value)
+
+        def load(self):
+            from auto_analyst.web import create_app
+
+            return create_app({"SETTINGS": settings, "SECRET_KEY": secret})
+
+    click.echo(f"Auto-Analyst is serving on http://{host}:{port}/ with {processes} processes "
+               f"(model: {settings.model}; Ctrl+C stops)")
+    App().run()
+
+
+def _worker_exit(server, worker) -> None:
+    app = getattr(worker, "wsgi", None)
+    service = getattr(app, "extensions", {}).get("auto_analyst") if app is not None else None
+    if service is not None:
+        service.close()

@@ -14,16 +14,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auto_analyst.data.converted import FALSE_WORDS, TRUE_WORDS, describe_converted, spellings
 from auto_analyst.data.dates import parse_dates
 from auto_analyst.data.numbers import PLACEHOLDERS, TEXT_PLACEHOLDERS, parse_numbers
 from auto_analyst.data.report import ColumnReport
-from auto_analyst.data.textops import count_true, min_length, normalize
+from auto_analyst.data.textops import count_true, int_text_shape, min_length, normalize
 from auto_analyst.errors import DataLoadError
 
 __all__ = ["InferOptions", "infer_column", "DTYPE_ALIASES"]
 
-TRUE_WORDS = ("yes", "y", "true", "t")
-FALSE_WORDS = ("no", "n", "false", "f")
 # float64 holds integers exactly up to 2**53 (16 digits); longer digit strings are account
 # numbers or IDs and would lose digits as numbers, so they stay text.
 MAX_NUMERIC_DIGITS = 15
@@ -41,24 +40,15 @@ _PH = pa.array(sorted(PLACEHOLDERS) + [None], pa.string())  # null (blank) is a 
 _NULL = pa.scalar(None, pa.string())
 
 
-def _spellings(word: str) -> set[str]:
-    """Every text whose utf8_lower is ``word``: each letter in either case, plus the two non-ASCII
-    capitals whose lower case is ASCII (U+0130 → i, U+212A → k)."""
-    forms = [""]
-    for ch in word:
-        options = {ch, ch.upper()} | ({"\u0130"} if ch == "i" else set()) | ({"\u212a"} if ch == "k" else set())
-        forms = [f + o for f in forms for o in options]
-    return set(forms)
-
-
 # A text cell is a placeholder when its lower case is one of TEXT_PLACEHOLDERS; matching every
 # spelling directly saves lower-casing a million cells.
-_TEXT_PH_FORMS = pa.array(sorted({f for p in TEXT_PLACEHOLDERS for f in _spellings(p)}), pa.string())
+_TEXT_PH_FORMS = pa.array(sorted({f for p in TEXT_PLACEHOLDERS for f in spellings(p)}), pa.string())
 _TEXT_PH_MAX_BYTES = max(len(f.encode("utf-8")) for f in _TEXT_PH_FORMS.to_pylist())
 _PH_ANY_CASE = pa.array(sorted({v for p in PLACEHOLDERS for v in (p, p.upper(), p.title())}) + [None], pa.string())
-# Rows on which a large column's type is decided before the whole column is converted; 20,000
-# rows take a few ms per column and the whole-column conversion re-checks what matters.
-SAMPLE_ROWS = 20_000
+# Cells on which a large column's type is decided before the whole column is converted; 5,000
+# cells take a millisecond or two per column, and the whole-column conversion re-checks what
+# matters (every cell must still parse, leading zeros still make an identifier).
+SAMPLE_ROWS = 5_000
 
 
 @dataclass
@@ -67,6 +57,7 @@ class InferOptions:
 
     decimal: str = "."
     decimal_forced: bool = False
+    decimal_sampled: bool = False  # the reader's sample decided ``decimal`` already
     thousands: str | None = None
     dayfirst: bool | None = None
     dayfirst_hint: bool = False
@@ -91,6 +82,8 @@ def infer_column(name: str, raw: pa.ChunkedArray, opts: InferOptions,
     """
     arr = raw if normalized else normalize(raw)
     rep = ColumnReport(name=name)
+    if not pa.types.is_string(arr.type):
+        return describe_converted(name, arr, rep)
     if dtype is not None:
         return _forced(name, arr, opts, dtype, rep)
     if len(arr) > SAMPLE_ROWS:
@@ -135,7 +128,9 @@ def _infer_large(name: str, arr: pa.ChunkedArray, opts: InferOptions,
     Plain numbers are cast in C++ (after placeholders become null); a cast that fails, or any
     formatted numbers, take the full parser, which re-applies every rule to the whole column.
     """
-    _, guess = _infer(name, arr.slice(0, SAMPLE_ROWS), opts, ColumnReport(name=name))
+    if arr.null_count == len(arr):
+        return _infer(name, arr, opts, rep)  # no value at all: 'empty', whatever its length
+    _, guess = _infer(name, _sample(arr), opts, ColumnReport(name=name))
     kind = guess.inferred_type
     if kind in ("integer", "float") and not guess.conversion:
         fast = _plain_numbers(arr, kind, rep)
@@ -158,6 +153,14 @@ def _infer_large(name: str, arr: pa.ChunkedArray, opts: InferOptions,
     return _text(name, arr, rep, identifier=kind == "identifier")
 
 
+def _sample(arr: pa.ChunkedArray) -> pa.ChunkedArray:
+    """The first ``SAMPLE_ROWS`` cells with a value (a sparse column's first rows may all be blank)."""
+    head = arr.slice(0, SAMPLE_ROWS)
+    if len(head) - head.null_count >= SAMPLE_ROWS // 2 or not arr.null_count:
+        return head
+    return pc.drop_null(arr).slice(0, SAMPLE_ROWS)
+
+
 def _plain_numbers(arr: pa.ChunkedArray, kind: str, rep: ColumnReport) -> pa.ChunkedArray | None:
     """Cast plain number text; None when any cell needs the full parser (or has a leading zero)."""
     # First a direct cast: it succeeds when no cell is a placeholder (blanks are null already), so
@@ -165,8 +168,15 @@ def _plain_numbers(arr: pa.ChunkedArray, kind: str, rep: ColumnReport) -> pa.Chu
     values = _cast(arr, pa.int64() if kind == "integer" else pa.float64())
     if values is not None and kind == "float" and _count(pc.is_nan(values)):
         values = None
+    shape = int_text_shape(arr) if values is not None and kind == "integer" else None
+    if shape is not None:
+        # Every cell cast to int64, so each is digits with an optional sign: a leading zero or
+        # more digits than a float64 holds exactly makes the full parser decide (identifier).
+        leading_zero, longest = shape
+        if leading_zero or longest > MAX_NUMERIC_DIGITS:
+            return None
     cells = arr if values is not None else pc.if_else(pc.is_in(arr, value_set=_PH_ANY_CASE), _NULL, arr)
-    if kind == "integer" and _count(pc.starts_with(cells, "0")):
+    if shape is None and kind == "integer" and _count(pc.starts_with(cells, "0")):
         leading_zero = pc.and_(pc.starts_with(cells, "0"), pc.greater(pc.utf8_length(cells), 1))
         if _count(pc.and_(leading_zero, pc.invert(pc.match_substring(cells, ".")))):
             return None

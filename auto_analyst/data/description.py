@@ -11,17 +11,22 @@ import json
 import math
 from typing import Any, Literal, Mapping
 
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
-__all__ = ["ColumnInfo", "TableDescription", "DatasetDescription", "describe_frame", "describe_tables"]
+__all__ = ["ColumnInfo", "TableDescription", "DatasetDescription", "clip", "describe_column", "describe_frame",
+           "describe_tables"]
 
-ColumnKind = Literal["numeric", "categorical", "datetime", "boolean", "text", "identifier"]
+ColumnKind = Literal["numeric", "categorical", "datetime", "boolean", "text", "identifier", "nested"]
 
 # Above this many columns a table is described by column patterns, not column by column.
 WIDE_TABLE_COLUMNS = 60
 TOP_VALUES = 12
 EXAMPLES = 3
+# Values longer than this are cut in the description (the table keeps them whole): one cell of a
+# document or a JSON blob must not fill the prompt.
+MAX_VALUE_CHARS = 100
 
 
 class ColumnInfo(BaseModel):
@@ -48,8 +53,20 @@ class TableDescription(BaseModel):
     n_columns: int
     columns: list[ColumnInfo] = Field(default_factory=list)
     column_patterns: list[str] = Field(default_factory=list, description="For wide tables: groups of similar columns.")
+    matched_columns: list[str] = Field(default_factory=list,
+                                       description="For wide tables: the columns the question names or resembles.")
+    all_columns: list[str] = Field(default_factory=list,
+                                   description="For wide tables: every column name in order; 'x_01..x_80' is a run.")
     load_notes: list[str] = Field(default_factory=list, description="The load report in short.")
     reshape_hint: str = ""
+
+    def column_names(self) -> list[str]:
+        """Every column name of the table, in order (``all_columns`` expanded, else ``columns``)."""
+        if self.all_columns:
+            from auto_analyst.data.retrieval import expand_names
+
+            return expand_names(self.all_columns)
+        return [c.name for c in self.columns]
 
 
 class DatasetDescription(BaseModel):
@@ -90,6 +107,27 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
+def clip(text: str, limit: int = MAX_VALUE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters with its full length said: 'abc… (200,000 characters)'."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def _clip_value(v: Any) -> Any:
+    return clip(v) if isinstance(v, str) else v
+
+
+def _is_nested(s: pd.Series) -> bool:
+    """Object columns holding lists, dicts or arrays (Parquet list/struct columns, in-memory frames)."""
+    return s.dtype == object and bool(s.map(lambda v: isinstance(v, (list, dict, tuple, np.ndarray)),
+                                            na_action="ignore").fillna(False).astype(bool).any())
+
+
+def _as_json(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    return json.dumps(v, ensure_ascii=False, sort_keys=True, default=str)
+
+
 def _kind(s: pd.Series) -> ColumnKind:
     if pd.api.types.is_bool_dtype(s):
         return "boolean"
@@ -108,7 +146,25 @@ def _kind(s: pd.Series) -> ColumnKind:
 
 
 def describe_column(s: pd.Series, note: str = "") -> ColumnInfo:
-    """Describe one column (any dtype)."""
+    """Describe one column (any dtype).
+
+    Lists and dicts are described by their JSON text (kind ``nested``); columns of values that
+    cannot be hashed or compared (mixed Python objects) by their text; long values are clipped.
+    """
+    if _is_nested(s):
+        text = s.map(_as_json, na_action="ignore")
+        info = _describe(text.astype(object), note)
+        info.kind, info.dtype, info.top_values = "nested", str(s.dtype), []
+        return info
+    try:
+        return _describe(s, note)
+    except TypeError:  # unhashable or incomparable objects: describe what they print as
+        info = _describe(s.map(str, na_action="ignore").astype(object), note)
+        info.dtype = str(s.dtype)
+        return info
+
+
+def _describe(s: pd.Series, note: str) -> ColumnInfo:
     kind = _kind(s)
     non_null = s.dropna()
     info = ColumnInfo(name=str(s.name), dtype=str(s.dtype), kind=kind, missing=int(s.isna().sum()),
@@ -121,31 +177,48 @@ def describe_column(s: pd.Series, note: str = "") -> ColumnInfo:
             info.mean = _jsonable(float(finite.mean())) if len(finite) else None
     if kind in ("categorical", "boolean") and len(non_null):
         counts = non_null.value_counts().head(TOP_VALUES)
-        info.top_values = [(_jsonable(k), int(c)) for k, c in counts.items()]
-    info.examples = [str(_jsonable(v)) for v in non_null.drop_duplicates().head(EXAMPLES)]
+        info.top_values = [(_clip_value(_jsonable(k)), int(c)) for k, c in counts.items()]
+    info.examples = [clip(str(_jsonable(v))) for v in non_null.drop_duplicates().head(EXAMPLES)]
     return info
 
 
 def describe_frame(name: str, frame: pd.DataFrame, notes: Mapping[str, str] | None = None,
-                   load_notes: list[str] | None = None) -> TableDescription:
-    """Describe one DataFrame. ``notes`` maps column → load-report note."""
+                   load_notes: list[str] | None = None, question: str | None = None) -> TableDescription:
+    """Describe one DataFrame. ``notes`` maps column → load-report note; ``question`` picks the
+    columns of a wide table described in full (see :mod:`auto_analyst.data.wide`)."""
     notes = notes or {}
     desc = TableDescription(name=name, n_rows=len(frame), n_columns=frame.shape[1], load_notes=list(load_notes or []))
     columns = list(frame.columns)
     if frame.shape[1] > WIDE_TABLE_COLUMNS:
         from auto_analyst.data.wide import wide_layout  # wide tables are described by patterns
 
-        desc.column_patterns, columns, desc.reshape_hint = wide_layout(frame)
+        layout = wide_layout(frame, question)
+        desc.column_patterns, columns, desc.reshape_hint = layout.patterns, layout.columns, layout.reshape_hint
+        desc.matched_columns, desc.all_columns = layout.matched, layout.all_columns
     desc.columns = [describe_column(frame[c], notes.get(str(c), "")) for c in columns]
     return desc
 
 
-def describe_tables(tables: Mapping[str, Any], active: str | None = None) -> DatasetDescription:
+def describe_tables(tables: Mapping[str, Any], active: str | None = None,
+                    question: str | None = None) -> DatasetDescription:
     """Build the dataset description of a session.
 
     Args:
         tables: name → ``LoadedTable`` (anything with ``.frame`` and ``.report``) or DataFrame.
         active: the table bound to ``df``; default the first.
+        question: the question being planned (optional). Tables wider than ``WIDE_TABLE_COLUMNS``
+            then describe in full the columns it names or resembles; without it they describe
+            the first columns outside any pattern. Either way ``all_columns`` names every column.
+
+    Returns:
+        The description; ``to_prompt()`` is its prompt text.
+
+    Example:
+        >>> import pandas as pd
+        >>> wide = pd.DataFrame({f"sensor_{i:02d}": [0.5] for i in range(1, 81)})
+        >>> d = describe_tables({"plant": wide}, question="mean of sensor 75").table()
+        >>> d.matched_columns, d.all_columns
+        (['sensor_75'], ['sensor_01..sensor_80'])
     """
     out = []
     for name, t in tables.items():
@@ -153,5 +226,5 @@ def describe_tables(tables: Mapping[str, Any], active: str | None = None) -> Dat
         report = getattr(t, "report", None)
         col_notes = report.column_notes() if report is not None and hasattr(report, "column_notes") else {}
         load_notes = report.summary_lines() if report is not None and hasattr(report, "summary_lines") else []
-        out.append(describe_frame(name, frame, col_notes, load_notes))
+        out.append(describe_frame(name, frame, col_notes, load_notes, question))
     return DatasetDescription(tables=out, active=active or (out[0].name if out else ""))

@@ -49,15 +49,21 @@ def clean_headers(cells: list) -> tuple[list[str], list[str]]:
     return names, originals
 
 
-def drop_empty(table: pa.Table, originals: list[str]) -> tuple[pa.Table, list[str], int]:
+def drop_empty(table: pa.Table, originals: list[str], normalized: bool = False) -> tuple[pa.Table, list[str], int]:
     """Drop rows with no value at all, and columns with neither a header nor any value.
+
+    Args:
+        table: text columns (or columns the reader converted).
+        originals: the header cells.
+        normalized: the columns are already trimmed with blanks as null (``textops.normalize``).
 
     Returns:
         (table, names of dropped columns, number of dropped rows).
     """
+    norm = (lambda c: c) if normalized else normalize
     keep_cols, dropped = [], []
     for name, orig in zip(table.column_names, originals):
-        if not orig.strip() and normalize(table.column(name)).null_count == len(table.column(name)):
+        if not orig.strip() and norm(table.column(name)).null_count == len(table.column(name)):
             dropped.append(name)
         else:
             keep_cols.append(name)
@@ -66,7 +72,7 @@ def drop_empty(table: pa.Table, originals: list[str]) -> tuple[pa.Table, list[st
         return table, dropped, 0
     blanks = []
     for name in table.column_names:
-        col = normalize(table.column(name))
+        col = norm(table.column(name))
         if col.null_count == 0:
             return table, dropped, 0  # a column with a value in every row: no row is all blank
         blanks.append(col)

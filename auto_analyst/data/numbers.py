@@ -13,7 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auto_analyst.data.textops import any_bytes, byte_table, contains_text, count_true, delete_ascii, map_ascii
+from auto_analyst.data.textops import (any_bytes, byte_table, contains_text, count_true, delete_ascii, map_ascii,
+                                      min_length)
 
 __all__ = ["PLACEHOLDERS", "TEXT_PLACEHOLDERS", "NumericResult", "column_decimal", "file_decimal", "index_counts",
            "parse_numbers"]
@@ -36,11 +37,14 @@ _CURRENCY = f"(?:{_SYMBOLS}|{_CODES})"
 _STRIP = r"[%()\s\x{00a0}\x{202f}']"
 # The same characters for the regex-free path (RE2's \s is [\t\n\f\r ]).
 _STRIP_ASCII = b"$%()'\t\n\f\r "
+_STRIP_TABLE = byte_table(_STRIP_ASCII)
 _STRIP_WIDE = ("€", "£", "¥", "₹", "₽", "₩", "₺", "\u00a0", "\u202f")
 _LETTERS = byte_table(bytes(range(65, 91)) + bytes(range(97, 123)))
 _NON_ASCII = byte_table(bytes(range(128, 256)))
 _NULL = pa.scalar(None, pa.string())
 _POINT = byte_table(b".eE")
+_DIGITS = byte_table(b"0123456789")
+_MARKS = byte_table(b".,")
 _VALID = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
 # Evidence for the decimal mark of a column, on text already stripped of currency and spaces.
 _COMMA_DEC = r"^[+-]?(\d{1,3}(\.\d{3})+,\d*|\d+,\d{1,2}|\d+,\d{4,}|0,\d+|\d{1,3}(\.\d{3}){2,})$"
@@ -93,7 +97,9 @@ def file_decimal(columns: list[pa.ChunkedArray], delimiter: str) -> str:
         columns: trimmed text columns (a sample of rows is enough).
         delimiter: the field delimiter; with ',' a decimal comma needs quoting, so '.' is the default.
     """
-    votes = [column_decimal(_strip(c)) for c in columns]
+    # A column without a digit or without a point/comma has no evidence: skip its strip and regexes.
+    votes = [column_decimal(_strip(c)) if any_bytes(c, _DIGITS) is not False and any_bytes(c, _MARKS) is not False
+             else None for c in columns]
     comma, dot = votes.count(","), votes.count(".")
     if comma > dot or (comma and delimiter != ","):
         return ","
@@ -110,6 +116,11 @@ def _strip(arr: pa.ChunkedArray) -> pa.ChunkedArray:
             for ch in _STRIP_WIDE:
                 if contains_text(arr, ch) is not False:
                     arr = pc.replace_substring(arr, ch, "")
+        # Currency, parentheses and percent signs sit at the ends of a cell: trimming them is one
+        # cheap pass, and the same as deleting them when none is left inside a cell.
+        arr = pc.ascii_trim(arr, characters=_STRIP_ASCII.decode())
+        if any_bytes(arr, _STRIP_TABLE) is False:
+            return arr
         out = delete_ascii(arr, _STRIP_ASCII)
         if out is not None:
             return out
@@ -171,9 +182,14 @@ def _parse(arr: pa.ChunkedArray, decimal: str, thousands: str | None, force: boo
         return int(pc.sum(pc.if_else(mask, weights, 0)).as_py() or 0)
 
     total = count(pa.chunked_array([pa.array(np.ones(len(arr), bool))])) if weights is not None else len(arr)
-    is_ph = pc.is_in(arr, value_set=_PH_ANY_CASE)  # null (blank) counts as a placeholder
-    is_inf = pc.fill_null(pc.is_in(arr, value_set=_INF_ANY_CASE), False)
-    candidate = pc.and_not(pc.invert(is_ph), is_inf)
+    if _no_words(arr):
+        # Every placeholder or 'inf' spelling has a letter, a non-ASCII byte or at most 3 bytes:
+        # a column without any of them has none, and only its blanks are placeholders.
+        candidate, n_inf = pc.is_valid(arr), 0
+    else:
+        is_ph = pc.is_in(arr, value_set=_PH_ANY_CASE)  # null (blank) counts as a placeholder
+        is_inf = pc.fill_null(pc.is_in(arr, value_set=_INF_ANY_CASE), False)
+        candidate, n_inf = pc.and_not(pc.invert(is_ph), is_inf), count(is_inf)
     n_cand = count(candidate)
     if n_cand == 0 and not force:
         return None
@@ -206,10 +222,10 @@ def _parse(arr: pa.ChunkedArray, decimal: str, thousands: str | None, force: boo
     if n_with_sep:
         grouped = rf"^[+-]?\d{{1,3}}(\{seps}\d{{3}})+(\{decimal}\d*)?$"
         has_group = pc.fill_null(pc.match_substring_regex(clean, grouped), False)
-        fast = None
-        if _count(has_group) == n_with_sep and seps.isascii() and len(seps) == 1:
-            fast = delete_ascii(clean, seps.encode())  # every cell with the separator groups digits
-        norm = fast if fast is not None else pc.if_else(has_group, pc.replace_substring(clean, seps, ""), clean)
+        if _count(has_group) == n_with_sep:
+            norm = pc.replace_substring(clean, seps, "")  # every cell with the separator groups digits
+        else:
+            norm = pc.if_else(has_group, pc.replace_substring(clean, seps, ""), clean)
     if decimal == ",":
         norm = map_ascii(norm, b",", b".") or pc.replace_substring(norm, ",", ".")
     try:  # the common case, every candidate a number: one C++ cast, no regex pass
@@ -233,7 +249,7 @@ def _parse(arr: pa.ChunkedArray, decimal: str, thousands: str | None, force: boo
         values = pc.if_else(pct, pc.divide(values, 100.0), values)
     # Only whether some valid cell has a point or exponent matters (integer or float). When every
     # candidate parsed, the cells of norm are exactly the valid ones: a byte scan answers.
-    found = any_bytes(norm, _POINT) if valid is candidate else None
+    found = any_bytes(norm, _POINT, exact=True) if valid is candidate else None
     if found is not None:
         has_point = int(found)
     else:
@@ -251,9 +267,22 @@ def _parse(arr: pa.ChunkedArray, decimal: str, thousands: str | None, force: boo
     return NumericResult(
         values=values, inferred_type=inferred,
         conversion=_conversion(n_currency, n_negative, n_pct, n_grouped, decimal == "," and has_point > 0, inferred),
-        n_placeholders=total - n_cand - count(is_inf), n_inf=count(is_inf), n_unparsed=n_unparsed,
+        n_placeholders=total - n_cand - n_inf, n_inf=n_inf, n_unparsed=n_unparsed,
         unparsed_examples=[str(e) for e in examples], decimal=decimal, thousands=seps if n_grouped else "",
     )
+
+
+_SHORTEST_WORDLESS = 1 + max(len(p.encode()) for p in PLACEHOLDERS | set(INF_WORDS)
+                             if p.isascii() and not any(c.isalpha() for c in p))
+
+
+def _no_words(arr: pa.ChunkedArray) -> bool:
+    """True when no cell can be a placeholder or an 'inf' word: no letters, no non-ASCII byte, and
+    every cell longer than the symbol placeholders ('-', '--', '???')."""
+    if any_bytes(arr, _LETTERS) is not False or any_bytes(arr, _NON_ASCII) is not False:
+        return False
+    shortest = min_length(arr)
+    return shortest is None or shortest >= _SHORTEST_WORDLESS
 
 
 def _mask(arr: pa.ChunkedArray, chars: bytes, make) -> pa.ChunkedArray | None:

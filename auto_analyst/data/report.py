@@ -60,7 +60,7 @@ class ColumnReport:
         if self.n_inf:
             parts.append(f"{self.n_inf} 'inf' → missing")
         if self.n_unparsed:
-            ex = ", ".join(repr(e) for e in self.unparsed_examples[:3])
+            ex = ", ".join(repr(_cut(e, 40)) for e in self.unparsed_examples[:3])
             parts.append(f"{self.n_unparsed} unparsed → missing (e.g. {ex})")
         if self.note:
             parts.append(self.note)
@@ -73,7 +73,8 @@ class LoadReport:
 
     Attributes:
         path: the file as given.
-        format: csv, excel, parquet or json.
+        format: csv, excel, parquet or json (of the table inside, for a compressed file).
+        compression: gzip, bz2, xz or zip when the file was compressed ('' otherwise).
         encoding: the text encoding used ('' for binary formats).
         delimiter: the field delimiter ('' when not a delimited text file).
         decimal: the decimal mark used for numbers written as text.
@@ -88,6 +89,7 @@ class LoadReport:
 
     path: str
     format: str = "csv"
+    compression: str = ""
     encoding: str = ""
     delimiter: str = ""
     decimal: str = "."
@@ -113,7 +115,8 @@ class LoadReport:
     def summary_lines(self) -> list[str]:
         """The report in a few short lines (used by ``describe_tables`` as ``load_notes``)."""
         where = f"sheet {self.sheet!r}, " if self.sheet is not None else ""
-        first = f"{self.format} file, {where}{self.n_rows} rows × {len(self.columns)} columns"
+        packed = f" ({self.compression})" if self.compression else ""
+        first = f"{self.format} file{packed}, {where}{self.n_rows} rows × {len(self.columns)} columns"
         if self.format == "csv":
             first += f"; encoding {self.encoding}, delimiter {self.delimiter!r}"
             if self.decimal != "." or self.thousands:
@@ -143,4 +146,8 @@ class LoadedTable:
 
 def _clip(text: str, width: int = 60) -> str:
     text = " ".join(str(text).split())
-    return repr(text if len(text) <= width else text[: width - 1] + "…")
+    return repr(_cut(text, width))
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from auto_analyst.errors import DataLoadError
 
-__all__ = ["Dialect", "detect_encoding", "detect_dialect", "find_header", "header_index", "SAMPLE_BYTES"]
+__all__ = ["Dialect", "detect_encoding", "detect_dialect", "find_header", "header_index", "lift_field_limit",
+           "mostly_utf8", "SAMPLE_BYTES"]
 
 # 256 KiB holds a few thousand rows of a typical export: enough for the detectors, and fast
 # (clevercsv's consistency measure grows with sample size; 256 KiB takes ~50 ms here).
@@ -23,6 +24,15 @@ SAMPLE_BYTES = 256 * 1024
 DELIMITERS = [",", ";", "\t", "|"]
 # Rows of the sample scanned for metadata lines above the header.
 HEADER_SCAN_ROWS = 60
+# The csv module refuses fields over 128 KiB by default; a cell of a real table may be larger (a
+# document, a JSON blob). pyarrow's reader has no such limit; the careful path must not have one.
+FIELD_LIMIT = 2**31 - 1
+
+
+def lift_field_limit() -> None:
+    """Raise the ``csv`` module's field size limit (a process-wide setting) so long cells load whole."""
+    if csv.field_size_limit() < FIELD_LIMIT:
+        csv.field_size_limit(FIELD_LIMIT)
 
 
 @dataclass
@@ -69,7 +79,8 @@ def detect_encoding(sample: bytes, *, complete: bool, name: str = "file") -> str
         codecs.getincrementaldecoder("utf-8")().decode(sample, final=complete)
         return "utf-8"
     except UnicodeDecodeError:
-        pass
+        if mostly_utf8(sample):
+            return "utf-8"  # a damaged byte or two in UTF-8 text; the reader replaces and reports them
     from charset_normalizer import from_bytes  # imported here: loading a UTF-8 file never needs it
 
     matches = list(from_bytes(sample))
@@ -81,6 +92,21 @@ def detect_encoding(sample: bytes, *, complete: bool, name: str = "file") -> str
         if m.chaos <= best + 0.01 and "cp1252" in m.could_be_from_charset:
             return _decodable("cp1252", sample) or "latin-1"
     return _codec_name(matches[0].encoding)
+
+
+# Share of bad bytes among the multi-byte characters up to which text still counts as damaged
+# UTF-8: decoding it as cp1252 instead would garble every accented letter of the file.
+MAX_DAMAGED_SHARE = 0.05
+
+
+def mostly_utf8(data: bytes) -> bool:
+    """True when ``data`` is UTF-8 text with a few invalid bytes: many valid multi-byte characters
+    and at most ``MAX_DAMAGED_SHARE`` as many bad bytes. Legacy encodings (cp1252) have almost no
+    valid multi-byte sequences, so they never qualify."""
+    text = data.decode("utf-8", errors="replace")
+    n_bad = text.count("\ufffd") - data.count("\ufffd".encode())
+    n_wide = len(data) - len(text) + n_bad  # bytes taken by valid multi-byte characters, roughly
+    return n_wide >= 2 and n_bad <= MAX_DAMAGED_SHARE * n_wide
 
 
 def _decodable(enc: str, sample: bytes) -> str | None:
@@ -138,7 +164,10 @@ def detect_dialect(text: str, delimiter: str | None = None) -> Dialect:
 
 def _consistency(lines: list[str], delimiter: str) -> float:
     """Share of the last rows of the sample that have the modal field count (0 if that is 1)."""
-    rows = [r for r in csv.reader(io.StringIO("\n".join(lines[:400])), delimiter=delimiter) if r]
+    try:
+        rows = [r for r in csv.reader(io.StringIO("\n".join(lines[:400]), newline=""), delimiter=delimiter) if r]
+    except csv.Error:
+        return 0.0
     rows = rows[len(rows) // 4:] or rows  # skip the top, where metadata lines live
     if not rows:
         return 0.0
@@ -161,7 +190,7 @@ def find_header(text: str, dialect: Dialect, header_row: int | None = None) -> t
     Raises:
         DataLoadError: ``header_row`` is beyond the sample.
     """
-    reader = csv.reader(io.StringIO(text), delimiter=dialect.delimiter, quotechar=dialect.quotechar)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=dialect.delimiter, quotechar=dialect.quotechar)
     rows: list[tuple[int, list[str]]] = []
     limit = HEADER_SCAN_ROWS if header_row is None else header_row + 1
     try:

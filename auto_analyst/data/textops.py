@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["any_bytes", "byte_table", "contains_text", "count_true", "delete_ascii", "map_ascii", "min_length",
-           "normalize", "value_bytes"]
+__all__ = ["any_bytes", "byte_table", "contains_text", "count_true", "delete_ascii", "int_text_shape", "map_ascii",
+           "min_length", "normalize", "value_bytes"]
 
 _NULL = pa.scalar(None, pa.string())
 # Bytes that may begin or end a whitespace character for utf8_trim_whitespace: ASCII controls,
@@ -55,25 +55,34 @@ def _null_slots_empty(chunk: pa.Array, offsets: np.ndarray) -> bool:
     return int(pc.sum(pc.binary_length(chunk)).as_py() or 0) == int(offsets[-1])
 
 
-def value_bytes(arr: pa.ChunkedArray) -> list[np.ndarray] | None:
-    """The bytes of the non-null cells, one array per chunk; None for other types or odd layouts."""
+def value_bytes(arr: pa.ChunkedArray, exact: bool = True) -> list[np.ndarray] | None:
+    """The bytes of the cells, one array per chunk; None for other types (or, when ``exact``,
+    when null cells hold bytes: ``pc.if_else(mask, arr, null)`` leaves the replaced text there).
+
+    With ``exact=False`` the bytes may include such leftovers: a search over them can only find
+    too much, never too little, which is enough for "certainly not there" answers.
+    """
     out = []
     for chunk in arr.chunks:
         parts = _parts(chunk)
-        if parts is None or not _null_slots_empty(chunk, parts[0]):
+        if parts is None or (exact and not _null_slots_empty(chunk, parts[0])):
             return None
         out.append(parts[1])
     return out
 
 
-def any_bytes(arr: pa.ChunkedArray, table: np.ndarray) -> bool | None:
+def any_bytes(arr: pa.ChunkedArray, table: np.ndarray, exact: bool = False) -> bool | None:
     """Whether any non-null cell holds a byte marked in ``table`` (256 booleans); None if unknown.
+
+    False is always exact. True is exact only with ``exact=True`` (which costs a pass over the
+    cell lengths when the column has nulls); otherwise it may come from bytes left in null cells,
+    so use it as "maybe" (run the kernel), and ask ``exact=True`` when a True answer decides.
 
     The bytes' minimum and maximum (SIMD reductions, a fraction of a millisecond per million
     cells) usually settle it: number text has no byte above '9' but for letters and currency.
     A few wanted bytes are then searched with memchr; more take one table lookup.
     """
-    chunks = value_bytes(arr)
+    chunks = value_bytes(arr, exact)
     if chunks is None:
         return None
     wanted = np.flatnonzero(table)
@@ -94,8 +103,9 @@ def any_bytes(arr: pa.ChunkedArray, table: np.ndarray) -> bool | None:
 
 
 def contains_text(arr: pa.ChunkedArray, text: str) -> bool | None:
-    """Whether any non-null cell contains ``text``; None if unknown (the caller runs the kernel)."""
-    chunks = value_bytes(arr)
+    """Whether any non-null cell contains ``text`` (False exact, True maybe, as :func:`any_bytes`);
+    None if unknown (the caller runs the kernel)."""
+    chunks = value_bytes(arr, exact=False)
     if chunks is None:
         return None
     needle = text.encode("utf-8")
@@ -155,6 +165,24 @@ def _rebuild(chunk: pa.Array, offsets: np.ndarray, data: np.ndarray) -> pa.Array
                                        chunk.offset if validity is not None else 0)
 
 
+def int_text_shape(arr: pa.ChunkedArray) -> tuple[bool, int] | None:
+    """(whether a cell has a leading zero, like '007', the longest cell in bytes) of a text column
+    of integers, from the offsets and first bytes only; None for other types or odd layouts."""
+    leading, longest = False, 0
+    for chunk in arr.chunks:
+        parts = _parts(chunk)  # bytes left in null cells can only add a leading zero: a slower path
+        if parts is None:
+            return None
+        offsets, data = parts
+        lengths = np.diff(offsets)
+        if not len(lengths):
+            continue
+        longest = max(longest, int(lengths.max()))
+        multi = offsets[:-1][lengths > 1]
+        leading = leading or bool((data[multi] == ord("0")).any())
+    return leading, longest
+
+
 def min_length(arr: pa.ChunkedArray) -> int | None:
     """The byte length of the shortest non-null cell; None when there is none."""
     return pc.min(pc.binary_length(arr)).as_py() if arr.null_count < len(arr) else None
@@ -164,8 +192,11 @@ def normalize(raw: pa.ChunkedArray) -> pa.ChunkedArray:
     """Cells trimmed of surrounding whitespace, blank cells as null.
 
     Most columns need neither (the CSV reader already nulls empty cells): a check of each cell's
-    first and last byte proves it and the column is returned as is, without a copy.
+    first and last byte proves it and the column is returned as is, without a copy. Columns that
+    are not text (the reader converted them) are returned as they are.
     """
+    if not (pa.types.is_string(raw.type) or pa.types.is_large_string(raw.type)):
+        return raw
     if not _needs_trim(raw):
         return raw
     arr = pc.utf8_trim_whitespace(raw)
@@ -176,8 +207,8 @@ def _needs_trim(arr: pa.ChunkedArray) -> bool:
     if arr.null_count < len(arr) and pc.min(pc.binary_length(arr)).as_py() == 0:
         return True  # an empty string that is not null
     for chunk in arr.chunks:
-        parts = _parts(chunk)
-        if parts is None or not _null_slots_empty(chunk, parts[0]):
+        parts = _parts(chunk)  # bytes left in null cells can only make it trim: never wrong, at worst slower
+        if parts is None:
             return True
         offsets, data = parts
         if not len(data) or (int(data.min()) > 0x20 and int(data.max()) < 0x7F):

@@ -1,8 +1,11 @@
 """Compact description of wide tables (more than ``WIDE_TABLE_COLUMNS`` columns).
 
 Columns whose names differ only by a date or a number ('2024-01-01' … '2024-12-31',
-'sales_w1' … 'sales_w52') are described as one pattern, e.g. "one column per day
-2024-01-01..2024-12-31 (366 numeric columns)"; the other columns are described one by one.
+'sales_w1' … 'sales_w52') are described as one pattern with their types and range, e.g. "one
+column per day 2024-01-01..2024-12-31 (366 numeric columns: float64, 0..1, no missing; …)"; up
+to ``MAX_SINGLE_COLUMNS`` other columns are described one by one and the rest are counted by
+type. The columns a question names or resembles (:mod:`auto_analyst.data.retrieval`) are always
+described in full, and ``all_columns`` lists every name compactly, so any column can be planned.
 When a pattern covers most columns the description suggests melting to long format.
 """
 
@@ -10,10 +13,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import dataclass, field
 
 import pandas as pd
 
-__all__ = ["wide_layout", "column_groups"]
+from auto_analyst.data.retrieval import compact_names, relevant_columns
+
+__all__ = ["WideLayout", "wide_layout", "column_groups"]
 
 # A pattern needs at least this many columns; fewer are easier to read one by one.
 MIN_GROUP = 4
@@ -60,6 +66,25 @@ def _kinds(frame: pd.DataFrame, cols: list[str]) -> str:
     return "text" if numeric == 0 else "mixed"
 
 
+def _stats(frame: pd.DataFrame, cols: list[str]) -> str:
+    """'float64, 0.01..0.99, 12 missing' for a group of columns (types, numeric range, missing cells)."""
+    part = frame[cols]
+    dtypes = part.dtypes.astype(str).value_counts()
+    text = ", ".join(k if len(dtypes) == 1 else f"{n} {k}" for k, n in dtypes.items())
+    numeric = [c for c in cols if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])]
+    if numeric:
+        lo, hi = part[numeric].min().min(), part[numeric].max().max()
+        if pd.notna(lo) and pd.notna(hi):
+            text += f", {_num(lo)}..{_num(hi)}"
+    missing = int(part.isna().sum().sum())
+    return text + (f", {missing} missing" if missing else ", no missing")
+
+
+def _num(v) -> str:
+    v = float(v)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e15 else f"{v:.4g}"
+
+
 def _span(unit: str, parts: list[str]) -> str:
     if unit == "number":
         nums = sorted(int(p) for p in parts)
@@ -67,14 +92,31 @@ def _span(unit: str, parts: list[str]) -> str:
     return f"{min(parts)}..{max(parts)}" if unit != "day" or parts[0][:4].isdigit() else f"{parts[0]}..{parts[-1]}"
 
 
-def wide_layout(frame: pd.DataFrame) -> tuple[list[str], list, str]:
-    """How to describe a wide table: column patterns, the other columns, and a reshape hint.
+@dataclass
+class WideLayout:
+    """How to describe a wide table (the description itself is filled in by ``description.describe_frame``).
 
-    Returns:
-        (``column_patterns``, the columns outside any pattern to describe one by one (at most
-        ``MAX_SINGLE_COLUMNS``), ``reshape_hint`` (set when patterns cover half the columns or more, else '')).
+    Attributes:
+        patterns: ``column_patterns`` lines (a pattern's type, range and missing count; the rest counted).
+        columns: the frame's columns to describe one by one: the matched ones first, then columns outside any
+            pattern, at most ``MAX_SINGLE_COLUMNS`` in all unless more matched.
+        matched: the names the question names, resembles or quotes a value of (described in full).
+        all_columns: every name, runs folded as 'a_01..a_80'.
+        reshape_hint: set when patterns cover half the columns or more, else ''.
     """
+
+    patterns: list[str] = field(default_factory=list)
+    columns: list = field(default_factory=list)
+    matched: list[str] = field(default_factory=list)
+    all_columns: list[str] = field(default_factory=list)
+    reshape_hint: str = ""
+
+
+def wide_layout(frame: pd.DataFrame, question: str | None = None) -> WideLayout:
+    """The layout of a wide table's description; ``question`` picks the columns described in full, even
+    inside a pattern (:func:`auto_analyst.data.retrieval.relevant_columns`)."""
     names = [str(c) for c in frame.columns]
+    by_name = dict(zip(names, frame.columns))
     grouped: set[str] = set()
     patterns = []
     for tpl, unit, parts, cols in column_groups(names):
@@ -84,24 +126,32 @@ def wide_layout(frame: pd.DataFrame) -> tuple[list[str], list, str]:
         grouped.update(cols)
         what = f"one column per {unit}" if unit != "number" else "numbered columns"
         label = tpl.replace("{date}", "<" + unit + ">") if tpl not in ("{date}", "{n}") else ""
+        stats = _stats(frame, [by_name[c] for c in cols])
         patterns.append(f"{what} {label + ' ' if label else ''}{_span(unit, parts)} "
-                        f"({len(cols)} {_kinds(frame, cols)} columns, e.g. {cols[0]!r} … {cols[-1]!r})")
-    rest = [c for c in frame.columns if str(c) not in grouped]
-    if not patterns:
+                        f"({len(cols)} {_kinds(frame, [by_name[c] for c in cols])} columns: {stats}; "
+                        f"e.g. {cols[0]!r} … {cols[-1]!r})")
+    matched = relevant_columns(frame, question) if question else []
+    rest = [c for c in names if c not in grouped and c not in matched]
+    shown = matched + rest[:max(0, MAX_SINGLE_COLUMNS - len(matched))]
+    hidden = rest[len(shown) - len(matched):]
+    if not patterns and not hidden:
         kinds = frame.dtypes.astype(str).value_counts()
         patterns = [f"{n} columns of dtype {k}" for k, n in kinds.items()]
-    if len(rest) > MAX_SINGLE_COLUMNS:
-        patterns.append(f"{len(rest) - MAX_SINGLE_COLUMNS} more columns not listed")
+    if hidden:
+        stats = _stats(frame, [by_name[c] for c in hidden])
+        patterns.append(f"{len(hidden)} more columns not described one by one ({stats}); "
+                        "their names are in all_columns")
     hint = ""
     if grouped and len(grouped) >= frame.shape[1] / 2:
-        ids = [str(c) for c in rest][:10]
+        ids = [c for c in names if c not in grouped][:10]
         hint = (
             "Most columns repeat one measure per date/number: melt to long format before analysing, e.g. "
             f"long = df.melt(id_vars={ids!r}, var_name='period', value_name='value')"
             + ("; then long['period'] = pd.to_datetime(long['period'])" if any("{date}" in p for p in
                                                                                  _templates(names)) else "")
         )
-    return patterns, rest[:MAX_SINGLE_COLUMNS], hint
+    return WideLayout(patterns=patterns, columns=[by_name[c] for c in shown], matched=matched,
+                      all_columns=compact_names(names), reshape_hint=hint)
 
 
 def _templates(names: list[str]) -> list[str]:

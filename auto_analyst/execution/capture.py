@@ -24,6 +24,7 @@ __all__ = ["MAX_TABLES", "MAX_FIGURES", "Collector", "json_safe", "table_record"
 # run's output ends with "[N more tables not shown]" (see Collector.notes).
 MAX_TABLES = 50
 MAX_FIGURES = 20
+MAX_WARNINGS = 20  # a warning raised in a loop is kept once per distinct text anyway (see Collector.warn)
 
 
 def json_safe(v: Any) -> Any:
@@ -156,6 +157,7 @@ class Collector:
         self.tables: list[dict[str, Any]] = []
         self.figures: list[dict[str, Any]] = []  # {"kind", "title", "data": bytes}
         self._shown_mpl: set[int] = set()
+        self.warnings: list[str] = []  # "Category: message", kept apart from stdout (warnings are not results)
         self.more_tables = 0
         self.more_figures = 0
 
@@ -211,6 +213,12 @@ class Collector:
         fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
         self.figures.append({"kind": "png", "title": title or _figure_title(fig, ""), "data": buf.getvalue()})
 
+    def warn(self, message: Any, category: type, *args: Any, **kwargs: Any) -> None:
+        """``warnings.showwarning`` while a script runs: the warning is kept apart, never printed to stdout."""
+        text = f"{getattr(category, '__name__', 'Warning')}: {message}"[:500]
+        if text not in self.warnings and len(self.warnings) < MAX_WARNINGS:
+            self.warnings.append(text)
+
     def show_open_mpl_figures(self) -> None:
         """Record every open matplotlib figure and close it (what ``plt.show()`` would have displayed)."""
         if "matplotlib.pyplot" not in sys.modules:
@@ -244,8 +252,23 @@ def install_display_patches() -> None:
     """Route plotly's ``fig.show()`` and matplotlib's ``plt.show()`` to :func:`show`; idempotent.
 
     Nothing may open a browser or a window: a blocking chart window was a reported failure of
-    similar tools, and a browser launch would try to start a process.
+    similar tools, and a browser launch would try to start a process. Warnings a script raises go to
+    the run's collector (``Collector.warnings``), not to its output.
     """
+    import warnings
+
+    if not getattr(warnings.showwarning, "_aa_collects", False):
+        original = warnings.showwarning
+
+        def _showwarning(message: Any, category: type, *args: Any, **kwargs: Any) -> None:
+            c = _current["c"]
+            if c is None:
+                original(message, category, *args, **kwargs)
+            else:
+                c.warn(message, category)
+
+        _showwarning._aa_collects = True  # type: ignore[attr-defined]
+        warnings.showwarning = _showwarning
     if "plotly.io" in sys.modules:
         import plotly.io as pio
         import plotly.io._renderers as pren

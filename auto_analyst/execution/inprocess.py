@@ -57,6 +57,7 @@ def run_in_process(code: str, tables: dict[str, pd.DataFrame], active: str, max_
     return RunResult(
         ok=error is None,
         stdout=report.finish_output(bytes(writer._mem), max_output_bytes, writer.cut) + collector.notes(),
+        warnings=list(collector.warnings),
         error=ErrorInfo(kind=error[0], message=error[1]) if error else None,
         traceback=error[2] if error else "",
         tables=[TableOut(**t) for t in collector.tables],

@@ -48,7 +48,7 @@ _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 _CAP_SETGID, _CAP_SETUID, _CAP_SETPCAP, _CAP_SYS_ADMIN = 6, 7, 8, 21
 # What the zygote (which never runs scripts) keeps to give each session its own uid and mount namespace.
 ZYGOTE_CAPS = (_CAP_SETGID, _CAP_SETUID, _CAP_SETPCAP, _CAP_SYS_ADMIN)
-_MIB = 1024 * 1024
+_MIB = MIB = 1024 * 1024
 
 _libc: Any = None
 
@@ -80,6 +80,13 @@ class Limits:
             captured C-level output), so it cannot fill the disk.
         max_output_bytes: bytes of printed output kept; the rest is replaced by "[output cut]".
         max_table_rows: rows kept of each shown table (``n_rows`` keeps the full count).
+        disk_mb: MiB the session's work folder may hold (files plus 4 KiB per entry); checked every
+            0.2 s during a run and at its end; past it the run stops with kind ``disk`` and the files
+            it made are removed.
+        tmp_mb: MiB of the session's private tmpfs behind /tmp, /var/tmp and /dev/shm (kernel-enforced).
+        keep_memory_mb: MiB a successful run may add to the worker's resident memory and still
+            become the session's state; past it the run's result is returned but its variables are
+            dropped and the state from before the run carries on (so memory goes back to baseline).
     """
 
     timeout: float = 30.0
@@ -90,6 +97,9 @@ class Limits:
     max_file_mb: int = 200
     max_output_bytes: int = 1_000_000
     max_table_rows: int = 50
+    disk_mb: int = 1024
+    tmp_mb: int = 256
+    keep_memory_mb: int = 512
 
     @classmethod
     def from_settings(cls, settings: Any) -> "Limits":
@@ -104,6 +114,9 @@ class Limits:
             max_file_mb=max(int(settings.max_file_mb), 64),
             max_output_bytes=int(settings.run_max_output_bytes),
             max_table_rows=int(settings.max_table_rows),
+            disk_mb=int(getattr(settings, "run_disk_mb", cls.disk_mb)),
+            tmp_mb=int(getattr(settings, "run_tmp_mb", cls.tmp_mb)),
+            keep_memory_mb=int(getattr(settings, "run_keep_memory_mb", cls.keep_memory_mb)),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -202,11 +215,13 @@ def has_capabilities() -> bool:
     return _effective_caps() != 0
 
 
-def isolate_current_process() -> dict[str, bool]:
+def isolate_current_process(walled: bool = False, userns: bool = False) -> dict[str, bool]:
     """Isolate the calling (zygote) process for good: new network namespace, capabilities dropped.
 
     As root it keeps only ZYGOTE_CAPS, which each session's state process gives up with its uid
-    (see :mod:`.privdrop`); ``privdrop`` says whether that is possible. Each step is tried and
+    (see :mod:`.privdrop`); ``privdrop`` says whether that is possible. ``walled`` (inside
+    bubblewrap's user namespace, as an ordinary user) it keeps only CAP_SYS_ADMIN of that
+    namespace, to build each session's mounts (:mod:`.sessionns`). Each step is tried and
     silently skipped where not permitted (an ordinary user may not unshare); the returned flags
     say what took effect.
     """
@@ -215,9 +230,9 @@ def isolate_current_process() -> dict[str, bool]:
         set_dumpable(False)
         info["netns"] = _unshare_net()
         if has_capabilities():
-            keep = ZYGOTE_CAPS if os.geteuid() == 0 else ()
+            keep = (_CAP_SYS_ADMIN,) if userns else (ZYGOTE_CAPS if os.geteuid() == 0 else ())
             info["caps_dropped"] = _drop_capabilities(keep) and _effective_caps() == sum(1 << c for c in keep)
-            info["privdrop"] = bool(keep) and info["caps_dropped"]
+            info["privdrop"] = not userns and os.geteuid() == 0 and bool(keep) and info["caps_dropped"]
         else:
             info["caps_dropped"] = True
     return info
@@ -242,6 +257,25 @@ def vm_size_bytes() -> int:
     except (OSError, ValueError):
         pass
     return 0
+
+
+def rss_bytes() -> int:
+    """Resident memory of this process (VmRSS, includes mapped shared memory), bytes; 0 when unknown."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def trim_heap() -> None:
+    """Give free heap pages back to the system (glibc ``malloc_trim``); best effort."""
+    try:
+        _get_libc().malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _lower(which: int, value: int, keep_hard: bool = False) -> None:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from auto_analyst.execution import limits as lim
 
-__all__ = ["UID_BASE", "UID_SPAN", "TMP_SIZE_MB", "python_paths", "enter_session"]
+__all__ = ["UID_BASE", "UID_SPAN", "TMP_SIZE_MB", "python_paths", "enter_session", "drop_to"]
 
 # Far above the usual /etc/subuid allocations (100000 + 65536 per user) and below 2**31, which
 # some tools still treat as signed. Change here if the host maps containers into this range.
@@ -144,13 +144,23 @@ def enter_session(uid: int, workdir_fd: int, workdir: str, read_paths: list[str]
     finally:
         for fd in fds.values():
             os.close(fd)
+    drop_to(uid)
+    os.fchdir(workdir_fd)  # as its owner: root without CAP_DAC_* may not enter a 0700 dir of the uid
+    os.close(workdir_fd)
+    info["uid"] = True
+    return info
+
+
+def drop_to(uid: int) -> None:
+    """Become ``uid``/``uid`` with no groups and no capabilities, for good (a root process only).
+
+    Raises:
+        OSError: the ids could not be changed or a capability is left.
+    """
     lim.drop_bounding_set()
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)  # clears every capability: no SECBIT_KEEP_CAPS
-    os.fchdir(workdir_fd)  # as its owner: root without CAP_DAC_* may not enter a 0700 dir of the uid
-    os.close(workdir_fd)
+    lim._get_libc().prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: no exec may regain privileges
     if os.getresuid() != (uid, uid, uid) or lim.has_capabilities():
         raise OSError("the session's worker could not drop its privileges")
-    info["uid"] = True
-    return info

@@ -22,6 +22,20 @@ MAX_FRAME_BYTES = 512 * 1024 * 1024
 
 _U64 = struct.Struct("!Q")
 _U32 = struct.Struct("!I")
+# Our own coder objects, made at import (before any script runs): a script that replaces
+# ``json.dumps``/``json.loads`` in a worker that later serves the session does not change them.
+class _Encoder(json.JSONEncoder):
+    encode = json.JSONEncoder.encode  # own copies: patching json.JSONEncoder's methods does not reach these
+    iterencode = json.JSONEncoder.iterencode
+
+
+class _Decoder(json.JSONDecoder):
+    decode = json.JSONDecoder.decode
+    raw_decode = json.JSONDecoder.raw_decode
+
+
+_ENCODER = _Encoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_DECODER = _Decoder()
 
 
 class ChannelClosed(Exception):
@@ -34,7 +48,7 @@ class FrameTooLarge(Exception):
 
 def encode(obj: Any, blobs: list[bytes] | None = None) -> bytes:
     """One frame (header included) for a JSON-safe ``obj`` and optional binary ``blobs``."""
-    body = json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    body = _ENCODER.encode(obj).encode("utf-8")
     parts = [_U32.pack(len(body)), body]
     for blob in blobs or []:
         parts += [_U64.pack(len(blob)), blob]
@@ -43,15 +57,26 @@ def encode(obj: Any, blobs: list[bytes] | None = None) -> bytes:
 
 
 def decode(payload: bytes) -> tuple[Any, list[bytes]]:
-    """Split a frame's payload (without its 8-byte header) into (obj, blobs)."""
-    (jlen,) = _U32.unpack_from(payload, 0)
-    obj = json.loads(payload[4 : 4 + jlen].decode("utf-8"))
-    blobs, pos = [], 4 + jlen
-    while pos < len(payload):
-        (blen,) = _U64.unpack_from(payload, pos)
-        pos += 8
-        blobs.append(payload[pos : pos + blen])
-        pos += blen
+    """Split a frame's payload (without its 8-byte header) into (obj, blobs).
+
+    Raises:
+        ValueError: the bytes are not a well-formed frame (only a script writing to the channel makes those).
+    """
+    try:
+        (jlen,) = _U32.unpack_from(payload, 0)
+        if 4 + jlen > len(payload):
+            raise ValueError("the JSON part runs past the frame")
+        obj = _DECODER.decode(payload[4 : 4 + jlen].decode("utf-8"))
+        blobs, pos = [], 4 + jlen
+        while pos < len(payload):
+            (blen,) = _U64.unpack_from(payload, pos)
+            pos += 8
+            if pos + blen > len(payload):
+                raise ValueError("a blob runs past the frame")
+            blobs.append(payload[pos : pos + blen])
+            pos += blen
+    except (struct.error, UnicodeDecodeError, RecursionError) as e:
+        raise ValueError(f"malformed frame: {e}") from None
     return obj, blobs
 
 

@@ -14,7 +14,6 @@ import signal
 import socket
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +22,12 @@ from auto_analyst.execution.inprocess import run_in_process
 from auto_analyst.execution.limits import Limits, set_dumpable
 from auto_analyst.execution.privdrop import UID_BASE, UID_SPAN
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, readable, recv, send
+from auto_analyst.execution.incoming import FORGED as _FORGED
+from auto_analyst.execution.incoming import pidfd_pid as _pidfd_pid
+from auto_analyst.execution.incoming import to_run_result
+from auto_analyst.execution.protections import refusal
 from auto_analyst.execution.zygote import Zygote
-from auto_analyst.results import ErrorInfo, FigureOut, RunResult, TableOut
+from auto_analyst.results import ErrorInfo, RunResult
 
 __all__ = ["Sandbox", "Zygote", "run_in_process"]
 
@@ -59,6 +62,8 @@ class Sandbox:
         self._lock = threading.RLock()
         self._sock: socket.socket | None = None
         self._state_pid = 0
+        self._pidfd = -1  # the session's init (walled) or state process: killing it ends the session's processes
+        self._refused: str | None = None
         self._tables: dict[str, str] = {}
         self._sent: dict[str, list] = {}  # table -> (path, size, mtime) the current state process has
         self._active = ""
@@ -95,7 +100,10 @@ class Sandbox:
         with self._lock:
             if self._closed:
                 raise SandboxError("This sandbox was closed; create a new one.")
-            if self._sock is not None:
+            if self._sock is not None or self._refused:
+                return
+            self._refused = refusal(self.settings)
+            if self._refused:
                 return
             # Our own /proc/<pid>/environ (API keys) must not be readable by the workers.
             set_dumpable(False)
@@ -106,12 +114,15 @@ class Sandbox:
                 # inside, as root, could be steered through symlinks).
                 self._uid = self._uid or self._session_uid()
                 os.chown(self.workdir, self._uid, self._uid)
-                self.workdir.chmod(0o700)
+            self.workdir.chmod(0o700)
             try:
-                sock, pid = Zygote.get().spawn(self._uid, self.workdir.resolve())
+                sock, pid, pidfd = Zygote.get().spawn(self._uid, self.workdir.resolve(), self.limits.tmp_mb)
             except SandboxError:
-                sock, pid = Zygote.get().spawn(self._uid, self.workdir.resolve())  # get() restarts a zygote that died meanwhile
-            self._sock, self._state_pid = sock, pid
+                # get() restarts a zygote that died meanwhile
+                sock, pid, pidfd = Zygote.get().spawn(self._uid, self.workdir.resolve(), self.limits.tmp_mb)
+            self._sock, self._state_pid, self._pidfd = sock, pid, pidfd
+            if pidfd >= 0:
+                self._state_pid = _pidfd_pid(pidfd) or pid
             self._ever_started = True
             try:
                 self._request({"op": "init", "cwd": str(self.workdir.resolve()), "limits": self.limits.to_dict()}, retry=False)
@@ -146,7 +157,9 @@ class Sandbox:
     def _drop(self) -> None:
         if self._sock is not None:
             self._sock.close()
-        self._sock, self._state_pid = None, 0
+        if self._pidfd >= 0:
+            os.close(self._pidfd)
+        self._sock, self._state_pid, self._pidfd = None, 0, -1
         self._sent = {}
 
     # -- requests -----------------------------------------------------------------------------
@@ -162,22 +175,32 @@ class Sandbox:
         try:
             send(self._sock, msg, blobs)
             reply, _ = recv(self._sock, timeout=timeout)
-        except (ChannelClosed, FrameTooLarge) as e:
+        except (ChannelClosed, FrameTooLarge, ValueError) as e:
             self._kill_state()
+            why = _FORGED if isinstance(e, (FrameTooLarge, ValueError)) else str(e)
             if not retry or msg.get("op") == "init":
-                raise SandboxError(f"The session's worker stopped answering ({e}).") from None
+                raise SandboxError(f"The session's worker stopped answering ({why}).") from None
             self.start()  # a restart sends every table again
             if msg.get("op") == "load":
                 return {"ok": True}
             return self._request(msg, timeout, retry=False)
+        if not isinstance(reply, dict):
+            self._kill_state()
+            raise SandboxError(f"The session's worker sent a malformed reply ({_FORGED}).")
         if not reply.get("ok"):
-            err = reply.get("error") or {}
+            err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
             if err.get("kind") == "KeyError":
                 raise BadInputError(err.get("message", "unknown table"))
             raise SandboxError(err.get("message", "the worker refused the request"))
         return reply
 
     def _kill_state(self, *pids: int) -> None:
+        if self._pidfd >= 0:  # the session's init: its PID namespace, and every process in it, ends with it
+            try:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            except OSError:
+                pass
+            pids, self._state_pid = (), 0  # a bare pid could by now be another process's
         for pid in (*pids, self._state_pid):
             if pid > 0:
                 for kill in (os.killpg, os.kill):
@@ -218,6 +241,8 @@ class Sandbox:
             old = dict(self._tables), self._active
             self._tables.update(paths)
             self._active = active
+            if self._refused:
+                return
             try:
                 self._send_tables()
             except BaseException:
@@ -253,7 +278,8 @@ class Sandbox:
             if name not in self._tables:
                 raise BadInputError(f"No table named {name!r}; known: {', '.join(self._tables) or 'none'}.")
             self.start()
-            self._request({"op": "active", "name": name})
+            if not self._refused:
+                self._request({"op": "active", "name": name})
             self._active = name
 
     def variables(self) -> dict[str, str]:
@@ -264,7 +290,10 @@ class Sandbox:
         """
         with self._lock:
             self.start()
-            return dict(self._request({"op": "vars"}, timeout=30)["variables"])
+            if self._refused:
+                return {}
+            variables = self._request({"op": "vars"}, timeout=30).get("variables")
+            return {str(k): str(v) for k, v in variables.items()} if isinstance(variables, dict) else {}
 
     # -- running ------------------------------------------------------------------------------
 
@@ -287,6 +316,8 @@ class Sandbox:
                 self.start()
             except SandboxError as e:
                 return self._fail("sandbox", str(e), t0)
+            if self._refused:
+                return self._fail("sandbox", self._refused, t0)
             result = self._run_once(code, cancel, t0)
             if note:
                 result.stdout = note + result.stdout
@@ -326,47 +357,29 @@ class Sandbox:
                 continue
             try:
                 msg, blobs = recv(sock, timeout=_OP_TIMEOUT)
-            except FrameTooLarge as e:
+            except (FrameTooLarge, ValueError):  # undecodable bytes: only a script writes those
                 self._kill_state(run_pid)
-                return self._fail("output_limit", f"the run's result was too large ({e})", t0)
+                return self._fail("sandbox", f"{_FORGED}; the session's worker was stopped (the next run restarts it)", t0)
             except ChannelClosed:
                 self._kill_state(run_pid)
                 return self._fail("killed", "the session's worker died during the run; the next run restarts it", t0)
+            if not isinstance(msg, dict):
+                self._kill_state(run_pid)
+                return self._fail("sandbox", f"{_FORGED}; the session's worker was stopped", t0)
             if msg.get("event") == "started":
-                run_pid = int(msg.get("pid") or 0)
+                if self._pidfd < 0:  # pids are only meaningful here when the worker shares our PID namespace
+                    run_pid = int(msg.get("pid") or 0)
                 continue
             try:
-                if msg.get("ok") and msg.get("state_pid"):
+                if msg.get("ok") and msg.get("keep", True) and msg.get("state_pid") and self._pidfd < 0:
                     self._state_pid = int(msg["state_pid"])
-                return self._to_result(msg, blobs, t0)
-            except (ValueError, TypeError, AttributeError) as e:  # pydantic's ValidationError is a ValueError
+                return to_run_result(msg, blobs, self.figures_dir, t0)
+            except (ValueError, TypeError, AttributeError, KeyError):  # pydantic's ValidationError is a ValueError
                 # Only a script writing to the worker's connection itself could produce this.
                 self._kill_state(run_pid)
-                return self._fail("sandbox", f"the worker sent a malformed result ({type(e).__name__})", t0)
+                return self._fail("sandbox", f"{_FORGED} (a malformed result); the session's worker was stopped", t0)
             except OSError as e:
                 return self._fail("sandbox", f"a figure could not be saved in {self.figures_dir}: {e}", t0)
 
     def _fail(self, kind: str, message: str, t0: float) -> RunResult:
         return RunResult(ok=False, error=ErrorInfo(kind=kind, message=message), seconds=round(time.monotonic() - t0, 4))
-
-    def _to_result(self, msg: dict[str, Any], blobs: list[bytes], t0: float) -> RunResult:
-        figures = []
-        for f in msg.get("figures") or []:
-            idx = f.get("blob")
-            if not isinstance(idx, int) or not 0 <= idx < len(blobs):
-                continue
-            kind = "plotly" if f.get("kind") == "plotly" else "png"
-            path = self.figures_dir / f"{uuid.uuid4().hex}.{'json' if kind == 'plotly' else 'png'}"
-            path.write_bytes(blobs[idx])
-            figures.append(FigureOut(kind=kind, path=str(path), title=str(f.get("title") or "")))
-        err = msg.get("error")
-        return RunResult(
-            ok=bool(msg.get("ok")),
-            stdout=str(msg.get("stdout") or ""),
-            error=ErrorInfo(kind=str(err.get("kind")), message=str(err.get("message"))) if err else None,
-            traceback=str(msg.get("traceback") or ""),
-            tables=[TableOut(**t) for t in msg.get("tables") or []],
-            figures=figures,
-            names=[str(n) for n in msg.get("names") or []],
-            seconds=round(time.monotonic() - t0, 4),
-        )

@@ -32,11 +32,11 @@ import sys
 import time
 from typing import Any
 
-from auto_analyst.execution import capture, guard, privdrop, report
+from auto_analyst.execution import budget, capture, guard, privdrop, report, sessionns
 from auto_analyst.execution import limits as lim
 from auto_analyst.execution import run as run_module
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, readable, recv, send
-from auto_analyst.execution.run import CFG, NS, drop_standby, fork, kill_group, kill_strays, prefork, run
+from auto_analyst.execution.run import CFG, NS, drop_standby, fork, hand_over, kill_group, kill_strays, prefork, run
 
 _PR_SET_CHILD_SUBREAPER = 36
 _PRELOAD = [
@@ -63,17 +63,54 @@ def _preload() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
+    _warm_up()
 
 
-def zygote_main(ctrl_fd: int) -> None:
-    """Serve ``spawn`` requests on the control socket until the caller closes it."""
+def _warm_up() -> None:
+    """Walk the common library paths once in the zygote, so every session and run forks them warm.
+
+    Much is built lazily on first use (plotly's validators and templates, pandas' groupby
+    machinery, matplotlib's font cache); done here once, it is shared copy-on-write by every
+    child instead of being rebuilt (and paid for) in each run.
+    """
+    try:
+        import matplotlib.pyplot as plt
+        import pandas as pd
+        import plotly.express as px
+
+        d = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [3.0, 4.0, 5.0], "c": ["a", "b", "a"]})
+        d.groupby("c").agg(total=("x", "sum"), mean=("y", "mean")).reset_index().sort_values("total")
+        d.describe()
+        for fig in (px.scatter(d, x="x", y="y", color="c", title="t"), px.bar(d, x="c", y="x"), px.line(d, x="x", y="y"),
+                    px.histogram(d, x="x")):
+            fig.to_json()
+        fig, ax = plt.subplots()
+        ax.plot([1, 2], [3, 4])
+        import io as _io
+
+        fig.savefig(_io.BytesIO(), format="png", dpi=50)
+        plt.close("all")
+    except Exception:  # noqa: BLE001 - only a speed-up
+        pass
+
+
+def zygote_main(ctrl_fd: int, mode: str = "") -> None:
+    """Serve ``spawn`` requests on the control socket until the caller closes it.
+
+    ``mode`` is ``walled-root``/``walled-user`` inside bubblewrap (see :mod:`.wall`), empty otherwise.
+    """
     ctrl = socket.socket(fileno=ctrl_fd)
     t0 = time.monotonic()
-    info = lim.isolate_current_process()
+    walled = mode.startswith("walled")
+    info = lim.isolate_current_process(walled, userns=mode == "walled-user")
     _preload()
+    from auto_analyst.execution import syscalls
+
+    info["seccomp"] = syscalls.available()[0]  # finds and loads libseccomp now, while processes may still start
     capture.install_display_patches()
     guard.install()
-    guard.trust((fork, kill_group, kill_strays, lim.lift_cpu_limit), (sys.modules[__name__], run_module, lim, guard))
+    guard.trust((fork, kill_group, kill_strays, lim.lift_cpu_limit, hand_over),
+                (sys.modules[__name__], run_module, lim, guard, budget))
     read_paths = privdrop.python_paths()
     try:
         lim._get_libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -94,7 +131,7 @@ def zygote_main(ctrl_fd: int) -> None:
         if msg.get("op") != "spawn":
             continue
         workdir_fd = -1
-        if msg.get("uid"):
+        if msg.get("fd"):
             try:
                 _, fds, _, _ = socket.recv_fds(ctrl, 1, 1)
             except OSError:
@@ -102,29 +139,105 @@ def zygote_main(ctrl_fd: int) -> None:
             if not fds:
                 continue
             workdir_fd = fds[0]
-        parent_end, child_end = socket.socketpair()
-        pid = fork()
-        if pid == 0:
-            ctrl.close()
-            parent_end.close()
-            try:
-                if msg.get("uid"):
-                    privdrop.enter_session(int(msg["uid"]), workdir_fd, str(msg["workdir"]), read_paths)
-                _state_main(child_end)
-            except BaseException as e:  # noqa: BLE001 - never serve a session that kept root
-                print(f"session worker failed to start: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
-            finally:
-                os._exit(0)
-        if workdir_fd >= 0:
-            os.close(workdir_fd)
-        child_end.close()
-        try:
-            send(ctrl, {"op": "spawned", "pid": pid})
-            socket.send_fds(ctrl, [b"F"], [parent_end.fileno()])
-        except (ChannelClosed, OSError):
+        if not _spawn(ctrl, msg, workdir_fd, walled, read_paths):
             break
+    os._exit(0)
+
+
+def _spawn(ctrl: socket.socket, msg: dict[str, Any], workdir_fd: int, walled: bool, read_paths: list[str]) -> bool:
+    """Start one session (see :meth:`Zygote.spawn`); False when the caller is gone."""
+    parent_end, child_end = socket.socketpair()
+    r, w = os.pipe()
+    uid = int(msg.get("uid") or 0)
+    pid = fork()
+    if pid == 0:
+        ctrl.close()
+        os.close(r)
+        parent_end.close()
+        try:
+            if walled:
+                if workdir_fd < 0:
+                    raise OSError("no work folder was sent")
+                sessionns.enter(str(msg["workdir"]), workdir_fd, int(msg.get("tmp_mb") or 256))
+                init = fork()
+                if init == 0:
+                    os.close(w)
+                    os.close(workdir_fd)
+                    sessionns.become_init(uid)
+                    CFG["walled"] = True
+                    _init_main(child_end)
+                os.write(w, str(init).encode())
+            else:
+                if uid:
+                    privdrop.enter_session(uid, workdir_fd, str(msg["workdir"]), read_paths)
+                os.write(w, str(os.getpid()).encode())
+                os.close(w)
+                _state_main(child_end)
+        except BaseException as e:  # noqa: BLE001 - never serve a session that kept privileges or the host's view
+            try:
+                os.write(w, f"E{type(e).__name__}: {e}".encode()[:500])
+            except OSError:
+                pass
+            print(f"session worker failed to start: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
         finally:
-            parent_end.close()
+            os._exit(0)
+    os.close(w)
+    if workdir_fd >= 0:
+        os.close(workdir_fd)
+    child_end.close()
+    got = b""
+    if readable_fd(r, 30.0):
+        got = os.read(r, 600)
+    os.close(r)
+    fds = [parent_end.fileno()]
+    reply: dict[str, Any] = {"op": "spawned", "ok": True}
+    pidfd = -1
+    if got[:1].isdigit():
+        target = int(got)
+        reply["pid"] = 0 if walled else target
+        if walled:  # the session's init, which outlives every state process of the session
+            try:
+                pidfd = os.pidfd_open(target)
+                fds.append(pidfd)
+            except OSError:
+                pass
+    else:
+        reply = {"op": "spawned", "ok": False, "error": got[1:].decode(errors="replace") or "the session process died"}
+    try:
+        send(ctrl, reply)
+        socket.send_fds(ctrl, [b"F"], fds)
+    except (ChannelClosed, OSError):
+        return False
+    finally:
+        parent_end.close()
+        if pidfd >= 0:
+            os.close(pidfd)
+    return True
+
+
+def readable_fd(fd: int, timeout: float) -> bool:
+    import select
+
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP)
+    return bool(poller.poll(timeout * 1000))
+
+
+def _init_main(child_end: socket.socket) -> None:
+    """PID 1 of a session's PID namespace: start the state process, reap until none is left, then end (the
+    kernel then kills anything a script left in the namespace)."""
+    pid = fork()
+    if pid == 0:
+        _state_main(child_end)
+        os._exit(0)
+    child_end.close()
+    while True:
+        try:
+            os.wait()
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
     os._exit(0)
 
 
@@ -143,6 +256,7 @@ def _reap() -> None:
 def _state_main(sock: socket.socket) -> None:
     for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
+    CFG["sock_fd"] = sock.fileno()
     NS.clear()
     NS.update(capture.new_namespace())
     idle_work = True
@@ -184,12 +298,17 @@ def _state_main(sock: socket.socket) -> None:
 
 def _handle(op: str | None, msg: dict[str, Any], blobs: list[bytes]) -> dict[str, Any]:
     if op == "init":
-        os.chdir(msg["cwd"])
-        # Temporary files stay in the session's own folder, which outlives any zygote restart.
-        os.environ["HOME"] = os.environ["TMPDIR"] = msg["cwd"]
         import tempfile
 
-        tempfile.tempdir = msg["cwd"]
+        if CFG.get("walled"):
+            cwd, tmp = sessionns.SESSION_DIR, "/tmp"
+            os.environ["MPLCONFIGDIR"] = "/tmp/matplotlib"
+        else:
+            # Temporary files stay in the session's own folder, which outlives any zygote restart.
+            cwd = tmp = msg["cwd"]
+        os.chdir(cwd)
+        os.environ["HOME"], os.environ["TMPDIR"] = cwd, tmp
+        tempfile.tempdir = tmp
         CFG["limits"] = lim.Limits(**msg["limits"])
         return {"ok": True, "pid": os.getpid()}
     if op == "load":
@@ -239,4 +358,4 @@ def _load(tables: dict[str, Any], active: str, protect: list[str], blobs: list[b
 
 
 if __name__ == "__main__":
-    zygote_main(int(sys.argv[1]))
+    zygote_main(int(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else "")

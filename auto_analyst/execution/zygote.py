@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 from auto_analyst.errors import SandboxError
+from auto_analyst.execution import wall
 from auto_analyst.execution.limits import clean_env, make_private_dir
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, recv, send
 
@@ -35,11 +36,18 @@ class Zygote:
         ours, theirs = socket.socketpair()
         self._lock = threading.Lock()
         self.ctrl = ours
+        self.walled, self.unwalled_reason = wall.probe()
+        module_args = ["-m", "auto_analyst.execution.worker", str(theirs.fileno())]
+        if self.walled:
+            # Inside bubblewrap the zygote's own temp folder is the sandbox's /tmp (see wall.py).
+            env = clean_env(Path("/tmp"))
+            argv = wall.zygote_argv(sys.executable, [*module_args, wall.mode_arg()])
+        else:
+            env, argv = clean_env(self.home), [sys.executable, *module_args]
         log = open(self.home / "zygote.log", "wb")  # noqa: SIM115 - the child keeps it open
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "auto_analyst.execution.worker", str(theirs.fileno())],
-                env=clean_env(self.home), cwd=self.home, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                argv, env=env, cwd=self.home, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                 stdout=log, stderr=log, start_new_session=True, close_fds=True,
             )
         finally:
@@ -47,6 +55,7 @@ class Zygote:
             log.close()
         try:
             self.info, _ = recv(self.ctrl, timeout=_ZYGOTE_START_TIMEOUT)
+            self.info["walled"] = self.walled
         except (ChannelClosed, FrameTooLarge):
             tail = (self.home / "zygote.log").read_text(errors="replace")[-2000:]
             self.close()
@@ -66,36 +75,57 @@ class Zygote:
                 cls._instance = Zygote()
             return cls._instance
 
+    @classmethod
+    def prestart(cls) -> None:
+        """Start the zygote in the background now (its imports take seconds), so that it is warm by the
+        first question; returns at once. A failure shows at the first :meth:`get`."""
+        def warm() -> None:
+            try:
+                cls.get()
+            except SandboxError:
+                pass
+
+        threading.Thread(target=warm, name="aa-zygote-prestart", daemon=True).start()
+
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def spawn(self, uid: int = 0, workdir: Path | None = None) -> tuple[socket.socket, int]:
-        """A new session state process: (connected socket, pid).
+    def spawn(self, uid: int = 0, workdir: Path | None = None, tmp_mb: int = 256) -> tuple[socket.socket, int, int]:
+        """A new session state process: (connected socket, pid, pidfd or -1).
 
-        With ``uid`` (only when ``info["privdrop"]``), the state process runs as that uid/gid in
-        its own mount namespace, with ``workdir`` (which it gets as a descriptor opened here, so
-        neither the zygote nor the session needs a path to it) as its cwd.
+        Walled (bubblewrap), the session gets its own namespaces (:mod:`.sessionns`) with ``workdir``
+        on ``/session``; the pidfd refers to the session's init (PID 1 of its PID namespace), and
+        killing it ends every process of the session; pids inside mean nothing here, so the pid is 0.
+        Not walled, with ``uid`` (only when ``info["privdrop"]``), the state process runs as that
+        uid/gid in its own mount namespace (:mod:`.privdrop`). The work dir goes as a descriptor
+        opened here, so the session process can check it binds that very folder.
 
         Raises:
             SandboxError: the zygote did not answer.
         """
-        fd = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY) if uid and workdir is not None else -1
+        send_fd = workdir is not None and (self.walled or uid)
+        fd = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY) if send_fd else -1
         with self._lock:
             try:
-                send(self.ctrl, {"op": "spawn", "uid": uid if fd >= 0 else 0, "workdir": str(workdir or "")})
+                send(self.ctrl, {"op": "spawn", "uid": uid, "workdir": str(workdir or ""), "tmp_mb": int(tmp_mb),
+                                 "fd": fd >= 0})
                 if fd >= 0:
                     socket.send_fds(self.ctrl, [b"W"], [fd])
                 reply, _ = recv(self.ctrl, timeout=30)
-                _, fds, _, _ = socket.recv_fds(self.ctrl, 1, 1)
+                _, fds, _, _ = socket.recv_fds(self.ctrl, 1, 2)
             except (ChannelClosed, FrameTooLarge, OSError) as e:
                 raise SandboxError(f"The sandbox worker did not start a session: {e}") from None
             finally:
                 if fd >= 0:
                     os.close(fd)
-        if not fds:
-            raise SandboxError("The sandbox worker sent no session connection.")
-        os.set_inheritable(fds[0], False)  # received descriptors are inheritable; no exec of ours needs it
-        return socket.socket(fileno=fds[0]), int(reply["pid"])
+        if not reply.get("ok", True) or not fds:
+            for f in fds:
+                os.close(f)
+            raise SandboxError(f"The sandbox worker could not start a session: {reply.get('error') or 'no connection'}")
+        for f in fds:
+            os.set_inheritable(f, False)  # received descriptors are inheritable; no exec of ours needs them
+        pidfd = fds[1] if len(fds) > 1 else -1
+        return socket.socket(fileno=fds[0]), int(reply.get("pid") or 0), pidfd
 
     def close(self) -> None:
         """Stop the zygote. Sessions it already started keep running until their Sandbox closes them."""

@@ -7,12 +7,14 @@ Parts, from most to least protected (and what happens to each when over budget):
 * ``profile``: the rendered answer profile; truncated.
 * ``quoted``: the quoted turn with its neighbours; neighbours dropped first, then the turn cut.
 * ``short_term``: running summary + last turns; oldest turns dropped, then the summary cut.
+* ``facts``: remembered findings around the question's entities (:mod:`~auto_analyst.memory.fact_recall`);
+  the lowest-ranked dropped first.
 * ``error_fixes``: fixes from the error-fix memory; the last (least similar) dropped first, the
   first one cut.
 * ``entities``: the user's top entities; the lowest-ranked dropped first.
 
 Two budgets (from :class:`~auto_analyst.config.Settings`): the memory parts (quoted + short_term
-+ entities) share ``memory_budget_tokens``, filled in that order; then all parts together must fit
++ facts + entities) share ``memory_budget_tokens``, filled in that order; then all parts together must fit
 ``prompt_budget_tokens``, cut in :attr:`ContextBuilder.cut_order`. Budgets are enforced on the sum
 of per-part token counts (:func:`~auto_analyst.memory.tokens.count_tokens`); the caller's
 headings and separators between parts are not counted.
@@ -32,10 +34,10 @@ from auto_analyst.results import ContextPart, MemoryHit
 
 __all__ = ["ContextBuilder", "BuiltContext", "PART_ORDER", "CUT_ORDER", "DATASET_FLOOR_TOKENS"]
 
-PART_ORDER = ("question", "dataset", "profile", "quoted", "short_term", "error_fixes", "entities")
+PART_ORDER = ("question", "dataset", "profile", "quoted", "short_term", "facts", "error_fixes", "entities")
 """The order of parts in :attr:`BuiltContext.parts` and :attr:`BuiltContext.sizes`."""
 
-CUT_ORDER = ("entities", "short_term", "error_fixes", "quoted", "profile", "dataset")
+CUT_ORDER = ("entities", "facts", "short_term", "error_fixes", "quoted", "profile", "dataset")
 """Parts cut to fit the prompt budget, first to last. ``question`` is never cut."""
 
 DATASET_FLOOR_TOKENS = 256
@@ -148,6 +150,7 @@ class ContextBuilder:
         self, *, dataset_description: str, question: str, short_term: ShortTermMemory | None = None,
         quoted_turns: Any = None, profile: Profile | None = None,
         entities: Sequence[Any] | None = None, error_fixes: Sequence[str | tuple[str, str]] | None = None,
+        facts: Sequence[tuple[str, str]] | None = None,
     ) -> BuiltContext:
         """Assemble the parts and report their sizes.
 
@@ -161,14 +164,17 @@ class ContextBuilder:
             profile: rendered with :func:`auto_analyst.memory.profile.render`.
             entities: ``EntityScore`` objects, ``(name, kind)`` tuples or names, best first.
             error_fixes: fix texts, or ``(id, text)`` pairs, most similar first.
+            facts: ``(fact id, rendered fact)`` pairs, best first.
         """
         m = self.model
         quoted_list, quoted_order, quoted_hit = _quoted_items(quoted_turns)
         given = {"question": True, "dataset": True, "profile": profile is not None, "quoted": bool(quoted_list),
-                 "short_term": short_term is not None, "error_fixes": bool(error_fixes), "entities": bool(entities)}
+                 "short_term": short_term is not None, "error_fixes": bool(error_fixes), "entities": bool(entities),
+                 "facts": bool(facts)}
         quoted = _ListPart(quoted_list, lambda its: "\n\n".join(text for _, text in its), quoted_order, truncate=True)
         ents = _ListPart([_entity(e) for e in entities or []],
                          lambda its: ", ".join(f"{n} ({k})" if k else n for n, k in its))
+        known = _ListPart([(str(i), str(t)) for i, t in facts or []], lambda its: "\n".join(f"- {t}" for _, t in its))
         fixes = _ListPart([_fix(f, i) for i, f in enumerate(error_fixes or [])],
                           lambda its: "\n\n".join(f"- {text}" for _, text in its), truncate=True)
         texts: dict[str, str] = {"question": question, "dataset": dataset_description,
@@ -176,18 +182,20 @@ class ContextBuilder:
         kept: dict[str, list] = {}
         cut: list[str] = []
 
-        # 1. Memory parts share the memory budget: quoted first, then short-term, then entities.
+        # 1. Memory parts share the memory budget: quoted first, then short-term, then facts, then entities.
         room = self.memory_budget
         texts["quoted"], kept["quoted"] = quoted.fit(room, m)
         room -= count_tokens(texts["quoted"], m)
         self._fit_short_term(short_term, room, texts, kept)
         room -= count_tokens(texts["short_term"], m)
+        texts["facts"], kept["facts"] = known.fit(room, m)
+        room -= count_tokens(texts["facts"], m)
         texts["entities"], kept["entities"] = ents.fit(room, m)
         texts["error_fixes"], kept["error_fixes"] = fixes.fit(self.prompt_budget, m)
-        lists = {"quoted": quoted, "entities": ents, "error_fixes": fixes}
+        lists = {"quoted": quoted, "entities": ents, "error_fixes": fixes, "facts": known}
         untouched = {p: lst.render(lst.items) for p, lst in lists.items()}
         untouched["short_term"] = short_term.render(10**9, m) if short_term is not None else ""
-        cut += [p for p in ("quoted", "short_term", "entities", "error_fixes") if texts[p] != untouched[p]]
+        cut += [p for p in ("quoted", "short_term", "facts", "entities", "error_fixes") if texts[p] != untouched[p]]
 
         # 2. The whole prompt: cut parts in cut_order until the sum fits.
         def total() -> int:
@@ -217,6 +225,7 @@ class ContextBuilder:
                 for i, _ in kept["quoted"]]
         hits += [MemoryHit(kind="short_term", id=str(it.turn), detail=(it.standalone_question or it.question)[:80])
                  for it in kept.get("short_term", [])]
+        hits += [MemoryHit(kind="fact", id=i, detail=t[:120]) for i, t in kept["facts"]]
         hits += [MemoryHit(kind="entity", id=n, detail=k) for n, k in kept["entities"]]
         hits += [MemoryHit(kind="error_fix", id=i) for i, _ in kept["error_fixes"]]
         return BuiltContext(parts={p: texts[p] for p in PART_ORDER if texts.get(p)}, sizes=sizes, memory_hits=hits,

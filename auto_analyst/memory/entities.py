@@ -3,30 +3,35 @@
 * The **memory stream** records every mention: ``(entity, kind, timestamp)``. It shows the
   breadth of what a user has looked at.
 * The **knowledge store** keeps one row per entity with its mention ``count`` and ``last_seen``
-  time. It shows depth: entities a user returns to often and recently rank first.
+  time. It shows depth: entities a user returns to often and recently rank first (Memary's own
+  ``top entities`` sorts ascending; we sort most used and most recent first).
 
-Kinds: ``column`` (a dataset column), ``table``, ``method`` (groupby, t-test, random forest, …) and
-``concept`` (churn, revenue, …). Rows live in ``settings.home / "history.sqlite3"`` (WAL).
+Kinds: ``column`` (a dataset column), ``table``, ``method`` (groupby, t-test, random forest, …),
+``concept`` (churn, revenue, …) and ``value`` (a category value, ``region=West``). Both live in the
+user's graph store (:mod:`auto_analyst.memory.graph`), the same store as the facts; by default rows
+in ``settings.home / "history.sqlite3"`` (WAL).
 """
 
 from __future__ import annotations
 
 import math
 import re
-import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from auto_analyst.config import Settings
-from auto_analyst.memory.history import HISTORY_FILE
-from auto_analyst.memory.migrations import Migrations, connect, to_iso, transaction
+from auto_analyst.storage.times import to_iso
+
+if TYPE_CHECKING:
+    from auto_analyst.memory.graph.base import GraphStore
 
 __all__ = ["EntityMemory", "EntityScore", "StreamRow", "extract_entities", "HALF_LIFE_HOURS", "KINDS", "score"]
 
-KINDS = ("column", "table", "method", "concept")
+KINDS = ("column", "table", "method", "concept", "value")
 
 HALF_LIFE_HOURS = math.log(0.5) / math.log(0.995)
 """Recency half-life, in hours (≈ 138.3 h ≈ 5.8 days).
@@ -35,23 +40,6 @@ It is the half-life of the exponential recency decay of 0.995 per hour used by t
 Agents memory stream (Park et al., 2023, "Generative Agents: Interactive Simulacra of Human
 Behavior"). Memary ranks by count and recency without publishing a formula; this gives one.
 A week-scale half-life suits analysis work, which is often resumed days later."""
-
-migrations = Migrations("entities")
-
-
-@migrations
-def m001_entities(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        """CREATE TABLE entity_stream (
-            id INTEGER PRIMARY KEY AUTOINCREMENT, user TEXT NOT NULL, session TEXT NOT NULL,
-            entity TEXT NOT NULL, kind TEXT NOT NULL, at TEXT NOT NULL)"""
-    )
-    conn.execute("CREATE INDEX entity_stream_user ON entity_stream (user, id)")
-    conn.execute(
-        """CREATE TABLE entity_store (
-            user TEXT NOT NULL, entity TEXT NOT NULL, kind TEXT NOT NULL, count INTEGER NOT NULL,
-            first_seen TEXT NOT NULL, last_seen TEXT NOT NULL, PRIMARY KEY (user, entity, kind))"""
-    )
 
 
 class EntityScore(BaseModel):
@@ -67,7 +55,7 @@ class EntityScore(BaseModel):
 class StreamRow(BaseModel):
     """One mention in the memory stream."""
 
-    id: int
+    id: str
     session: str
     entity: str
     kind: str
@@ -89,21 +77,25 @@ def _parse(ts: str) -> datetime:
 
 
 class EntityMemory:
-    """Per-user memory stream and entity knowledge store.
+    """Per-user memory stream and entity knowledge store, kept in the user's graph store.
 
     Args:
-        settings: the file is ``settings.home / "history.sqlite3"``.
-        path: use this file instead.
+        settings: the store is the one :func:`auto_analyst.memory.graph.open_graph` opens for them.
+        path: use the SQLite file at this path instead (tests, tools).
         half_life_hours: recency half-life used by :meth:`top` (default :data:`HALF_LIFE_HOURS`).
+        graph: use this graph store instead.
     """
 
     def __init__(self, settings: Settings | None = None, *, path: Path | None = None,
-                 half_life_hours: float = HALF_LIFE_HOURS) -> None:
-        if path is None:
-            path = (settings or Settings.load()).home / HISTORY_FILE
-        self.path = Path(path)
+                 half_life_hours: float = HALF_LIFE_HOURS, graph: GraphStore | None = None) -> None:
+        from auto_analyst.memory.graph import open_graph
+        from auto_analyst.memory.graph.sql import SqlGraph
+
+        if graph is None:
+            graph = SqlGraph(Path(path)) if path is not None else open_graph(settings or Settings.load())
+        self.graph = graph
+        self.path = getattr(graph, "path", None)
         self.half_life_hours = half_life_hours
-        migrations.apply(self.path)
 
     def record(self, user: str, session: str, entities: Iterable[tuple[str, str]], at: datetime | None = None) -> int:
         """Add one mention of each entity at time ``at`` (default now). Returns the mentions added.
@@ -114,18 +106,9 @@ class EntityMemory:
         for _, kind in pairs:
             if kind not in KINDS:
                 raise ValueError(f"Unknown entity kind {kind!r}; use one of {', '.join(KINDS)}.")
-        ts = to_iso(at)
-        with transaction(self.path) as conn:
-            for name, kind in pairs:
-                conn.execute("INSERT INTO entity_stream (user, session, entity, kind, at) VALUES (?, ?, ?, ?, ?)",
-                             (user, session, name, kind, ts))
-                conn.execute(
-                    """INSERT INTO entity_store (user, entity, kind, count, first_seen, last_seen)
-                       VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (user, entity, kind) DO UPDATE SET
-                       count = count + 1, last_seen = MAX(last_seen, excluded.last_seen)""",
-                    (user, name, kind, ts, ts),
-                )
-        return len(pairs)
+        if not pairs:
+            return 0
+        return self.graph.record_mentions(user, session, pairs, to_iso(at))
 
     def top(self, user: str, n: int = 10, now: datetime | None = None,
             kinds: Sequence[str] | None = None) -> list[EntityScore]:
@@ -136,52 +119,25 @@ class EntityMemory:
         now = now or datetime.now(timezone.utc)
         if now.tzinfo is None:
             now = now.replace(tzinfo=timezone.utc)
-        conn = connect(self.path)
-        try:
-            rows = conn.execute("SELECT entity, kind, count, last_seen FROM entity_store WHERE user = ?",
-                                (user,)).fetchall()
-        finally:
-            conn.close()
         scored = [
-            EntityScore(entity=r["entity"], kind=r["kind"], count=r["count"], last_seen=r["last_seen"],
-                        score=score(r["count"], (now - _parse(r["last_seen"])).total_seconds() / 3600,
-                                    self.half_life_hours))
-            for r in rows if kinds is None or r["kind"] in kinds
+            EntityScore(entity=entity, kind=kind, count=count, last_seen=last,
+                        score=score(count, (now - _parse(last)).total_seconds() / 3600, self.half_life_hours))
+            for entity, kind, count, last in self.graph.entity_counts(user) if kinds is None or kind in kinds
         ]
         scored.sort(key=lambda e: (-e.score, -e.count, _neg_time(e.last_seen), e.entity))
         return scored[: max(n, 0)]
 
     def stream(self, user: str, limit: int = 50) -> list[StreamRow]:
         """The user's most recent ``limit`` mentions, newest first."""
-        conn = connect(self.path)
-        try:
-            rows = conn.execute(
-                "SELECT id, session, entity, kind, at FROM entity_stream WHERE user = ? ORDER BY id DESC LIMIT ?",
-                (user, int(limit)),
-            ).fetchall()
-        finally:
-            conn.close()
-        return [StreamRow(**dict(r)) for r in rows]
+        return [StreamRow(**m._asdict()) for m in self.graph.stream(user, limit)]
 
     def forget_user(self, user: str) -> int:
         """Delete the user's stream and knowledge store. Returns the stream rows deleted."""
-        with transaction(self.path) as conn:
-            n = conn.execute("DELETE FROM entity_stream WHERE user = ?", (user,)).rowcount
-            conn.execute("DELETE FROM entity_store WHERE user = ?", (user,))
-        return n
+        return self.graph.forget_mentions(user)
 
     def forget_session(self, user: str, session: str) -> int:
         """Delete a session's mentions and rebuild the user's knowledge store from the rest."""
-        with transaction(self.path) as conn:
-            n = conn.execute("DELETE FROM entity_stream WHERE user = ? AND session = ?", (user, session)).rowcount
-            conn.execute("DELETE FROM entity_store WHERE user = ?", (user,))
-            conn.execute(
-                """INSERT INTO entity_store (user, entity, kind, count, first_seen, last_seen)
-                   SELECT user, entity, kind, COUNT(*), MIN(at), MAX(at) FROM entity_stream
-                   WHERE user = ? GROUP BY entity, kind""",
-                (user,),
-            )
-        return n
+        return self.graph.forget_mentions(user, session)
 
 
 def _neg_time(ts: str) -> float:

@@ -1,10 +1,13 @@
-"""The Chroma side of the error-fix memory: a derived index of the SQLite entries, repaired from them.
+"""The Chroma side of the error-fix memory: a derived index of the database's entries, repaired from them.
 
-A process's open Chroma client keeps the HNSW index in memory and does not see another process's writes;
-writing through such a stale client would overwrite them (two writers corrupt a store: docs/error_memory.md,
-"Several processes"). So every index change raises a generation counter in SQLite (:meth:`ErrorStore.generation`), and
-:meth:`ChromaIndex.sync` reopens the client whenever the counter moved. Every method that opens or writes
-expects the caller to hold the store's file lock.
+Two kinds of client: a local ``PersistentClient`` (default) or, with the setting ``chroma_url``, a Chroma
+server (``HttpClient``; ``chroma run --path DIR --port PORT`` serves one).
+
+A process's open local client keeps the HNSW index in memory and does not see another process's writes;
+writing through such a stale client would overwrite them (two writers corrupt a store: docs/error_memory.md, "Several
+processes"). So every index change raises a generation counter in the database (:meth:`ErrorStore.generation`),
+and :meth:`ChromaIndex.sync` reopens a local client whenever the counter moved (a server is always current, so
+its client stays open). Every method that opens or writes expects the caller to hold the store's lock.
 
 chromadb is imported only here, and only when a method runs.
 """
@@ -42,6 +45,7 @@ class ChromaIndex:
     def __init__(self, path: Path, settings: Any) -> None:
         self.path = Path(path)
         self.settings = settings
+        self.url = str(getattr(settings, "chroma_url", "") or "").strip()
         self.gen = -1  # generation the open client reflects; -1 forces a (re)open
         self._ef: Any = None
         self._client: Any = None
@@ -73,6 +77,14 @@ class ChromaIndex:
         with SQLite (dirty flag left by a writer that died, or a different count)."""
         if self.col is not None and store.generation() == self.gen:
             return
+        if self.url and self.col is not None:
+            # A server is current for every client: only a dirty flag (a writer that died) or a count that
+            # disagrees means the index lacks something.
+            if store.meta("index_dirty") == "1" or self.col.count() != store.count():
+                log.info("error memory index on %s is stale; rebuilding it from the database", self.url)
+                self.rebuild(store)
+            self.gen = store.generation()
+            return
         self.close()
         intact = self.open(repair=True)
         if not intact or store.meta("index_dirty") == "1" or self.col.count() != store.count():
@@ -90,6 +102,15 @@ class ChromaIndex:
         from chromadb.config import Settings as ChromaSettings
 
         name = self.collection_name()
+        if self.url:
+            try:
+                self._client = _http_client(self.url)
+                self.col = self._client.get_or_create_collection(name, embedding_function=self._ef, configuration={"hnsw": dict(HNSW)})
+                return True
+            except Exception as exc:  # noqa: BLE001 - the server is down or refuses: say which
+                self.close()
+                raise AutoAnalystError(f"Cannot reach the Chroma server at {self.url} ({exc}); start it with "
+                                       "`chroma run --path DIR --port PORT` or unset chroma_url.") from exc
         for attempt in (1, 2):
             try:
                 self._client = chromadb.PersistentClient(path=str(self.path), settings=ChromaSettings(anonymized_telemetry=False))
@@ -151,6 +172,18 @@ def metadata(row: dict[str, Any]) -> dict[str, Any]:
     """Chroma metadata of an entry row: only what searches filter on. Everything else is read from SQLite,
     so it never goes stale in the index."""
     return {"user": row["scope"], "error_type": row["error_type"] or "-", "agent": row["agent"] or "-"}
+
+
+def _http_client(url: str) -> Any:
+    """A ``chromadb.HttpClient`` for ``http(s)://host:port`` (telemetry off)."""
+    from urllib.parse import urlparse
+
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    parts = urlparse(url if "://" in url else "http://" + url)
+    return chromadb.HttpClient(host=parts.hostname or "127.0.0.1", port=parts.port or 8000,
+                               ssl=parts.scheme == "https", settings=ChromaSettings(anonymized_telemetry=False))
 
 
 def _drop_cached_system(path: str) -> None:

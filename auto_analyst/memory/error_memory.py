@@ -1,12 +1,17 @@
 """Error-fix memory: remembered "error summary -> correction" pairs, searched when generated code fails.
 
-Layout under ``settings.home / "error_memory"``:
+Where it lives:
 
-* ``errors.sqlite3`` - every entry (source of truth, WAL mode; see :mod:`.error_store`).
-* ``chroma/`` - a Chroma ``PersistentClient`` index of the entries' embeddings, rebuilt from SQLite whenever it
-  is missing, fails to open, disagrees in count, or a writer died between the SQLite and the Chroma write.
-* ``.lock`` - a file lock held for every write and every (re)opening of Chroma. Two processes writing one
-  Chroma path corrupt it (docs/error_memory.md, "Several processes"), and ``serve`` and a CLI command may run at once.
+* the entries (source of truth) - tables of the storage's database (:mod:`.error_store`; SQLite under
+  ``settings.home`` by default, PostgreSQL with ``database_url``).
+* the index - a Chroma collection of the entries' embeddings, rebuilt from the entries whenever it is missing,
+  fails to open, disagrees in count, or a writer died between the database and the Chroma write. By default a
+  local ``PersistentClient`` under ``settings.home / "error_memory" / "chroma"``; with ``chroma_url``, a Chroma
+  server (``chromadb.HttpClient``, served by ``chroma run``) shared by every process and machine.
+* ``error_memory/.lock`` - for the local index only: a file lock held for every write and every (re)opening of
+  Chroma. Two processes writing one Chroma path corrupt it (docs/error_memory.md, "Several processes"), and ``serve``
+  and a CLI command may run at once. With a Chroma server, which serialises its own writes, the same
+  sequence (commit, index write, mark clean) is guarded by a database lock (:func:`auto_analyst.storage.named_lock`).
 
 A process's open Chroma client keeps the HNSW index in memory and does not see another process's writes, and
 writing through such a stale client would overwrite them. So every index change raises a generation counter
@@ -107,7 +112,7 @@ class ErrorMemory:
     def __init__(self, settings: Settings, *, clock: Callable[[], float] = time.time, lock_timeout: float = 60.0) -> None:
         self.settings = settings
         self.root = Path(settings.home) / "error_memory"
-        self.sqlite_path = self.root / "errors.sqlite3"
+        self.sqlite_path = self.root / "errors.sqlite3"  # an earlier version's store, imported once
         self.chroma_path = self.root / "chroma"
         self.lock_path = self.root / ".lock"
         self._clock = clock
@@ -115,6 +120,7 @@ class ErrorMemory:
         self._mutex = threading.RLock()
         self._store: ErrorStore | None = None
         self._flock: Any = None
+        self.remote = bool(str(getattr(settings, "chroma_url", "") or "").strip())
         self._index = ChromaIndex(self.chroma_path, settings)
 
     # -- public API ---------------------------------------------------------------------------------------
@@ -325,14 +331,19 @@ class ErrorMemory:
                 import sqlite3
 
                 from filelock import FileLock
+                from sqlalchemy.exc import DatabaseError
 
-                self.root.mkdir(parents=True, exist_ok=True)
-                self._flock = FileLock(str(self.lock_path), timeout=self._lock_timeout)
+                from auto_analyst.storage import database_url
+
+                if not self.remote:
+                    self.root.mkdir(parents=True, exist_ok=True)
+                    self._flock = FileLock(str(self.lock_path), timeout=self._lock_timeout)
                 try:
-                    self._store = ErrorStore(self.sqlite_path)
-                except sqlite3.DatabaseError as exc:
+                    self._store = ErrorStore(database_url(self.settings), legacy_path=self.sqlite_path)
+                except (sqlite3.DatabaseError, DatabaseError) as exc:
                     raise AutoAnalystError(
-                        f"The error-fix memory database {self.sqlite_path} is damaged ({exc}); move it aside to start afresh."
+                        f"The error-fix memory's database cannot be used ({exc}); check database_url, or move "
+                        f"{self.sqlite_path} aside if it is damaged."
                     ) from exc
             return self._store
 
@@ -341,7 +352,16 @@ class ErrorMemory:
         from filelock import Timeout
 
         with self._mutex:
-            self._ensure_store()
+            store = self._ensure_store()
+            if self.remote:
+                from auto_analyst.storage import named_lock
+
+                try:
+                    with named_lock(store.engine, "error_memory_index", timeout=self._lock_timeout):
+                        yield
+                except TimeoutError as exc:
+                    raise AutoAnalystError(f"The error-fix index is busy ({exc}); try again later.") from None
+                return
             try:
                 with self._flock:
                     yield

@@ -1,28 +1,31 @@
-"""The history database: every turn of every session, per user, in one SQLite file.
+"""The history database: every turn of every session, per user.
 
-File: ``settings.home / "history.sqlite3"`` (WAL mode; shared with the entity and profile stores).
-Every public method takes the user id first and only ever reads or changes that user's rows.
-Each call opens its own short-lived connection, so one :class:`History` object may be shared by
-threads, and several processes may use the same file.
+Database: the storage's (:mod:`auto_analyst.storage`): by default the SQLite file
+``settings.home / "history.sqlite3"`` (WAL; shared with the entity and profile stores), or
+PostgreSQL with the setting ``database_url``. Every public method takes the user id first and
+only ever reads or changes that user's rows. Each call borrows a pooled connection of the
+process's one Engine, so one :class:`History` object may be shared by threads, and several
+processes (and machines, on PostgreSQL) may use the same database.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
+from sqlalchemy import text
 
 from auto_analyst.config import Settings
-from auto_analyst.memory.migrations import Migrations, connect, to_iso, transaction
+from auto_analyst.storage import (DEFAULT_FILE, Migrations, autoid, database_url, engine_for, greatest, is_postgres,
+                                  read, sqlite_file, to_iso, transaction)
 
 __all__ = ["History", "TurnRecord", "SessionInfo", "QuoteMatch", "Upload", "HISTORY_FILE", "MIN_PARTIAL_QUOTE_CHARS"]
 
-HISTORY_FILE = "history.sqlite3"
+HISTORY_FILE = DEFAULT_FILE
 
 MIN_PARTIAL_QUOTE_CHARS = 20
 """Shortest common run (characters, after normalising) accepted as a partial quote match.
@@ -37,53 +40,63 @@ TITLE_CHARS = 80
 
 migrations = Migrations("history")
 
+_PG_DOCUMENT = "to_tsvector('simple', question || ' ' || answer)"
+
 
 @migrations
-def m001_turns(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        """CREATE TABLE turns (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            user TEXT NOT NULL, session TEXT NOT NULL, turn INTEGER NOT NULL, created_at TEXT NOT NULL,
+def m001_turns(conn) -> None:
+    conn.exec_driver_sql(
+        f"""CREATE TABLE turns (
+            {autoid(conn)},
+            "user" TEXT NOT NULL, session TEXT NOT NULL, turn INTEGER NOT NULL, created_at TEXT NOT NULL,
             question TEXT NOT NULL, intent TEXT NOT NULL DEFAULT '', plan_json TEXT NOT NULL DEFAULT '[]',
             code TEXT NOT NULL DEFAULT '', result_summary TEXT NOT NULL DEFAULT '', answer TEXT NOT NULL DEFAULT '',
-            model TEXT NOT NULL DEFAULT '', timings_json TEXT NOT NULL DEFAULT '{}',
-            usage_json TEXT NOT NULL DEFAULT '{}', result_json TEXT NOT NULL DEFAULT '{}')"""
+            model TEXT NOT NULL DEFAULT '', timings_json TEXT NOT NULL DEFAULT '{{}}',
+            usage_json TEXT NOT NULL DEFAULT '{{}}', result_json TEXT NOT NULL DEFAULT '{{}}')"""
     )
-    conn.execute("CREATE INDEX turns_user_session ON turns (user, session, turn)")
+    conn.exec_driver_sql('CREATE INDEX turns_user_session ON turns ("user", session, turn)')
 
 
 @migrations
-def m002_sessions(conn: sqlite3.Connection) -> None:
-    conn.execute(
+def m002_sessions(conn) -> None:
+    conn.exec_driver_sql(
         """CREATE TABLE sessions (
-            user TEXT NOT NULL, session TEXT NOT NULL, started_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-            title TEXT NOT NULL DEFAULT '', state_json TEXT, PRIMARY KEY (user, session))"""
+            "user" TEXT NOT NULL, session TEXT NOT NULL, started_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+            title TEXT NOT NULL DEFAULT '', state_json TEXT, PRIMARY KEY ("user", session))"""
     )
-    conn.execute(
-        """CREATE TABLE uploads (
-            id INTEGER PRIMARY KEY AUTOINCREMENT, user TEXT NOT NULL, session TEXT NOT NULL,
+    conn.exec_driver_sql(
+        f"""CREATE TABLE uploads (
+            {autoid(conn)}, "user" TEXT NOT NULL, session TEXT NOT NULL,
             path TEXT NOT NULL, name TEXT NOT NULL, created_at TEXT NOT NULL)"""
     )
-    conn.execute("CREATE INDEX uploads_user_session ON uploads (user, session)")
+    conn.exec_driver_sql('CREATE INDEX uploads_user_session ON uploads ("user", session)')
 
 
 @migrations
-def m003_turns_fts(conn: sqlite3.Connection) -> None:
-    """Full-text index over question + answer; skipped when this SQLite lacks FTS5 (search falls back)."""
-    try:
-        conn.execute("CREATE VIRTUAL TABLE turns_fts USING fts5(question, answer, content='turns', content_rowid='id')")
-    except sqlite3.OperationalError:
+def m003_turns_fts(conn) -> None:
+    """Full-text index over question + answer: FTS5 on SQLite (skipped when this SQLite lacks it: search falls
+    back to word counts), a GIN index over the ``simple`` text search configuration on PostgreSQL."""
+    if is_postgres(conn):
+        conn.exec_driver_sql(f"CREATE INDEX turns_fts ON turns USING GIN ({_PG_DOCUMENT})")
         return
-    conn.execute(
+    from sqlalchemy.exc import OperationalError
+
+    try:
+        with conn.begin_nested():
+            conn.exec_driver_sql(
+                "CREATE VIRTUAL TABLE turns_fts USING fts5(question, answer, content='turns', content_rowid='id')")
+    except OperationalError:
+        return
+    conn.exec_driver_sql(
         """CREATE TRIGGER turns_fts_ai AFTER INSERT ON turns BEGIN
             INSERT INTO turns_fts (rowid, question, answer) VALUES (new.id, new.question, new.answer); END"""
     )
-    conn.execute(
+    conn.exec_driver_sql(
         """CREATE TRIGGER turns_fts_ad AFTER DELETE ON turns BEGIN
             INSERT INTO turns_fts (turns_fts, rowid, question, answer)
             VALUES ('delete', old.id, old.question, old.answer); END"""
     )
-    conn.execute("INSERT INTO turns_fts (turns_fts) VALUES ('rebuild')")
+    conn.exec_driver_sql("INSERT INTO turns_fts (turns_fts) VALUES ('rebuild')")
 
 
 class TurnRecord(BaseModel):
@@ -160,23 +173,32 @@ def _as_json(value: Any) -> str:
 
 
 class History:
-    """Per-user conversation history in SQLite.
+    """Per-user conversation history in the storage's database.
 
     Args:
-        settings: the file is ``settings.home / "history.sqlite3"``.
-        path: use this file instead (tests, tools).
+        settings: the database is ``database_url(settings)`` (the SQLite file
+            ``settings.home / "history.sqlite3"`` unless ``database_url`` is set).
+        path: use this SQLite file instead (tests, tools).
+        url: use this database URL (or Engine) instead.
     """
 
-    def __init__(self, settings: Settings | None = None, *, path: Path | None = None) -> None:
-        if path is None:
-            path = (settings or Settings.load()).home / HISTORY_FILE
-        self.path = Path(path)
-        migrations.apply(self.path)
-        with self._read() as conn:
-            self.has_fts = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'turns_fts'").fetchone() is not None
+    def __init__(self, settings: Settings | None = None, *, path: Path | None = None, url: Any = None) -> None:
+        if url is None:
+            url = Path(path) if path is not None else database_url(settings or Settings.load())
+        self.engine = engine_for(url)
+        self.path = sqlite_file(self.engine)
+        self.postgres = is_postgres(self.engine)
+        migrations.ensure(self.engine)
+        if self.postgres:
+            self.has_fts = True
+        else:
+            with read(self.engine) as conn:
+                self.has_fts = conn.exec_driver_sql(
+                    "SELECT 1 FROM sqlite_master WHERE name = 'turns_fts'").first() is not None
 
-    def _read(self):
-        return _Closing(connect(self.path))
+    def _rows(self, sql: str, args: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        with read(self.engine) as conn:
+            return [dict(r._mapping) for r in conn.execute(text(sql), args or {})]
 
     # -- writing -----------------------------------------------------------------------------------
 
@@ -192,81 +214,84 @@ class History:
         titled with its first question.
         """
         created = to_iso(at)
-        with transaction(self.path) as conn:
+        with transaction(self.engine) as conn:
             self._touch_session(conn, user, session, created, title=question.strip()[:TITLE_CHARS])
-            cur = conn.execute(
-                """INSERT INTO turns (user, session, turn, created_at, question, intent, plan_json, code,
+            row = conn.execute(
+                text("""INSERT INTO turns ("user", session, turn, created_at, question, intent, plan_json, code,
                    result_summary, answer, model, timings_json, usage_json, result_json)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (user, session, int(turn), created, question, intent, _as_json(plan_json), code, result_summary,
-                 answer, model, _as_json(timings_json), _as_json(usage_json), _as_json(result_json)),
-            )
-            return int(cur.lastrowid)
+                   VALUES (:user, :session, :turn, :created, :question, :intent, :plan, :code, :summary, :answer,
+                   :model, :timings, :usage, :result) RETURNING id"""),
+                {"user": user, "session": session, "turn": int(turn), "created": created, "question": question,
+                 "intent": intent, "plan": _as_json(plan_json), "code": code, "summary": result_summary,
+                 "answer": answer, "model": model, "timings": _as_json(timings_json), "usage": _as_json(usage_json),
+                 "result": _as_json(result_json)},
+            ).first()
+            return int(row[0])
 
     @staticmethod
-    def _touch_session(conn: sqlite3.Connection, user: str, session: str, at: str, title: str = "") -> None:
+    def _touch_session(conn: Any, user: str, session: str, at: str, title: str = "") -> None:
         conn.execute(
-            """INSERT INTO sessions (user, session, started_at, updated_at, title) VALUES (?, ?, ?, ?, ?)
-               ON CONFLICT (user, session) DO UPDATE SET updated_at = MAX(sessions.updated_at, excluded.updated_at),
-               title = CASE WHEN sessions.title = '' THEN excluded.title ELSE sessions.title END""",
-            (user, session, at, at, title),
+            text(f"""INSERT INTO sessions ("user", session, started_at, updated_at, title)
+               VALUES (:user, :session, :at, :at, :title)
+               ON CONFLICT ("user", session) DO UPDATE SET
+               updated_at = {greatest("sessions.updated_at", "excluded.updated_at")},
+               title = CASE WHEN sessions.title = '' THEN excluded.title ELSE sessions.title END"""),
+            {"user": user, "session": session, "at": at, "title": title},
         )
 
     def save_session_state(self, user: str, session: str, state_json: Any) -> None:
         """Store the state ``chat --resume`` needs (table paths, short-term memory, result names)."""
         now = to_iso(None)
-        with transaction(self.path) as conn:
+        with transaction(self.engine) as conn:
             self._touch_session(conn, user, session, now)
-            conn.execute("UPDATE sessions SET state_json = ? WHERE user = ? AND session = ?",
-                         (_as_json(state_json), user, session))
+            conn.execute(text('UPDATE sessions SET state_json = :state WHERE "user" = :user AND session = :session'),
+                         {"state": _as_json(state_json), "user": user, "session": session})
 
     def record_upload(self, user: str, session: str, path: str | Path, name: str) -> int:
         """Remember that ``user`` loaded the file ``path`` as table ``name`` in ``session``; returns its id."""
         now = to_iso(None)
-        with transaction(self.path) as conn:
+        with transaction(self.engine) as conn:
             self._touch_session(conn, user, session, now)
-            cur = conn.execute("INSERT INTO uploads (user, session, path, name, created_at) VALUES (?, ?, ?, ?, ?)",
-                               (user, session, str(path), name, now))
-            return int(cur.lastrowid)
+            row = conn.execute(
+                text('INSERT INTO uploads ("user", session, path, name, created_at) '
+                     "VALUES (:user, :session, :path, :name, :at) RETURNING id"),
+                {"user": user, "session": session, "path": str(path), "name": name, "at": now}).first()
+            return int(row[0])
 
     # -- reading -----------------------------------------------------------------------------------
 
     def turns(self, user: str, session: str | None = None, limit: int | None = None) -> list[TurnRecord]:
         """The user's turns, oldest first; with ``limit``, only the most recent ``limit`` of them."""
-        sql, args = "SELECT * FROM turns WHERE user = ?", [user]
+        sql, args = 'SELECT * FROM turns WHERE "user" = :user', {"user": user}
         if session is not None:
-            sql += " AND session = ?"
-            args.append(session)
+            sql += " AND session = :session"
+            args["session"] = session
         sql += " ORDER BY id DESC"
         if limit is not None:
-            sql += " LIMIT ?"
-            args.append(int(limit))
-        with self._read() as conn:
-            rows = conn.execute(sql, args).fetchall()
-        return [TurnRecord(**dict(r)) for r in reversed(rows)]
+            sql += " LIMIT :limit"
+            args["limit"] = int(limit)
+        return [TurnRecord(**r) for r in reversed(self._rows(sql, args))]
 
     def get_turn(self, user: str, id: int) -> TurnRecord | None:
         """The turn ``id`` if it belongs to ``user``, else None."""
-        with self._read() as conn:
-            row = conn.execute("SELECT * FROM turns WHERE user = ? AND id = ?", (user, int(id))).fetchone()
-        return TurnRecord(**dict(row)) if row else None
+        rows = self._rows('SELECT * FROM turns WHERE "user" = :user AND id = :id', {"user": user, "id": int(id)})
+        return TurnRecord(**rows[0]) if rows else None
 
     def sessions(self, user: str) -> list[SessionInfo]:
         """The user's sessions, most recently active first."""
-        with self._read() as conn:
-            rows = conn.execute(
-                """SELECT s.session, s.started_at, s.title, s.updated_at,
-                          (SELECT COUNT(*) FROM turns t WHERE t.user = s.user AND t.session = s.session) AS n
-                   FROM sessions s WHERE s.user = ? ORDER BY s.updated_at DESC, s.rowid DESC""",
-                (user,),
-            ).fetchall()
-            uploads = conn.execute("SELECT session, name FROM uploads WHERE user = ? ORDER BY id", (user,)).fetchall()
+        # SQLite's rowid breaks ties in creation order; PostgreSQL has none, the start time does it there.
+        tie = "s.started_at DESC, s.session DESC" if self.postgres else "s.rowid DESC"
+        rows = self._rows(
+            f"""SELECT s.session, s.started_at, s.title, s.updated_at,
+                      (SELECT COUNT(*) FROM turns t WHERE t."user" = s."user" AND t.session = s.session) AS n
+               FROM sessions s WHERE s."user" = :user ORDER BY s.updated_at DESC, {tie}""", {"user": user})
+        uploads = self._rows('SELECT session, name FROM uploads WHERE "user" = :user ORDER BY id', {"user": user})
         tables: dict[str, list[str]] = {}
         for u in uploads:
             names = tables.setdefault(u["session"], [])
             if u["name"] not in names:
                 names.append(u["name"])
-        return [SessionInfo(r["session"], r["started_at"], r["n"], r["title"], tables.get(r["session"], []))
+        return [SessionInfo(r["session"], r["started_at"], int(r["n"]), r["title"], tables.get(r["session"], []))
                 for r in rows]
 
     def last_session(self, user: str) -> SessionInfo | None:
@@ -274,47 +299,57 @@ class History:
         found = self.sessions(user)
         return found[0] if found else None
 
+    def session_version(self, user: str, session: str) -> tuple[str, int] | None:
+        """(last update time, number of turns) of one session, or None: a cheap check whether another
+        process changed it (the web app's processes compare it before using a cached conversation)."""
+        rows = self._rows(
+            """SELECT s.updated_at AS u, (SELECT COUNT(*) FROM turns t WHERE t."user" = s."user"
+               AND t.session = s.session) AS n FROM sessions s WHERE s."user" = :user AND s.session = :session""",
+            {"user": user, "session": session})
+        return (rows[0]["u"], int(rows[0]["n"])) if rows else None
+
     def load_session_state(self, user: str, session: str) -> str | None:
         """The JSON text last saved by :meth:`save_session_state`, or None."""
-        with self._read() as conn:
-            row = conn.execute("SELECT state_json FROM sessions WHERE user = ? AND session = ?",
-                               (user, session)).fetchone()
-        return row["state_json"] if row else None
+        rows = self._rows('SELECT state_json FROM sessions WHERE "user" = :user AND session = :session',
+                          {"user": user, "session": session})
+        return rows[0]["state_json"] if rows else None
 
     def uploads(self, user: str, session: str | None = None) -> list[Upload]:
         """Files the user loaded (in ``session`` if given), oldest first."""
-        sql, args = "SELECT id, session, path, name, created_at FROM uploads WHERE user = ?", [user]
+        sql, args = 'SELECT id, session, path, name, created_at FROM uploads WHERE "user" = :user', {"user": user}
         if session is not None:
-            sql += " AND session = ?"
-            args.append(session)
-        with self._read() as conn:
-            rows = conn.execute(sql + " ORDER BY id", args).fetchall()
-        return [Upload(*tuple(r)) for r in rows]
+            sql += " AND session = :session"
+            args["session"] = session
+        return [Upload(r["id"], r["session"], r["path"], r["name"], r["created_at"])
+                for r in self._rows(sql + " ORDER BY id", args)]
 
-    def search(self, user: str, text: str, k: int = 5) -> list[TurnRecord]:
+    def search(self, user: str, text: str, k: int = 5) -> list[TurnRecord]:  # noqa: F811 - shadows sqlalchemy.text here only
         """The user's ``k`` turns whose question or answer best match the words of ``text``.
 
-        Uses FTS5 with BM25 ranking when available, else counts distinct query words found
-        (``LIKE``). Ties go to the more recent turn.
+        Uses full-text ranking when available (SQLite FTS5 with BM25; PostgreSQL ``ts_rank`` over
+        the ``simple`` configuration), else counts distinct query words found. Ties go to the more
+        recent turn.
         """
         words = list(dict.fromkeys(w.lower() for w in re.findall(r"\w+", text) if len(w) > 1))
         if not words or k <= 0:
             return []
-        with self._read() as conn:
-            if self.has_fts:
-                query = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-                rows = conn.execute(
-                    """SELECT t.* FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
-                       WHERE turns_fts MATCH ? AND t.user = ? ORDER BY bm25(turns_fts), t.id DESC LIMIT ?""",
-                    (query, user, int(k)),
-                ).fetchall()
-            else:
-                score = " + ".join("((question || ' ' || answer) LIKE ?)" for _ in words)
-                rows = conn.execute(
-                    f"SELECT *, ({score}) AS _score FROM turns WHERE user = ? AND ({score}) > 0 "
-                    "ORDER BY _score DESC, id DESC LIMIT ?",
-                    [f"%{w}%" for w in words] + [user] + [f"%{w}%" for w in words] + [int(k)],
-                ).fetchall()
+        if self.postgres:
+            rows = self._rows(
+                f"""SELECT t.*, ts_rank({_PG_DOCUMENT}, q) AS _rank
+                    FROM turns t, to_tsquery('simple', :q) q
+                    WHERE t."user" = :user AND {_PG_DOCUMENT} @@ q ORDER BY _rank DESC, t.id DESC LIMIT :k""",
+                {"q": " | ".join("'" + w + "'" for w in words), "user": user, "k": int(k)})
+        elif self.has_fts:
+            rows = self._rows(
+                """SELECT t.* FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
+                   WHERE turns_fts MATCH :q AND t."user" = :user ORDER BY bm25(turns_fts), t.id DESC LIMIT :k""",
+                {"q": " OR ".join('"' + w.replace('"', '""') + '"' for w in words), "user": user, "k": int(k)})
+        else:
+            hay = "lower(question || ' ' || answer)"
+            score = " + ".join(f"(CASE WHEN {hay} LIKE :w{i} THEN 1 ELSE 0 END)" for i in range(len(words)))
+            args: dict[str, Any] = {f"w{i}": f"%{w}%" for i, w in enumerate(words)} | {"user": user, "k": int(k)}
+            rows = self._rows(f'SELECT *, ({score}) AS _score FROM turns WHERE "user" = :user AND ({score}) > 0 '
+                              "ORDER BY _score DESC, id DESC LIMIT :k", args)
         return [TurnRecord(**{key: r[key] for key in TurnRecord.model_fields}) for r in rows]
 
     def find_quote(self, user: str, quoted_text: str, session: str | None = None) -> QuoteMatch | None:
@@ -331,12 +366,11 @@ class History:
         quote = _clean_quote(quoted_text)
         if not quote:
             return None
-        sql, args = "SELECT id, answer FROM turns WHERE user = ?", [user]
+        sql, args = 'SELECT id, answer FROM turns WHERE "user" = :user', {"user": user}
         if session is not None:
-            sql += " AND session = ?"
-            args.append(session)
-        with self._read() as conn:
-            rows = conn.execute(sql + " ORDER BY id DESC", args).fetchall()
+            sql += " AND session = :session"
+            args["session"] = session
+        rows = self._rows(sql + " ORDER BY id DESC", args)
         best: tuple[int, int, str] | None = None  # (run length, id, matched text)
         exact_id = next((r["id"] for r in rows if quote in normalise(r["answer"])), None)
         if exact_id is None and len(quote) >= MIN_PARTIAL_QUOTE_CHARS:
@@ -360,15 +394,17 @@ class History:
 
     def forget_turn(self, user: str, id: int) -> bool:
         """Delete the user's turn ``id``; True if it existed."""
-        with transaction(self.path) as conn:
-            return conn.execute("DELETE FROM turns WHERE user = ? AND id = ?", (user, int(id))).rowcount > 0
+        with transaction(self.engine) as conn:
+            return conn.execute(text('DELETE FROM turns WHERE "user" = :user AND id = :id'),
+                                {"user": user, "id": int(id)}).rowcount > 0
 
     def forget_session(self, user: str, session: str) -> int:
         """Delete a session: its turns, uploads records and saved state. Returns the turns deleted."""
-        with transaction(self.path) as conn:
-            n = conn.execute("DELETE FROM turns WHERE user = ? AND session = ?", (user, session)).rowcount
-            conn.execute("DELETE FROM uploads WHERE user = ? AND session = ?", (user, session))
-            conn.execute("DELETE FROM sessions WHERE user = ? AND session = ?", (user, session))
+        args = {"user": user, "session": session}
+        with transaction(self.engine) as conn:
+            n = conn.execute(text('DELETE FROM turns WHERE "user" = :user AND session = :session'), args).rowcount
+            conn.execute(text('DELETE FROM uploads WHERE "user" = :user AND session = :session'), args)
+            conn.execute(text('DELETE FROM sessions WHERE "user" = :user AND session = :session'), args)
         return n
 
     def forget_user(self, user: str) -> int:
@@ -376,21 +412,8 @@ class History:
 
         Uploaded files on disk are not removed (only their records).
         """
-        with transaction(self.path) as conn:
-            n = conn.execute("DELETE FROM turns WHERE user = ?", (user,)).rowcount
-            conn.execute("DELETE FROM uploads WHERE user = ?", (user,))
-            conn.execute("DELETE FROM sessions WHERE user = ?", (user,))
+        with transaction(self.engine) as conn:
+            n = conn.execute(text('DELETE FROM turns WHERE "user" = :user'), {"user": user}).rowcount
+            conn.execute(text('DELETE FROM uploads WHERE "user" = :user'), {"user": user})
+            conn.execute(text('DELETE FROM sessions WHERE "user" = :user'), {"user": user})
         return n
-
-
-class _Closing:
-    """``with`` wrapper that closes a read-only connection (sqlite3's own ``with`` only commits)."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> sqlite3.Connection:
-        return self.conn
-
-    def __exit__(self, *exc: object) -> None:
-        self.conn.close()

@@ -1,10 +1,11 @@
-"""SQLite plumbing shared by the conversation-memory stores: connections and named migrations.
+"""The sqlite3-style plumbing the entity store still uses (``memory/entities.py``): pooled connections and
+named migrations on the storage's SQLite file.
 
-Each store (history, entities, profiles) keeps its own ordered list of migrations. A migration
-is a plain function ``mNNN_description(conn)``; once it has run, its qualified name
-(``"<namespace>:<function name>"``) is written to the ``_migrations`` table and it never runs
-again. New schema changes are new functions appended to the list: applied migrations are never
-edited. The pattern follows the one used by simonw/llm (``llm/migrations.py``).
+The other stores moved onto :mod:`auto_analyst.storage` (SQLAlchemy, SQLite or PostgreSQL). This module
+keeps the interface the entity store was written against (``conn.execute(sql, params)`` with ``?``
+placeholders, rows as :class:`sqlite3.Row`), but its connections come from the process's one Engine
+for the file (no new connection per write: issue #12 item 7), and its ``_migrations`` table is the
+storage's. The entity store's move onto the storage proper belongs to the knowledge-graph work.
 """
 
 from __future__ import annotations
@@ -12,39 +13,42 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
+
+from auto_analyst.storage.engine import BUSY_TIMEOUT_MS, engine_for
+from auto_analyst.storage.times import to_iso, utc_now
 
 __all__ = ["Migrations", "connect", "transaction", "utc_now", "to_iso", "BUSY_TIMEOUT_MS"]
 
-BUSY_TIMEOUT_MS = 10_000
-"""How long a connection waits for another writer's lock before failing, in milliseconds.
-
-Several processes (CLI, web app) may write the same file; with WAL, writers only wait on each
-other and each transaction is a few rows, so 10 s is far above any expected wait."""
-
-Migration = Callable[[sqlite3.Connection], None]
+Migration = Callable[[Any], None]
 
 
-def utc_now() -> datetime:
-    """The current time, timezone-aware UTC."""
-    return datetime.now(timezone.utc)
+class _Pooled:
+    """A pooled SQLite connection with sqlite3's ``execute`` (rows as :class:`sqlite3.Row`); ``close`` returns it."""
 
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
 
-def to_iso(at: datetime | None) -> str:
-    """``at`` (default now) as an ISO-8601 UTC string; naive datetimes are taken to be UTC."""
-    at = at or utc_now()
-    if at.tzinfo is None:
-        at = at.replace(tzinfo=timezone.utc)
-    return at.astimezone(timezone.utc).isoformat(timespec="microseconds")
+    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        cur = self._raw.cursor()
+        cur.row_factory = sqlite3.Row
+        cur.execute(sql, params)
+        return cur
+
+    def executemany(self, sql: str, seq: Any) -> sqlite3.Cursor:
+        cur = self._raw.cursor()
+        cur.executemany(sql, seq)
+        return cur
+
+    def close(self) -> None:
+        self._raw.close()
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """Open ``path`` in WAL mode with a busy timeout; rows come back as :class:`sqlite3.Row`.
+    """A new connection to ``path`` in WAL mode with a busy timeout; rows come back as :class:`sqlite3.Row`.
 
-    WAL lets readers run while one process writes, and a committed transaction survives the
-    writer process being killed (``synchronous=NORMAL`` only risks the last commits on a power
-    loss, not on a process crash).
+    For tools and tests that need a connection of their own (the stores use pooled ones).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
@@ -56,10 +60,15 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def pooled(path: Path) -> _Pooled:
+    """A connection of the process's pool for ``path`` (call ``close()`` to give it back)."""
+    return _Pooled(engine_for(Path(path)).raw_connection())
+
+
 @contextmanager
-def transaction(path: Path) -> Iterator[sqlite3.Connection]:
-    """A connection inside ``BEGIN IMMEDIATE`` … ``COMMIT`` (rolled back on error), closed afterwards."""
-    conn = connect(path)
+def transaction(path: Path) -> Iterator[_Pooled]:
+    """A pooled connection inside ``BEGIN IMMEDIATE`` … ``COMMIT`` (rolled back on error), given back afterwards."""
+    conn = pooled(path)
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -73,11 +82,11 @@ def transaction(path: Path) -> Iterator[sqlite3.Connection]:
 
 
 class Migrations:
-    """An ordered, named list of schema migrations for one store.
+    """An ordered, named list of schema migrations for one store (sqlite3-style connections).
 
     Example:
-        >>> history_migrations = Migrations("history")
-        >>> @history_migrations
+        >>> entity_migrations = Migrations("entities")
+        >>> @entity_migrations
         ... def m001_initial(conn): conn.execute("CREATE TABLE t(x)")
     """
 
@@ -100,9 +109,8 @@ class Migrations:
     def apply(self, path: Path) -> list[str]:
         """Run, in order, every migration not yet recorded in ``path``'s ``_migrations`` table.
 
-        Each migration runs in its own transaction together with its ``_migrations`` row, so a
-        crash never leaves a half-applied migration recorded. Safe to call from several
-        processes at once (``BEGIN IMMEDIATE`` serialises them; the loser sees the row).
+        Each migration runs in its own transaction together with its ``_migrations`` row; ``BEGIN
+        IMMEDIATE`` serialises processes applying at once.
 
         Returns:
             The qualified names applied by this call (empty when the schema was current).

@@ -3,22 +3,22 @@
 The system prompt of the answering step is ``base prompt + render(profile)``: the profile is the
 dynamic part. Users change it in plain words ("answer more briefly", "I'm a statistician"), parsed
 here without a model by :meth:`ProfileStore.apply_instruction`, or with ``profile set KEY VALUE``.
-Profiles live in ``settings.home / "history.sqlite3"`` (table ``profiles``), one row per user.
+Profiles live in the storage's database (table ``profiles``, one row per user): by default the
+SQLite file ``settings.home / "history.sqlite3"``, or PostgreSQL with ``database_url``.
 """
 
 from __future__ import annotations
 
 import re
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
+from sqlalchemy import text
 
 from auto_analyst.config import Settings
 from auto_analyst.errors import BadInputError
-from auto_analyst.memory.history import HISTORY_FILE
-from auto_analyst.memory.migrations import Migrations, connect, to_iso, transaction
+from auto_analyst.storage import Migrations, database_url, engine_for, read, sqlite_file, to_iso, transaction
 
 __all__ = ["Profile", "ProfileStore", "render", "FIELDS", "MAX_VALUE_CHARS", "MAX_NOTES"]
 
@@ -35,8 +35,9 @@ migrations = Migrations("profiles")
 
 
 @migrations
-def m001_profiles(conn: sqlite3.Connection) -> None:
-    conn.execute("CREATE TABLE profiles (user TEXT PRIMARY KEY, profile_json TEXT NOT NULL, updated_at TEXT NOT NULL)")
+def m001_profiles(conn) -> None:
+    conn.exec_driver_sql(
+        'CREATE TABLE profiles ("user" TEXT PRIMARY KEY, profile_json TEXT NOT NULL, updated_at TEXT NOT NULL)')
 
 
 class Profile(BaseModel):
@@ -85,35 +86,35 @@ _NOT_PERSONAS = {"concise", "brief", "formal", "casual", "detailed", "beginner",
 
 
 class ProfileStore:
-    """Per-user profiles in SQLite.
+    """Per-user profiles in the storage's database.
 
     Args:
-        settings: the file is ``settings.home / "history.sqlite3"``.
-        path: use this file instead.
+        settings: the database is ``database_url(settings)`` (default the SQLite file
+            ``settings.home / "history.sqlite3"``).
+        path: use this SQLite file instead.
+        url: use this database URL (or Engine) instead.
     """
 
-    def __init__(self, settings: Settings | None = None, *, path: Path | None = None) -> None:
-        if path is None:
-            path = (settings or Settings.load()).home / HISTORY_FILE
-        self.path = Path(path)
-        migrations.apply(self.path)
+    def __init__(self, settings: Settings | None = None, *, path: Path | None = None, url: Any = None) -> None:
+        if url is None:
+            url = Path(path) if path is not None else database_url(settings or Settings.load())
+        self.engine = engine_for(url)
+        self.path = sqlite_file(self.engine)
+        migrations.ensure(self.engine)
 
     def get(self, user: str) -> Profile:
         """The user's profile (the defaults if none was saved)."""
-        conn = connect(self.path)
-        try:
-            row = conn.execute("SELECT profile_json FROM profiles WHERE user = ?", (user,)).fetchone()
-        finally:
-            conn.close()
-        return Profile.model_validate_json(row["profile_json"]) if row else Profile()
+        with read(self.engine) as conn:
+            row = conn.execute(text('SELECT profile_json FROM profiles WHERE "user" = :user'), {"user": user}).first()
+        return Profile.model_validate_json(row[0]) if row else Profile()
 
     def _save(self, user: str, profile: Profile) -> None:
-        with transaction(self.path) as conn:
+        with transaction(self.engine) as conn:
             conn.execute(
-                """INSERT INTO profiles (user, profile_json, updated_at) VALUES (?, ?, ?)
-                   ON CONFLICT (user) DO UPDATE SET profile_json = excluded.profile_json,
-                   updated_at = excluded.updated_at""",
-                (user, profile.model_dump_json(), to_iso(None)),
+                text("""INSERT INTO profiles ("user", profile_json, updated_at) VALUES (:user, :profile, :at)
+                   ON CONFLICT ("user") DO UPDATE SET profile_json = excluded.profile_json,
+                   updated_at = excluded.updated_at"""),
+                {"user": user, "profile": profile.model_dump_json(), "at": to_iso(None)},
             )
 
     def set(self, user: str, **changes: Any) -> Profile:
@@ -145,8 +146,8 @@ class ProfileStore:
 
     def reset(self, user: str) -> Profile:
         """Forget the user's profile; returns the defaults."""
-        with transaction(self.path) as conn:
-            conn.execute("DELETE FROM profiles WHERE user = ?", (user,))
+        with transaction(self.engine) as conn:
+            conn.execute(text('DELETE FROM profiles WHERE "user" = :user'), {"user": user})
         return Profile()
 
     forget_user = reset

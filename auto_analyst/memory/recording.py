@@ -1,17 +1,23 @@
-"""What memory keeps after a question: the turn in the history, and the entities it touched."""
+"""What memory keeps after a question: the turn in the history, the entities it touched, and its facts."""
 
 from __future__ import annotations
 
+import logging
+
 from auto_analyst.memory.entities import extract_entities
+from auto_analyst.memory.fact_extract import extract_facts
+from auto_analyst.memory.fact_recall import seen_tables
 from auto_analyst.memory.scope import Scope
 from auto_analyst.memory.stores import MemoryStores
 from auto_analyst.results import Result
 
-__all__ = ["record"]
+__all__ = ["record", "record_facts"]
+
+log = logging.getLogger(__name__)
 
 
 def record(stores: MemoryStores, scope: Scope, question: str, result: Result) -> None:
-    """Store the turn (its whole Result as JSON) in the user's history, and the entities it used."""
+    """Store the turn (its whole Result as JSON) in the user's history, the entities it used and its facts."""
     stores.history.record_turn(
         scope.user, scope.session_id, result.turn, question, intent=result.trace.intent,
         plan_json=[s.model_dump() for s in result.plan], code=result.code,
@@ -21,3 +27,17 @@ def record(stores: MemoryStores, scope: Scope, question: str, result: Result) ->
     ents = extract_entities(question, result.code, scope.columns, list(scope.frames))
     if ents:
         stores.entities.record(scope.user, scope.session_id, ents)
+    try:
+        record_facts(stores, scope, result)
+    except Exception:  # noqa: BLE001 - the answer and its history stand even if the facts cannot be written
+        log.exception("The facts of turn %s could not be stored", result.turn)
+
+
+def record_facts(stores: MemoryStores, scope: Scope, result: Result) -> int:
+    """Extract the Result's facts (see :func:`extract_facts`) into the user's graph, with the tables they came
+    from (so later questions can tell a current fact from a stale one). Returns the facts added."""
+    facts = extract_facts(result, scope)
+    if not facts:
+        return 0
+    stores.graph.record_tables(scope.user, seen_tables(scope, facts[0].at))
+    return stores.graph.add_facts(facts)

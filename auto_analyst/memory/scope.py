@@ -24,6 +24,7 @@ class Scope:
         description: the dataset description of the session's tables (None when none is loaded).
         frames: table name → DataFrame (read to mask the data's own values in shared fixes).
         sources: the tables' source file paths.
+        paths: table name → its source file path (tables made in memory have none).
     """
 
     user: str
@@ -31,6 +32,7 @@ class Scope:
     description: DatasetDescription | None = None
     frames: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
+    paths: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def columns(self) -> list[str]:

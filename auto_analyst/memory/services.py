@@ -46,6 +46,10 @@ class MemoryServices:
         return self.stores.entities
 
     @property
+    def graph(self):
+        return self.stores.graph
+
+    @property
     def profiles(self):
         return self.stores.profiles
 
@@ -83,7 +87,7 @@ class SessionMemory:
         return recall.fixes_for_error(self.services.stores, self.scope.user, error_text)
 
     def history_for(self, question: str) -> tuple[str, list[MemoryHit]]:
-        return recall.history_for(self.services.stores, self.scope.user, question)
+        return recall.history_for(self.services.stores, self.scope.user, question, scope=self.scope)
 
     def apply_profile(self, instruction: str) -> str:
         from auto_analyst.memory.profile import render

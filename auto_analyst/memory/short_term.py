@@ -9,14 +9,20 @@ then fits the memory into a token budget.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from auto_analyst.memory.tokens import count_tokens, truncate_to_tokens
 
-__all__ = ["MemoryItem", "ShortTermMemory", "RenderedMemory", "Summarize", "SUMMARY_MAX_TOKENS", "FALLBACK_HEAD_TURNS"]
+if TYPE_CHECKING:
+    from auto_analyst.results import Result
+
+__all__ = ["MemoryItem", "ShortTermMemory", "RenderedMemory", "Summarize", "SUMMARY_MAX_TOKENS", "FALLBACK_HEAD_TURNS",
+           "KEY_RESULT_ROWS", "key_result"]
 
 Summarize = Callable[[list[str]], str]
 """Takes texts (the previous summary first, if any, then one text per evicted turn); returns a summary."""
@@ -25,6 +31,10 @@ SUMMARY_MAX_TOKENS = 300
 """Cap on the running summary, in tokens: a tenth of the default 3000-token memory budget, so the
 summary never crowds out the verbatim turns. (Memary asks its summariser for about 50 words per
 eviction; ours keeps several evictions' worth.)"""
+
+KEY_RESULT_ROWS = 10
+"""Rows of a turn's first table kept as its key result: enough for a top-10 or a per-group table, which is what
+a follow-up such as "same for Sports" is compared with, at about 150 tokens."""
 
 FALLBACK_HEAD_TURNS = 3
 """The fallback summary always keeps the first this-many evicted questions: the opening questions
@@ -41,9 +51,14 @@ class MemoryItem(BaseModel):
         question: the user's words.
         standalone_question: the question rewritten to stand alone (no "it", "that column").
         summary: a one-line summary of what the turn did and found.
-        answer: the answer text given to the user.
-        result_names: variables, frames and columns the turn created (usable by later code).
+        answer: the answer text given to the user (rendered only when there is no summary: a turn is
+            said once in a prompt).
+        result_names: variables the turn's script created that later code may use (not ``show()`` labels).
+        key_result: JSON of the turn's first table (name, columns, first rows) or value, or of its chart's
+            title; the answer writer compares a follow-up with it.
         filters: filters in force after the turn (e.g. ``"region == 'EU'"``).
+        tables: the tables the turn read (the active one when it was asked, unless its plan named others); a
+            follow-up builds on these, a new question on the table active now.
     """
 
     turn: int
@@ -52,18 +67,35 @@ class MemoryItem(BaseModel):
     summary: str = ""
     answer: str = ""
     result_names: list[str] = Field(default_factory=list)
+    key_result: str = ""
     filters: list[str] = Field(default_factory=list)
+    tables: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def from_result(cls, question: str, result: Result, tables: list[str] | None = None) -> MemoryItem:
+        """The turn of an answered analysis: its summary (or, without one, the start of its answer), its result
+        variables, its key result and the ``tables`` it read."""
+        answer = " ".join(result.answer.split())
+        return cls(turn=result.turn, question=question, standalone_question=result.trace.standalone_question,
+                   summary=result.trace.summary or answer[:300], answer=result.answer[:600],
+                   result_names=list(result.trace.result_names)[:8], key_result=key_result(result),
+                   tables=list(tables or []))
+
+    def outcome(self) -> tuple[str, str]:
+        """("Did", summary) or, when there is no summary, ("Answer", answer): what a prompt says the turn did."""
+        return ("Did", self.summary.strip()) if self.summary.strip() else ("Answer", self.answer.strip())
 
     def render(self) -> str:
-        """The turn as prompt text (empty fields are left out)."""
+        """The turn as prompt text (empty fields are left out; the summary or else the answer, not both)."""
         lines = [f"Turn {self.turn}: {self.question.strip()}"]
+        if self.tables:
+            lines.append(f"  Table: {', '.join(self.tables)}")
         standalone = self.standalone_question.strip()
         if standalone and standalone != self.question.strip():
             lines.append(f"  Meaning: {standalone}")
-        if self.summary.strip():
-            lines.append(f"  Did: {self.summary.strip()}")
-        if self.answer.strip():
-            lines.append(f"  Answer: {self.answer.strip()}")
+        label, text = self.outcome()
+        if text:
+            lines.append(f"  {label}: {text}")
         if self.result_names:
             lines.append(f"  Created: {', '.join(self.result_names)}")
         if self.filters:
@@ -73,7 +105,7 @@ class MemoryItem(BaseModel):
     def as_evicted_text(self) -> str:
         """The short text handed to ``summarize`` when this turn is evicted."""
         q = (self.standalone_question or self.question).strip()
-        parts = [f"Turn {self.turn}: {q}"]
+        parts = [f"Turn {self.turn}: {q}"] + ([f"Table: {', '.join(self.tables)}"] if self.tables else [])
         if self.summary.strip():
             parts.append(f"Result: {self.summary.strip()}")
         if self.result_names:
@@ -206,8 +238,11 @@ class ShortTermMemory(BaseModel):
         kept = self.render_parts(budget_tokens, model)
         out: list[dict[str, str]] = [{"role": "summary", "text": kept.summary}] if kept.summary else []
         for i in kept.items:
+            label, text = i.outcome()
             out.append({"role": "turn", "turn": str(i.turn), "question": i.standalone_question or i.question,
-                        "answer": i.answer, "summary": i.summary, "result_names": ", ".join(i.result_names)})
+                        ("summary" if label == "Did" else "answer"): text,
+                        "result_names": ", ".join(i.result_names)}
+                       | ({"tables": ", ".join(i.tables)} if i.tables else {}))
         return out
 
     def to_json(self) -> str:
@@ -218,3 +253,15 @@ class ShortTermMemory(BaseModel):
     def from_json(cls, text: str) -> "ShortTermMemory":
         """Rebuild a memory saved by :meth:`to_json`."""
         return cls.model_validate_json(text)
+
+
+def key_result(result: Result) -> str:
+    """JSON of a Result's key result: its first table (at most :data:`KEY_RESULT_ROWS` rows) or value, else
+    its first chart's title; '' when it showed nothing."""
+    if result.tables:
+        t = result.tables[0]
+        return json.dumps({"name": t.name, "columns": t.columns, "rows": t.rows[:KEY_RESULT_ROWS], "n_rows": t.n_rows},
+                          ensure_ascii=False, default=str)
+    if result.figures:
+        return json.dumps({"chart": result.figures[0].title or result.figures[0].kind}, ensure_ascii=False)
+    return ""

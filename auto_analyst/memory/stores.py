@@ -1,7 +1,8 @@
-"""The stores of one Analyst under ``AUTO_ANALYST_HOME``: history, entities, profiles, error-fix memory.
+"""The stores of one Analyst under ``AUTO_ANALYST_HOME``: history, the graph (memory stream, entity store and
+facts), entities (a view of the graph), profiles, error-fix memory.
 
 Each is opened on first use (chromadb behind the error-fix memory loads only then). This is the
-seam a storage backend replaces: everything above reaches the stores through the four attributes
+seam a storage backend replaces: everything above reaches the stores through the attributes
 of :class:`MemoryStores` (see docs/architecture.md, "How to add a storage backend").
 """
 
@@ -16,6 +17,7 @@ from auto_analyst.config import Settings
 if TYPE_CHECKING:
     from auto_analyst.memory.entities import EntityMemory
     from auto_analyst.memory.error_memory import ErrorMemory
+    from auto_analyst.memory.graph.base import GraphStore
     from auto_analyst.memory.history import History
     from auto_analyst.memory.profile import ProfileStore
 
@@ -23,6 +25,7 @@ __all__ = ["MemoryStores", "STORES"]
 
 STORES = {
     "history": "auto_analyst.memory.history:History",
+    "graph": "auto_analyst.memory.graph:open_graph",
     "entities": "auto_analyst.memory.entities:EntityMemory",
     "profiles": "auto_analyst.memory.profile:ProfileStore",
     "errors": "auto_analyst.memory.error_memory:ErrorMemory",
@@ -35,6 +38,7 @@ class MemoryStores:
     :meth:`close` releases the error-fix memory."""
 
     history: History
+    graph: GraphStore
     entities: EntityMemory
     profiles: ProfileStore
     errors: ErrorMemory

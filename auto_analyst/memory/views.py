@@ -1,8 +1,8 @@
-"""One user's memory, as the public API shows it: history, profile, entities and the error-fix memory.
+"""One user's memory, as the public API shows it: history, profile, entities, facts and the error-fix memory.
 
-``Analyst.history()``, ``.profile()``, ``.entities()`` and ``.fix_memory()`` return these views, bound to
-one user; the CLI's ``history``, ``profile``, ``entities`` and ``memory`` commands call only them. A
-view never shows or changes another user's records.
+``Analyst.history()``, ``.profile()``, ``.entities()``, ``.facts()`` and ``.fix_memory()`` return these
+views, bound to one user; the CLI's ``history``, ``profile``, ``entities`` and ``memory`` commands and the
+page's "what I remember" panel call only them. A view never shows or changes another user's records.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from auto_analyst.memory.error_store import GLOBAL
 
 if TYPE_CHECKING:
     from auto_analyst.memory.entities import EntityScore
+    from auto_analyst.memory.facts import Fact
     from auto_analyst.memory.error_memory import ErrorFixEntry
     from auto_analyst.memory.history import SessionInfo, TurnRecord
     from auto_analyst.memory.profile import Profile
     from auto_analyst.memory.stores import MemoryStores
 
-__all__ = ["UserHistory", "UserProfile", "UserEntities", "UserFixMemory"]
+__all__ = ["UserHistory", "UserProfile", "UserEntities", "UserFacts", "UserFixMemory"]
 
 
 class _View:
@@ -59,11 +60,13 @@ class UserHistory(_View):
             raise NotFoundError(f"No turn {turn_id} in your history; see `history list`.")
 
     def forget_session(self, session_id: str) -> int:
-        """Delete a session's turns and saved state; returns the number of turns deleted."""
+        """Delete a session's turns, saved state and the facts it found; returns the number of turns deleted."""
+        self._stores.graph.forget_facts(self.user, session=session_id)
         return self._stores.history.forget_session(self.user, session_id)
 
     def forget_all(self) -> int:
-        """Delete all the user's history; returns the number of turns deleted."""
+        """Delete all the user's history and the facts it found; returns the number of turns deleted."""
+        self._stores.graph.forget_facts(self.user)
         return self._stores.history.forget_user(self.user)
 
 
@@ -108,6 +111,53 @@ class UserEntities(_View):
     def top(self, n: int = 10) -> list[EntityScore]:
         """The ``n`` highest-scoring entities (count decayed by recency)."""
         return self._stores.entities.top(self.user, n=n)
+
+
+class UserFacts(_View):
+    """What the user's earlier analyses found (facts), with stale ones marked: their table is gone."""
+
+    def _mark(self, facts: list[Fact]) -> list[Fact]:
+        from auto_analyst.memory.fact_recall import current_fingerprints
+        from auto_analyst.memory.scope import Scope
+
+        current = current_fingerprints(self._stores.graph, Scope(user=self.user, session_id=""))
+        for f in facts:
+            f.stale = bool(f.fingerprint) and f.fingerprint not in current
+        return facts
+
+    def list(self, limit: int | None = 100, session: str | None = None) -> list[Fact]:
+        """The newest ``limit`` facts (of ``session`` only, if given); ``stale`` set when their table is gone."""
+        return self._mark(self._stores.graph.list_facts(self.user, limit=limit, session=session))
+
+    def search(self, text: str, limit: int = 20) -> list[Fact]:
+        """Facts around the entities ``text`` names (ranked as for a question), then facts containing ``text``.
+
+        Raises:
+            BadInputError: ``text`` is empty.
+        """
+        from auto_analyst.memory.fact_recall import retrieve
+        from auto_analyst.memory.scope import Scope
+
+        if not (text or "").strip():
+            raise BadInputError("Say what to search for, e.g. `memory facts search West`.")
+        scope = Scope(user=self.user, session_id="")
+        found = [h.fact for h in retrieve(self._stores.graph, scope, text, k=limit).hits]
+        ids = {f.id for f in found}
+        found += [f for f in self._stores.graph.list_facts(self.user, limit=limit, text=text.strip()) if f.id not in ids]
+        return self._mark(found[:limit])
+
+    def forget(self, fact_id: str) -> None:
+        """Delete one fact.
+
+        Raises:
+            NotFoundError: the user has no fact ``fact_id``.
+        """
+        if not self._stores.graph.forget_facts(self.user, ids=[fact_id]):
+            raise NotFoundError(f"No fact {fact_id!r} in your memory; see `memory facts list`.")
+
+    def clear(self) -> int:
+        """Delete every fact of the user; returns the number deleted."""
+        return self._stores.graph.forget_facts(self.user)
 
 
 class UserFixMemory(_View):

@@ -15,7 +15,9 @@ from typing import Any, Mapping
 
 from flask import Flask, send_file
 
-__all__ = ["create_app"]
+from auto_analyst.web.security import load_secret_key
+
+__all__ = ["create_app", "load_secret_key"]
 
 # Multipart framing adds a few hundred bytes per field; 1 MiB of slack keeps a file of exactly
 # max_file_mb from being refused by werkzeug before the loader's own check can explain the limit.
@@ -36,7 +38,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         Call ``app.extensions["auto_analyst"].close()`` when done to stop the workers.
     """
     from auto_analyst.config import Settings
-    from auto_analyst.web import chat, errors, exports, security, uploads
+    from auto_analyst.web import chat, errors, exports, facts, security, uploads
     from auto_analyst.web.service import WebService
 
     app = Flask(__name__)
@@ -57,7 +59,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
                                                 job_timeout=float(app.config["JOB_TIMEOUT"]))
     errors.init_app(app)
     security.init_app(app)
-    for bp in (chat.bp, uploads.bp, exports.bp):
+    for bp in (chat.bp, uploads.bp, exports.bp, facts.bp):
         app.register_blueprint(bp)
 
     @app.get("/vendor/plotly.min.js")

@@ -6,6 +6,7 @@ Every ``/api/sessions/<sid>`` view looks the conversation up through
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
@@ -49,8 +50,9 @@ def conversation_json(conv: Conversation) -> dict[str, Any]:
     """Everything the page shows for one conversation."""
     session = conv.session
     tables = [{"name": t.name, "file": (u.original_name if (u := conv.source_of(t.name)) else ""),
+               "sheet": getattr(t.report, "sheet", None),
                "n_rows": int(len(t.frame)), "n_columns": int(t.frame.shape[1])} for t in session.tables.values()]
-    job = conv.job if conv.busy else None
+    job = service().running_job(conv)
     return conv.summary() | {
         "tables": tables, "active": session.active,
         "results": [render.result_json(r, conv.id, i) for i, r in enumerate(list(session.results))],
@@ -117,7 +119,11 @@ def _index_of(conv: Conversation, result) -> int:
 
 @bp.post("/api/sessions/<sid>/ask")
 def ask(sid: str):
-    """Start answering a question; progress and the result come from the job's event stream."""
+    """Start answering a question; progress and the result come from the job's event stream.
+
+    The result's ``timings.waited`` counts from this request's receipt: the time the user waited.
+    """
+    asked_at = time.time()
     conv = conversation(sid)
     raw = body().get("question")
     if raw is not None and not isinstance(raw, str):
@@ -137,7 +143,7 @@ def ask(sid: str):
 
         # The first question of a session starts its worker (seconds); say so before the API's events.
         on_progress(ProgressEvent(stage="starting", message="Preparing the session"))
-        result = conv.session.ask(question, on_progress=on_progress, cancel=cancel)
+        result = conv.session.ask(question, on_progress=on_progress, cancel=cancel, asked_at=asked_at)
         svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 
@@ -148,6 +154,7 @@ def ask(sid: str):
 @bp.post("/api/sessions/<sid>/run")
 def run_code(sid: str):
     """Run an edited script in the conversation's worker (``Session.run_code``) as a job."""
+    asked_at = time.time()
     conv = conversation(sid)
     data = body()
     code = str(data.get("code") or "")
@@ -164,7 +171,8 @@ def run_code(sid: str):
         from auto_analyst.results import ProgressEvent
 
         on_progress(ProgressEvent(stage="running", message="Running the edited script"))
-        result = conv.session.run_code(code, question=question and f"{question} (edited)", cancel=cancel)
+        result = conv.session.run_code(code, question=question and f"{question} (edited)", cancel=cancel,
+                                       asked_at=asked_at)
         svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 
@@ -173,7 +181,7 @@ def run_code(sid: str):
 
 
 def _job(conv: Conversation, jid: str):
-    job = conv.jobs.get(jid)
+    job = service().job(conv, jid)
     if job is None:
         raise ApiError(404, "not_found", "No such job in this conversation.")
     return job
@@ -209,5 +217,5 @@ def job_status(sid: str, jid: str):
 def cancel(sid: str, jid: str):
     """Ask the run to stop (the API's cancel event); the stream then ends with the cancelled result."""
     job = _job(conversation(sid), jid)
-    job.cancel.set()
+    job.request_cancel()
     return jsonify({"ok": True, "finished": job.finished})

@@ -70,6 +70,7 @@ class Conversation:
     jobs: dict[str, Any] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     n_turns: int = 0
+    version: Any = None  # the stored (updated_at, turns) this object reflects (see HistoryIndex check_fresh)
 
     @property
     def busy(self) -> bool:
@@ -164,11 +165,14 @@ class HistoryIndex:
     Args:
         history: the :class:`~auto_analyst.memory.history.History` (``analyst.memory.history``).
         analyst_for: the Analyst a reopened conversation of a user runs with (the user's current one).
+        check_fresh: several web processes serve the same browsers: a cached conversation that another
+            process changed since (its stored version moved) is reopened from the database before use.
     """
 
-    def __init__(self, history: Any, analyst_for: Callable[[str], Any]):
+    def __init__(self, history: Any, analyst_for: Callable[[str], Any], check_fresh: bool = False):
         self.history = history
         self.analyst_for = analyst_for
+        self.check_fresh = check_fresh
         self._live: dict[tuple[str, str], Conversation] = {}
         self._deleted: set[tuple[str, str]] = set()
         self._listed: dict[tuple[str, str], tuple[Any, Conversation]] = {}  # (user, id) -> (stored key, stub)
@@ -184,6 +188,13 @@ class HistoryIndex:
         """The user's conversation (reopened from the history if needed), or None when it does not
         exist *or belongs to another user*."""
         key = (user, conv_id)
+        with self._lock:
+            conv = self._live.get(key)
+        if conv is not None and self.check_fresh and conv.version is not None and not conv.busy \
+                and self.history.session_version(user, conv_id) != conv.version:
+            with self._lock:  # another process answered in it: reopen it from the database
+                if self._live.get(key) is conv:
+                    del self._live[key]
         with self._lock:
             conv = self._live.get(key)
             if conv is not None or key in self._deleted:
@@ -245,6 +256,8 @@ class HistoryIndex:
                 session.save_state()
         except Exception:  # noqa: BLE001 - the answer stands even if the state cannot be saved now
             log.exception("conversation %s: could not save the session state", conv.id)
+        if self.check_fresh:
+            conv.version = self.history.session_version(conv.user, conv.id)
 
     def add_upload(self, conv: Conversation, upload: Upload) -> None:
         """Store an upload: its path and tables in the history, its original name beside the file."""
@@ -311,6 +324,7 @@ class HistoryIndex:
         info = self._info(user, conv_id)
         if info is None:
             return None  # no such conversation for this user (another user's ids are not found either)
+        version = self.history.session_version(user, conv_id) if self.check_fresh else None
         analyst = self.analyst_for(user)
         session = None
         state = self.history.load_session_state(user, conv_id)
@@ -339,15 +353,16 @@ class HistoryIndex:
         return Conversation(id=conv_id, user=user, session=session, model=analyst.settings.model,
                             title=_title(info, uploads), created=created,
                             updated=max(created, uploaded, _epoch(turns[-1].created_at) if turns else 0.0),
-                            uploads=uploads)
+                            uploads=uploads, version=version)
 
 
 def _drop_extra_sheets(session: Any, state: str) -> None:
     """Keep only the tables the saved state names.
 
-    ``Session.resume`` loads every sheet of a workbook once per table of it that the state lists,
-    so a two-sheet upload came back as four tables (``book``, ``book_2``, ``book_2_2``, ...). The
-    first load of each file names its sheets as the original upload did; the later copies go.
+    A state saved without the tables' sheets (older versions) makes ``Session.resume`` load every
+    sheet of a workbook once per table of it, so a two-sheet upload came back as four tables
+    (``book_one``, ``book_two``, ``book_one_2``, ...). The first load of each file names its sheets
+    as the original upload did; the later copies go.
     """
     try:
         saved = set(json.loads(state).get("tables", {}))

@@ -51,6 +51,7 @@ class Job:
         self.kind = kind
         self.cancel = threading.Event()
         self.events: list[tuple[str, Any]] = []
+        self.sinks: list[Callable[[str, Any], None]] = []  # also told every event (e.g. shared_jobs' Redis mirror)
         self.finished = False
         self.started = time.time()
         self._work, self._timeout, self._on_done = work, timeout, on_done
@@ -61,9 +62,17 @@ class Job:
         self._thread.start()
         return self
 
-    def _push(self, name: str, data: Any) -> None:
+    def _push(self, name: str, data: Any, final: bool = False) -> None:
+        """Record an event; the final one (``result`` or ``error``) marks the job finished in the same step, so
+        a reader that has seen it never finds the job still running."""
+        for sink in self.sinks:
+            try:
+                sink(name, data)
+            except Exception:  # noqa: BLE001 - other processes miss an event; this one still streams it
+                log.exception("job %s: an event sink failed", self.id)
         with self._cond:
             self.events.append((name, data))
+            self.finished = self.finished or final
             self._cond.notify_all()
 
     def progress(self, event: Any) -> None:
@@ -76,12 +85,13 @@ class Job:
         timer.daemon = True
         timer.start()
         try:
-            self._push("result", self._work(self.progress, self.cancel))
+            self._push("result", self._work(self.progress, self.cancel), final=True)
         except AutoAnalystError as exc:
-            self._push("error", {"kind": exc.kind, "message": str(exc)})
+            self._push("error", {"kind": exc.kind, "message": str(exc)}, final=True)
         except Exception:  # noqa: BLE001 - a failed run must never take the server down
             log.exception("job %s failed", self.id)
-            self._push("error", {"kind": "internal", "message": "The run failed on the server; the error was logged."})
+            self._push("error", {"kind": "internal", "message": "The run failed on the server; the error was logged."},
+                       final=True)
         finally:
             timer.cancel()
             with self._cond:
@@ -92,6 +102,10 @@ class Job:
                     self._on_done(self)
                 except Exception:  # noqa: BLE001
                     log.exception("job %s: on_done failed", self.id)
+
+    def request_cancel(self) -> None:
+        """Ask the run to stop (what the cancel view calls; a :class:`~.shared_jobs.RemoteJob` does it by Redis)."""
+        self.cancel.set()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the job has finished (True) or ``timeout`` passed (False)."""

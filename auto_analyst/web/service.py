@@ -46,7 +46,15 @@ class WebService:
                  job_timeout: float = 900.0):
         self.settings = settings
         self.analyst = Analyst(settings=settings)
-        self.index = index or HistoryIndex(self.analyst.memory.history, self.analyst_for)
+        # With a queue, other web processes serve the same browsers: jobs are shared through Redis and a
+        # cached conversation is reopened when another process changed it.
+        self.shared = None
+        if settings.queue_url:
+            from auto_analyst.web.shared_jobs import SharedJobs
+
+            self.shared = SharedJobs(settings.queue_url)
+        self.index = index or HistoryIndex(self.analyst.memory.history, self.analyst_for,
+                                           check_fresh=self.shared is not None)
         self.max_live_workers = max_live_workers
         self.job_timeout = job_timeout
         self._analysts: dict[str, Analyst] = {}
@@ -110,6 +118,15 @@ class WebService:
         if conv.job is not None:
             conv.job.cancel.set()
             conv.job.wait(30)
+        if self.shared is not None:
+            running = self.shared.running(conv.id)
+            if running:
+                self.shared.get(conv.id, running).request_cancel()
+            from auto_analyst.queue.connection import session_key
+            from auto_analyst.queue.replay import ReplayLog
+            from auto_analyst.storage import database_url
+
+            ReplayLog(database_url(self.settings)).clear(session_key(conv.session.dir / "work"))
         with self._lock:
             self._live.pop(conv.id, None)
         for analyst in self._all_analysts():  # the one that opened the session stops its worker
@@ -147,7 +164,7 @@ class WebService:
         path = folder / f"{secrets.token_hex(8)}{suffix}"
         save(path)
         with conv.lock:
-            if conv.busy:
+            if self.busy(conv):
                 path.unlink(missing_ok=True)
                 raise ApiError(409, "busy", "A question is running; wait for it or cancel it, then upload.")
             try:
@@ -172,14 +189,38 @@ class WebService:
         with conv.lock:
             if conv.busy:
                 raise ApiError(409, "busy", "This conversation is already working; wait or cancel first.")
+            job = Job(kind, work, timeout=self.job_timeout, on_done=lambda j: self._job_done(conv))
+            if self.shared is not None:
+                if not self.shared.claim(conv.id, job.id, kind, conv.user):
+                    raise ApiError(409, "busy", "This conversation is already working; wait or cancel first.")
+                self.shared.attach(job, conv.id)
             if title and (conv.title == "New conversation" or not conv.session.results):
                 conv.title = title[:80]
-            job = Job(kind, work, timeout=self.job_timeout, on_done=lambda j: self._job_done(conv))
             conv.job = job
             conv.jobs = {k: v for k, v in list(conv.jobs.items())[-4:]} | {job.id: job}
         with self._lock:
             self._live[conv.id] = conv
         job.start()
+        return job
+
+    def busy(self, conv: Conversation) -> bool:
+        """True while a question or script runs on the conversation, in this process or another."""
+        return conv.busy or (self.shared is not None and self.shared.running(conv.id) is not None)
+
+    def running_job(self, conv: Conversation) -> Any:
+        """The job running on the conversation (this process's, or another's seen through Redis), or None."""
+        if conv.busy:
+            return conv.job
+        if self.shared is not None:
+            job_id = self.shared.running(conv.id)
+            return self.shared.get(conv.id, job_id) if job_id else None
+        return None
+
+    def job(self, conv: Conversation, job_id: str) -> Any:
+        """The conversation's job ``job_id`` wherever it runs, or None."""
+        job = conv.jobs.get(job_id)
+        if job is None and self.shared is not None:
+            job = self.shared.get(conv.id, job_id)
         return job
 
     def _job_done(self, conv: Conversation) -> None:

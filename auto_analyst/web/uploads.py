@@ -21,7 +21,7 @@ def upload(sid: str):
 
     Raises:
         ApiError: 400 without a file or with an unsupported type; 413 over ``max_file_mb``
-            (werkzeug stops reading at MAX_CONTENT_LENGTH); 422 when the file is not a table.
+            (werkzeug stops reading at MAX_CONTENT_LENGTH); 400 when the file is not a table.
     """
     conv = conversation(sid)
     file = request.files.get("file")
@@ -51,7 +51,7 @@ def use_table(sid: str):
     if name not in conv.session.tables:
         raise ApiError(404, "not_found", f"No table {name!r} in this conversation.")
     with conv.lock:
-        if conv.busy:
+        if service().busy(conv):
             raise ApiError(409, "busy", "A question is running; switch tables when it is done.")
-        conv.session.use(name)
+        conv.session.use(name)  # the next question is planned against it (Session.ask)
     return jsonify({"ok": True, "active": conv.session.active})

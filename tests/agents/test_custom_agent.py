@@ -68,7 +68,7 @@ def test_at_name_sends_the_question_to_the_agent_without_the_planner(tmp_path):
     got = table(r, "realgdp forecast")
     assert list(got["period"]) == ["2009-10-01", "2010-01-01", "2010-04-01", "2010-07-01"]
     assert list(got["forecast"]) == pytest.approx(expected_forecast(), rel=1e-9)
-    assert r.usage.lm_calls == 3  # agent, answer writer, summarizer
+    assert r.usage.lm_calls == 2  # agent, answer writer (the summarizer runs after the answer)
 
 
 def test_the_planner_is_told_about_the_agent_and_may_choose_it(tmp_path):

@@ -33,6 +33,8 @@ def _sample(annotation) -> object:
         return args[-1]
     if origin is list:
         return [_sample(args[0])]
+    if origin is dict:
+        return {"name": _sample(args[1])}
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return {name: _sample(f.annotation) for name, f in annotation.model_fields.items()}
     return {str: "some text", bool: True, int: 3, float: 1.5}[annotation]
@@ -145,8 +147,8 @@ def test_an_unknown_agent_name_suggests_close_names_and_picks_none():
 
 
 def test_analyst_inputs_are_what_the_pipeline_gives():
-    assert ANALYST_INPUTS == {"goal", "dataset_description", "instruction", "short_term_memory",
-                              "available_variables", "known_fixes"}
+    assert ANALYST_INPUTS == {"goal", "dataset_description", "environment", "instruction", "earlier_steps", "creates",
+                              "short_term_memory", "available_variables", "known_fixes"}
 
 
 def test_each_analyst_keeps_its_own_registry():

@@ -35,12 +35,15 @@ def test_code_fences_are_removed(tmp_path):
                                   {"answer": "The total revenue is 65."}, {"summary": "Summed revenue: 65."}], tmp_path)
     with analyst:
         r = s.ask("What is the total revenue?")
+        s.settle()
     assert r.status == "ok", r
     assert value(r, "total revenue") == 65.0
     assert "```" not in r.code
-    assert r.usage.lm_calls == 4
+    assert r.usage.lm_calls == 3  # planner, agent, answer writer; the summarizer runs after the answer
+    assert s.usage.lm_calls == 4
     assert r.trace.unsupported_numbers == []
     assert r.trace.summary == "Summed revenue: 65." and s.memory.items[-1].summary == "Summed revenue: 65."
+    assert s.memory.items[-1].result_names == ["total"]
 
 
 def test_answer_with_a_number_not_in_the_output_is_flagged(tmp_path):
@@ -66,25 +69,27 @@ def test_code_that_raises_is_fixed_and_every_run_is_kept(tmp_path):
     bad = "total = df['revenue'].sum() / 0 + undefined_name\nshow(total, name='total revenue')"
     analyst, s, _ = session_with([plan(), {"code": bad, "summary": "sums"},
                                   {"fixed_script": GOOD, "explanation": "removed the undefined name"},
+                                  {"answer": "65"}, {"summary": "Summed revenue after a fix."},
                                   {"error_summary": "NameError: a name used before it was defined.",
-                                   "correction_summary": "Removed the undefined name."},
-                                  {"answer": "65"}], tmp_path)
+                                   "correction_summary": "Removed the undefined name."}], tmp_path)
     with analyst:
         r = s.ask("What is the total revenue?")
+        s.settle()
         entries = analyst.memory.errors.list(user=s.user)
     assert r.status == "ok"
     assert [a.error.kind if a.error else None for a in r.attempts] == ["NameError", None]
     assert r.code == GOOD and value(r, "total revenue") == 65.0
-    assert r.usage.lm_calls == 6  # planner, agent, fixer, error summarizer, answer writer, summarizer
+    assert r.usage.lm_calls == 4  # planner, agent, fixer, answer writer; then the summarizer and error summarizer
+    assert s.usage.lm_calls == 6
     assert any("a name used before it was defined" in e.document for e in entries)
 
 
 def test_wrong_column_name_is_fixed(tmp_path):
     bad = GOOD.replace("'revenue'", "'Revenue '")
     analyst, s, _ = session_with([plan(), {"code": bad, "summary": "sums"},
-                                  {"fixed_script": GOOD, "explanation": "column is revenue"},
-                                  {"error_summary": "KeyError on a column name with a stray space.",
-                                   "correction_summary": "Used the exact column name."}, {"answer": "65"}],
+                                  {"fixed_script": GOOD, "explanation": "column is revenue"}, {"answer": "65"},
+                                  {"summary": "s"}, {"error_summary": "KeyError on a column name with a stray space.",
+                                                     "correction_summary": "Used the exact column name."}],
                                  tmp_path)
     with analyst:
         r = s.ask("What is the total revenue?")

@@ -12,6 +12,21 @@ from auto_analyst.config import Settings
 from auto_analyst.execution.sandbox import Sandbox
 
 
+def kill_worker(sb: Sandbox) -> None:
+    """SIGKILL a session's worker from outside (as the OOM killer would) and wait until it is gone."""
+    import os
+    import select
+    import signal
+
+    if sb._pidfd < 0:
+        os.kill(sb._state_pid, signal.SIGKILL)
+    else:  # the session's init: its whole PID namespace goes with it
+        signal.pidfd_send_signal(sb._pidfd, signal.SIGKILL)
+        poller = select.poll()
+        poller.register(sb._pidfd, select.POLLIN)
+        poller.poll(5000)
+
+
 def make_settings(tmp_path: Path, **overrides) -> Settings:
     values = {"home": tmp_path, "run_timeout": 5, "run_cpu_seconds": 20, "run_memory_mb": 1024, "max_table_rows": 50}
     values.update(overrides)

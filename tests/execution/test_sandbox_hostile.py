@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import signal
 import socket
 
 import pytest
 
 from auto_analyst.execution.sandbox import Zygote
+from tests.execution.conftest import kill_worker
 
 def _still_works(sb) -> None:
     r = sb.run("print(len(df))")
@@ -117,7 +117,7 @@ def test_data_files_cannot_be_changed(sandbox, table_files):
 
 def test_killed_state_process_is_restarted_with_tables(sandbox):
     assert sandbox.run("lost = 1").ok
-    os.kill(sandbox._state_pid, signal.SIGKILL)
+    kill_worker(sandbox)
     r = sandbox.run("print(len(df), 'lost' in dir())")
     if not r.ok:  # the death was noticed by this run; the next one restarts
         assert r.error.kind == "killed"
@@ -131,4 +131,4 @@ def test_isolation_took_effect_as_root():
     info = Zygote.get().info
     if os.geteuid() != 0:
         pytest.skip("unprivileged: namespaces and capabilities are best effort")
-    assert info["netns"] and info["caps_dropped"] and info["privdrop"]
+    assert info["netns"] and info["caps_dropped"] and info["privdrop"] and info["walled"] and info["seccomp"]

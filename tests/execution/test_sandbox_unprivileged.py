@@ -1,7 +1,9 @@
-"""The unprivileged path: a caller without capabilities (as an ordinary user runs it) still gets a working,
-isolated sandbox: no network namespace, but the audit hook, rlimits and the non-dumpable caller hold.
+"""No OS sandbox possible: uid 0 without any capability can neither mount nor map uid 0 into a user
+namespace (the kernel wants CAP_SETFCAP for that), so bubblewrap cannot build the wall. Generated code
+is then refused with one sentence, unless ``allow_unsandboxed`` is set: then the old layers (audit
+hook, rlimits, non-dumpable caller) are all that stands.
 
-CI runs as root, so the caller here is a subprocess that first drops every capability.
+The ordinary-user path (bubblewrap in a user namespace) is tested in test_containment_modes.py.
 """
 
 from __future__ import annotations
@@ -23,8 +25,12 @@ SCRIPT = textwrap.dedent('''
     from auto_analyst.config import Settings
     from auto_analyst.execution.sandbox import Sandbox, Zygote
     home = Path(sys.argv[1])
-    settings = Settings.load({"home": home, "run_timeout": 2})
     out = {}
+    with Sandbox(Settings.load({"home": home}), home / "refused", home / "figures") as sb:
+        sb.load_tables({"t": home / "t.parquet"}, "t")
+        r = sb.run("print(1)")
+        out["refused"] = [r.ok, r.error.kind, r.error.message, sb.variables()]
+    settings = Settings.load({"home": home, "run_timeout": 2, "allow_unsandboxed": True})
     with Sandbox(settings, home / "work", home / "figures") as sb:
         sb.load_tables({"t": home / "t.parquet"}, "t")
         out["info"] = Zygote.get().info
@@ -44,16 +50,52 @@ SCRIPT = textwrap.dedent('''
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="already unprivileged: the other tests cover this path")
-def test_sandbox_works_for_a_caller_without_capabilities(tmp_path):
+def test_without_a_wall_code_is_refused_unless_allowed(tmp_path):
     pd.DataFrame({"v": [1, 2, 3]}).to_parquet(tmp_path / "t.parquet")
     env = dict(os.environ, OPENAI_API_KEY="SECRET-unprivileged")
     proc = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert out["info"]["netns"] is False and out["info"]["caps_dropped"] is True
+    ok, kind, message, variables = out["refused"]
+    assert (ok, kind, variables) == (False, "sandbox", {})
+    assert message.startswith("Generated code was not run: no OS sandbox is available here (")
+    assert "AUTO_ANALYST_ALLOW_UNSANDBOXED=1" in message and "unsafe" in message
+    assert out["info"]["walled"] is False and out["info"]["caps_dropped"] is True
     assert out["sum"] == [[6]]
     assert out["environ"] == [False, "PermissionError", False]
     assert out["socket"] == "PermissionError"
     assert out["loop"] == "timeout"
     assert out["write"] == "PermissionError"
     assert out["after"] == "3\n"
+
+
+ROOT_FALLBACK = textwrap.dedent('''
+    import json, os, sys
+    from pathlib import Path
+    from auto_analyst.execution import wall
+    wall.probe = lambda: (False, "bubblewrap disabled for this test")
+    from auto_analyst.config import Settings
+    from auto_analyst.execution.sandbox import Sandbox, Zygote
+    home = Path(sys.argv[1])
+    settings = Settings.load({"home": home, "run_timeout": 2, "allow_unsandboxed": True})
+    with Sandbox(settings, home / "work", home / "figures") as sb:
+        sb.load_tables({"t": home / "t.parquet"}, "t")
+        info = Zygote.get().info
+        r = sb.run("import os\\nopen('/tmp/aa-fallback-probe', 'w').write('x')\\nprint(os.getuid(), int(df['v'].sum()))")
+        w = sb.run("open('/root/.aa-fallback-probe', 'w')")
+        print(json.dumps({"info": info, "out": r.stdout, "write": w.error.kind if w.error else None}))
+''')
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the fallback's own uid per session needs root")
+def test_root_without_bubblewrap_keeps_its_own_uid_when_allowed(tmp_path):
+    """With allow_unsandboxed and no bubblewrap, root still gives each session its own uid and mount namespace."""
+    pd.DataFrame({"v": [1, 2, 3]}).to_parquet(tmp_path / "t.parquet")
+    proc = subprocess.run([sys.executable, "-c", ROOT_FALLBACK, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["info"]["walled"] is False and out["info"]["privdrop"] is True
+    uid, total = out["out"].split()
+    assert int(uid) >= 1_000_000_000 and total == "6"
+    assert out["write"] in ("PermissionError", "FileNotFoundError")
+    assert not os.path.exists("/tmp/aa-fallback-probe")  # its /tmp was its own

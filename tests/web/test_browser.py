@@ -176,3 +176,95 @@ def test_after_a_server_restart_the_page_reopens_and_continues_the_conversation(
             assert "No conversations yet." in pg.locator("#conv-list").inner_text()
         browser.close()
     assert problems == []
+
+
+def _boxes_overlap(a, b) -> bool:
+    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and \
+        a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+
+def test_at_phone_width_the_sidebar_folds_and_the_page_stays_usable(live_server, tmp_path):
+    """420 px wide: the sidebar is a drawer, the header buttons neither overlap nor leave the screen, a chart and
+    the question box fit; a second upload and a tab switch change the table the next question reads."""
+    from tests.test_session_tables import write_tables
+
+    sync_api = pytest.importorskip("playwright.sync_api") if not os.environ.get("AUTO_ANALYST_REQUIRE_BROWSER") else \
+        __import__("playwright.sync_api", fromlist=["sync_playwright"])
+    a, b = write_tables(tmp_path)
+    ARTIFACTS.mkdir(exist_ok=True)
+    width = 420
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        pg = browser.new_context(viewport={"width": width, "height": 860}).new_page()
+        problems = []
+        pg.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        pg.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+        pg.goto(live_server + "/")
+        assert not pg.locator("#sidebar").is_visible() and pg.locator("#nav-toggle").is_visible()
+
+        pg.set_input_files("#file-input", a)
+        pg.locator(".tab.active", has_text="a").wait_for(timeout=30_000)
+        pg.fill("#question", "bar chart of total sales by region")
+        pg.keyboard.press("Enter")
+        pg.locator('article[data-index="0"] .plotly-box svg.main-svg').first.wait_for(timeout=60_000)
+        _wait_idle(pg)
+        header = [pg.locator(s).bounding_box() for s in
+                  ("#nav-toggle", ".title-wrap", "label[for=file-input].btn", "#export-py", "#export-nb", "#delete-conv")]
+        for i, box in enumerate(header):
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width, (i, box)
+            assert not any(_boxes_overlap(box, other) for other in header[i + 1:]), (i, box, header)
+        chart = pg.locator('article[data-index="0"] .plotly-box svg.main-svg').first.bounding_box()
+        assert chart["x"] >= 0 and chart["x"] + chart["width"] <= width and chart["height"] >= 250
+        question = pg.locator("#question").bounding_box()
+        assert question["width"] >= 250 and question["y"] + question["height"] <= 860
+        pg.screenshot(path=str(ARTIFACTS / "09-phone-420.png"))
+
+        pg.set_input_files("#file-input", b)  # a second upload: b becomes active
+        pg.locator(".tab.active", has_text="b").wait_for(timeout=30_000)
+        pg.fill("#question", "mean temp by city")
+        pg.keyboard.press("Enter")
+        pg.locator('article[data-index="1"]').wait_for(timeout=60_000)
+        _wait_idle(pg)
+        assert "Paris: 11.25" in pg.locator('article[data-index="1"] .answer-text').inner_text()
+        pg.locator(".tab", has_text="a").first.click()  # the tab of a
+        pg.locator(".tab.active", has_text="a").wait_for(timeout=30_000)
+        pg.fill("#question", "total sales")
+        pg.keyboard.press("Enter")
+        pg.locator('article[data-index="2"]').wait_for(timeout=60_000)
+        _wait_idle(pg)
+        assert "42" in pg.locator('article[data-index="2"] .answer-text').inner_text()
+        badge = pg.locator('article[data-index="2"] .card-head .waited')
+        assert badge.inner_text().endswith(" s") and badge.get_attribute("title").startswith("You waited")
+
+        pg.click("#nav-toggle")
+        pg.locator("#sidebar").wait_for(state="visible", timeout=5_000)
+        pg.wait_for_timeout(300)  # the drawer slides in
+        side = pg.locator("#sidebar").bounding_box()
+        assert side["x"] >= 0 and side["x"] + side["width"] <= width
+        pg.screenshot(path=str(ARTIFACTS / "10-phone-420-menu.png"))
+        pg.mouse.click(width - 10, 400)  # the backdrop closes it
+        pg.locator("#sidebar").wait_for(state="hidden", timeout=5_000)
+        browser.close()
+    assert problems == []
+
+
+def test_an_error_says_its_kind_once(page, datasets_dir):
+    pg = page
+    pg.set_input_files("#file-input", str(datasets_dir / "grunfeld.csv"))
+    pg.locator(".tab.active", has_text="grunfeld").wait_for(timeout=30_000)
+    pg.fill("#question", "total invest")
+    pg.keyboard.press("Enter")
+    first = pg.locator('article[data-index="0"]')
+    first.wait_for(timeout=60_000)
+    _wait_idle(pg)
+    first.locator("details.script > summary").click()
+    first.locator("details.script button", has_text="Edit").click()
+    first.locator("textarea.code-edit").fill("show(df['affairz'].sum())")
+    first.locator("details.script button", has_text="Run again").click()
+    failed = pg.locator('article[data-index="1"]')
+    failed.wait_for(timeout=60_000)
+    _wait_idle(pg)
+    assert failed.locator(".error-box").inner_text() == "KeyError: 'affairz'"
+    assert failed.locator(".error-box strong").inner_text() == "KeyError"
+    pg.screenshot(path=str(ARTIFACTS / "11-error.png"))
+    assert pg.problems == []

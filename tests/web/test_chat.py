@@ -75,7 +75,7 @@ def test_bad_questions_are_400(browser, grunfeld):
 
 def _blocking_ask(session, started: threading.Event):
     """A stand-in for Session.ask that runs until cancelled (the offline model is too quick to cancel)."""
-    def ask(question, on_progress=None, cancel=None):
+    def ask(question, on_progress=None, cancel=None, asked_at=None):
         on_progress(ProgressEvent(stage="planning", message="Planning"))
         started.set()
         assert cancel.wait(20)
@@ -107,7 +107,7 @@ def test_cancel_stops_the_run_and_a_second_question_waits_its_turn(app, browser,
 
 
 def test_a_crashing_run_becomes_an_error_event_and_the_server_carries_on(app, browser, grunfeld, monkeypatch):
-    def boom(question, on_progress=None, cancel=None):
+    def boom(question, on_progress=None, cancel=None, asked_at=None):
         raise RuntimeError("secret internals")
     monkeypatch.setattr(_conv(app, grunfeld).session, "ask", boom)
     events, final = browser.run_job(grunfeld, "ask", {"question": "anything"})

@@ -21,7 +21,8 @@ def test_upload_stores_a_generated_name_and_returns_a_preview(browser, settings,
     assert len(stored) == 1 and "Grunfeld" not in str(stored[0]) and stored[0].stem.isalnum()
     assert str(settings.home) not in r.get_data(as_text=True)
     detail = browser.get(f"/api/sessions/{sid}").json["session"]
-    assert detail["tables"] == [{"name": "my_grunfeld_final", "file": "My Grunfeld (final).csv", "n_rows": 220, "n_columns": 5}]
+    assert detail["tables"] == [{"name": "my_grunfeld_final", "file": "My Grunfeld (final).csv", "sheet": None,
+                                 "n_rows": 220, "n_columns": 5}]
 
 
 def test_a_path_in_the_file_name_is_only_metadata(browser, settings):
@@ -35,9 +36,9 @@ def test_a_path_in_the_file_name_is_only_metadata(browser, settings):
 @pytest.mark.parametrize("name,data,status,kind", [
     ("tool.exe", b"MZ\x90\x00", 400, "bad_upload"),
     ("noextension", b"a,b\n1,2\n", 400, "bad_upload"),
-    ("empty.csv", b"", 422, "data_load"),
-    ("binary.csv", bytes(range(256)) * 40, 422, "data_load"),
-    ("broken.xlsx", b"not a zip file at all", 422, "data_load"),
+    ("empty.csv", b"", 400, "data_load"),
+    ("binary.csv", bytes(range(256)) * 40, 400, "data_load"),
+    ("broken.xlsx", b"not a zip file at all", 400, "data_load"),
 ])
 def test_bad_uploads_are_refused_with_a_reason(browser, settings, name, data, status, kind):
     sid = browser.new_session()

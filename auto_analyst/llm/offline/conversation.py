@@ -29,7 +29,9 @@ __all__ = ["route", "memory_answer", "MEMORY", "STYLE"]
 # questions ("calls abandoned before being answered", "the previous day") to mean that
 MEMORY = re.compile(r"\b(what did (?:we|you|i) (?:find|say|get|compute|calculate|see|learn|conclude|show|report)|"
                     r"(?:we|you) (?:found|said|computed|calculated|discussed|talked about|showed|reported|got) (?:earlier|before|"
-                    r"previously|last time|a (?:moment|minute|while) ago)|remind me|last time|earlier (?:you|we)|in turn \d+|"
+                    r"previously|last time|a (?:moment|minute|while) ago|last (?:week|month|session)|yesterday|the other day)|"
+                    r"what do (?:we|you|i) (?:know|remember) about|what (?:have|had) (?:we|you) (?:found|seen|learned) about|"
+                    r"remind me|last time|earlier (?:you|we)|in turn \d+|"
                     r"my (?:first|last|previous|earlier) question|(?:your|the) (?:previous|earlier|last|first) (?:answer|result)s?|"
                     r"what (?:was|were) (?:the|that|those) .{1,60}? (?:again|earlier|before)\b|recap|"
                     r"what have we (?:found|covered|done|learned)|(?:go|going) back to (?:the|what|my)|"
@@ -99,7 +101,13 @@ def _value_lines(turn: dict, asked: set[str]) -> list[str]:
 
 
 def memory_answer(p: Prompt) -> dict[str, Any]:
-    history = [t for t in (p.json_input("history", []) or []) if isinstance(t, dict)]
+    """The turn of the history that answers the question, with the figures asked about, and the remembered
+    findings (facts of earlier sessions) around the question's entities, a comparison of two first when the
+    question compares (rows with ``facts``, built by the memory's fact recall)."""
+    rows = [t for t in (p.json_input("history", []) or []) if isinstance(t, dict)]
+    history = [t for t in rows if "facts" not in t]
+    found = next((t for t in rows if isinstance(t.get("facts"), list) and t["facts"]
+                  and isinstance(t["facts"][0], dict)), None)
     asked = _words(p.inputs.get("question", ""))
     best, score = None, 0
     for turn in history:
@@ -107,12 +115,19 @@ def memory_answer(p: Prompt) -> dict[str, Any]:
         s = len(asked & _words(text)) + (2 if _value_lines(turn, asked) else 0)
         if s > score:
             best, score = turn, s
+    facts = ""
+    if found is not None:
+        facts = ("Remembered findings (with when and where they were found):\n\n" + str(found.get("answer", "")))
+        if found.get("comparison") or best is None:
+            return {"answer": facts, "used_turns": []}
     if best is None:
         return {"answer": "I don't find that in this conversation's history.", "used_turns": []}
     lines = _value_lines(best, asked)
     head = f"Earlier (turn {best.get('turn', '?')}) you asked: \"{best.get('question', '')}\"."
+    tail = f"\n\n{facts}" if facts else ""
     if lines:
         body = "From that answer: " + "; ".join(lines) + "."
-        return {"answer": f"{head} {body}\n\nThe whole answer was:\n\n{best.get('answer', '')}",
+        return {"answer": f"{head} {body}\n\nThe whole answer was:\n\n{best.get('answer', '')}{tail}",
                 "used_turns": [str(best.get("id", ""))]}
-    return {"answer": f"{head} The answer was:\n\n{best.get('answer', '')}", "used_turns": [str(best.get("id", ""))]}
+    return {"answer": f"{head} The answer was:\n\n{best.get('answer', '')}{tail}",
+            "used_turns": [str(best.get("id", ""))]}

@@ -72,23 +72,28 @@ def said_turn(p: Prompt, goal: str) -> tuple[dict | None, str]:
         return None, goal
     quote = _plain(m.group(1))
     for item in reversed(turns(p)):
-        if isinstance(item, dict) and quote and quote in _plain(str(item.get("answer", ""))):
+        # a turn of the short-term memory carries its answer or, when it has one, its summary (with the result)
+        said = " ".join(str(item.get(k, "")) for k in ("answer", "summary")) if isinstance(item, dict) else ""
+        if quote and quote in _plain(said):
             return item, (goal[:m.start()] + " " + goal[m.end():]).strip()
     return None, goal
 
 
 def previous_spec(p: Prompt, desc: DatasetDescription, quoted: dict | None = None) -> QuerySpec | None:
     """The spec the conversation is at: the last answered part of the latest turn (the quoted turn when the
-    question quotes one), read from its canonical text."""
+    question quotes one), read from its canonical text against the table that turn read."""
     for item in ([quoted] if quoted else []) + list(reversed(turns(p))):
         if not isinstance(item, dict):
             continue
         text = item.get("standalone_question") or item.get("question")
         if not text:
             continue
-        specs = parse_many(text, desc)
+        # the turn is read against the table it read (short-term memory's 'tables'), not the active one
+        tables = [t for t in item.get("tables") or [] if t in {d.name for d in desc.tables}]
+        on = desc.model_copy(update={"active": tables[0]}) if tables else desc
+        specs = parse_many(text, on)
         if specs is None:  # a turn planned by another model: read its words
-            specs = [s for s in read_question(text, desc) if s.answerable]
+            specs = [s for s in read_question(text, on) if s.answerable]
         if specs:
             return specs[-1]
     return None

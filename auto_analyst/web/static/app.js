@@ -23,11 +23,17 @@
   }
 
   // ------------------------------------------------------------------ sidebar
+  // At phone width the sidebar is a drawer (app.css): ☰ opens it, choosing or the backdrop closes it.
+  function setNav(open) {
+    document.querySelector(".app").classList.toggle("nav-open", open);
+    $("nav-toggle").setAttribute("aria-expanded", String(open));
+  }
+
   function renderSidebar() {
     const list = $("conv-list");
     list.replaceChildren(...state.sessions.map((s) => el("div", {
       class: "conv-item" + (state.conv && s.id === state.conv.id ? " active" : ""), dataset: { id: s.id },
-    }, el("button", { class: "conv-open", type: "button", title: s.title, onclick: () => openConversation(s.id) },
+    }, el("button", { class: "conv-open", type: "button", title: s.title, onclick: () => { setNav(false); openConversation(s.id); } },
       el("span", { class: "conv-title", text: s.title }),
       el("span", { class: "conv-meta", text: `${AA.fmtTime(s.updated)} · ${s.n_turns} ${s.n_turns === 1 ? "answer" : "answers"}` })),
     el("button", { class: "conv-del", type: "button", title: "Delete", "aria-label": "Delete conversation", text: "×",
@@ -74,7 +80,8 @@
     bar.hidden = !c || !c.tables.length;
     if (bar.hidden) { $("preview").hidden = true; return; }
     $("table-tabs").replaceChildren(...c.tables.map((t) => el("button", {
-      class: "tab" + (t.name === c.active ? " active" : ""), type: "button", role: "tab", title: t.file,
+      class: "tab" + (t.name === c.active ? " active" : ""), type: "button", role: "tab",
+      title: t.sheet ? `${t.file}, sheet ${t.sheet}` : t.file,
       onclick: () => switchTable(t.name),
     }, el("span", { text: t.name }), el("small", { text: ` ${AA.fmtNumber(t.n_rows)}×${t.n_columns}` }))));
     loadPreview(c.active);
@@ -213,12 +220,15 @@
 
   // ------------------------------------------------------------------- wiring
   function wire() {
-    $("new-conv").addEventListener("click", () => newConversation().catch((e) => flash(e.message)));
+    $("new-conv").addEventListener("click", () => { setNav(false); newConversation().catch((e) => flash(e.message)); });
+    $("nav-toggle").addEventListener("click", () => setNav(!document.querySelector(".app").classList.contains("nav-open")));
+    $("nav-backdrop").addEventListener("click", () => setNav(false));
     $("delete-conv").addEventListener("click", () => state.conv && deleteConversation(state.conv.id));
     $("cancel-btn").addEventListener("click", cancel);
     $("toggle-preview").addEventListener("click", () => { state.showPreview = !state.showPreview; loadPreview(state.conv.active); });
     $("file-input").addEventListener("change", (e) => { if (e.target.files[0]) upload(e.target.files[0]); e.target.value = ""; });
     const q = $("question");
+    if (window.matchMedia("(max-width: 720px)").matches) q.placeholder = "Ask about your data…";  // one line on a phone
     $("composer").addEventListener("submit", async (e) => {
       e.preventDefault();
       const text = q.value.trim();

@@ -98,6 +98,8 @@
       ["Memory used", (t.memory_hits || []).map((h) => `${h.kind}:${h.id}${h.detail ? " (" + h.detail + ")" : ""}`).join(", ") || "none"],
       ["Context", (t.context || []).map((c) => `${c.part} ${c.tokens} tokens`).join(" · ")],
       ["LM calls", `${u.lm_calls || 0} calls · ${u.prompt_tokens || 0} prompt + ${u.completion_tokens || 0} completion tokens`],
+      ["Cost", u.cost_usd === null ? "unknown (no price for this model; set cost_model)" : `$${(+(u.cost_usd || 0)).toFixed(4)}`],
+      ["Warnings", (r.warnings || []).join("\n")],
       ["Time", timings],
       ["Plan", (r.plan || []).map((s) => `${s.agent}: ${s.instruction}`).join("\n")],
       ["Unchecked numbers", (t.unsupported_numbers || []).join(", ")],
@@ -108,8 +110,25 @@
     const tries = r.attempts || [];
     if (tries.length < 2 && !(tries[0] && tries[0].error)) return null;
     return details(`Fix attempts (${tries.length} runs)`, "attempts", el("ol", {}, tries.map((a, i) => el("li", {},
-      el("span", { class: a.error ? "bad" : "good", text: a.error ? `${a.error.kind}: ${a.error.message}` : "ran cleanly" }),
+      el("span", { class: a.error ? "bad" : "good", text: a.error ? AA.errorText(a.error) : "ran cleanly" }),
       details(`Code of run ${i + 1}`, "", el("pre", { class: "code" }, el("code", { text: a.code })))))));
+  }
+
+  // "KeyError: 'x'" already names its kind: say the kind once, not "KeyError KeyError: 'x'".
+  AA.errorText = (err) => (err.message.startsWith(err.kind) ? err.message : `${err.kind}: ${err.message}`);
+
+  function errorBox(err) {
+    const text = AA.errorText(err);
+    return el("div", { class: "error-box" }, el("strong", { text: err.kind }), text.slice(err.kind.length));
+  }
+
+  // What the user waited, from the request to the answer (the worker's start included); older results
+  // without it show the analysis's own time.
+  function waitedBadge(r) {
+    const t = r.timings || {}, waited = t.waited !== undefined ? +t.waited : +(t.total || 0);
+    if (!waited) return null;
+    return el("span", { class: "muted small waited", text: `${waited.toFixed(2)} s`,
+      title: t.waited !== undefined ? `You waited ${waited.toFixed(2)} s for this answer` : "Time of the analysis" });
   }
 
   AA.questionNode = (text) => el("div", { class: "msg user" }, el("div", { class: "bubble", text }));
@@ -119,9 +138,8 @@
     const answer = el("div", { class: "answer-text" });
     AA.setSafeHtml(answer, r.answer_html || "");
     const card = el("article", { class: `msg bot status-${r.status}`, dataset: { index: r.index } },
-      el("div", { class: "card-head" }, el("span", { class: `badge ${r.status}`, text: status }),
-        r.timings && r.timings.total ? el("span", { class: "muted small", text: `${(+r.timings.total).toFixed(2)} s` }) : null),
-      r.error ? el("div", { class: "error-box" }, el("strong", { text: r.error.kind }), " ", el("span", { text: r.error.message })) : null,
+      el("div", { class: "card-head" }, el("span", { class: `badge ${r.status}`, text: status }), waitedBadge(r)),
+      r.error ? errorBox(r.error) : null,
       answer,
       // Charts and tables side by side when both exist: the chart is read first, the numbers beside it.
       el("div", { class: (r.figures || []).length && (r.tables || []).length ? "outputs split" : "outputs" },

@@ -11,7 +11,7 @@ import re
 
 from auto_analyst.data.description import DatasetDescription, TableDescription
 from auto_analyst.llm.offline.reader.constraints import STATISTICS_MODULE, interpretation_only
-from auto_analyst.llm.offline.reader.followups import resolve
+from auto_analyst.llm.offline.reader.followups import FOLLOW_UP, REFERS, resolve
 from auto_analyst.llm.offline.reader.grammar import decide
 from auto_analyst.llm.offline.reader.read_part import read_pieces
 from auto_analyst.llm.offline.reader.restate import (covered_by, inherit_method, missing_detail, refine_formula, share_threshold,
@@ -48,14 +48,34 @@ def split_parts(question: str) -> list[str]:
 
 
 def choose_table(question: str, desc: DatasetDescription) -> TableDescription:
-    """The table whose columns the question mentions most; the active one on ties."""
+    """The table whose columns the question mentions most (its name counts as two, as whole words only: a
+    table named 'a' is not in "how many rows are there"); the active one on ties."""
     text = fold(normalize(question))
     best, best_hits = desc.table(), -1
     for t in desc.tables:
-        hits = len(vocabulary(t).find(text)) + (2 if fold(t.name) in text else 0)
+        named = re.search(rf"\b{re.escape(fold(normalize(t.name)))}\b", text) is not None
+        hits = len(vocabulary(t).find(text)) + (2 if named else 0)
         if hits > best_hits or (hits == best_hits and t.name == desc.active):
             best, best_hits = t, hits
     return best
+
+
+def _table_for(part: str, desc: DatasetDescription, prev: QuerySpec | None, within: bool) -> TableDescription:
+    """The table a part reads. A later part of one question stays on the table of the part before; a new
+    question reads the table it names or the active one, and only a real follow-up of the previous turn
+    ("plot that", "same for X", "now only 2023": it refers back or says it follows up, and the previous turn's
+    table has every word it names) reads the previous turn's table."""
+    if prev is None or len(desc.tables) == 1:
+        return choose_table(part, desc) if prev is None else desc.table(prev.table)
+    if within:
+        return desc.table(prev.table)
+    table = choose_table(part, desc)
+    if table.name != prev.table:
+        before = desc.table(prev.table)
+        p = read_pieces(part, before)
+        if (REFERS.search(p.text) or FOLLOW_UP.search(p.text)) and not p.unknown:
+            return before
+    return table
 
 
 def read_question(question: str, desc: DatasetDescription, previous: QuerySpec | None = None) -> list[QuerySpec]:
@@ -70,7 +90,9 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
     for part in split_parts(question):
         if new_column:  # "the mean of this new feature": the column made by the part before
             part = THE_NEW_ONE.sub(f"`{new_column}`", part)
-        table = choose_table(part, desc) if prev_spec is None else desc.table(prev_spec.table)
+        table = _table_for(part, desc, prev_spec, within=prev_spec is not previous)
+        # a part read against another table than the spec it would follow is a question of its own
+        here = prev_spec if prev_spec is not None and prev_spec.table == table.name else None
         pieces = read_pieces(part, table)
         if specs and interpretation_only(pieces.text):
             continue  # 'If the coefficient is close to 1, it means ...': labels a result in words, no number
@@ -87,7 +109,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
                                                            + pieces.categorical + pieces.dates)]):
             pending.append(pieces)  # 'Consider only the patients who have a recorded age. What is their mean age?'
             continue
-        if pieces.empty and prev_spec is not None and specs:
+        if pieces.empty and here is not None and specs:
             continue  # "and how much was it": already answered by the part before
         if pieces.unknown:
             spec = pieces.spec
@@ -95,15 +117,15 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         else:
             fresh = pieces.spec.model_copy(deep=True)
             decide(pieces, fresh, table)
-            spec = resolve(pieces, fresh, _task_before(pieces, specs, prev_spec), table, within=bool(specs))
+            spec = resolve(pieces, fresh, _task_before(pieces, specs, here), table, within=bool(specs))
         if STATISTICS_MODULE in pieces.notes and spec.answerable and not pieces.drop_missing:
             _statistics_module(spec, desc.table(spec.table))
         if declined_before and spec.answerable and not pieces.own_columns:
             # "how many outliers are there?" after a part I could not read: it is about that part's column
             spec = QuerySpec(table=spec.table, task="decline",
                              problems=[f"'{part}' depends on an earlier part I could not answer."])
-        if prev_spec is not None and specs and not pieces.own_columns and pieces.keywords \
-                and prev_spec.task in pieces.keywords and prev_spec is specs[-1]:
+        if here is not None and specs and not pieces.own_columns and pieces.keywords \
+                and here.task in pieces.keywords and here is specs[-1]:
             # "Remove outliers of X. Use the z-score method with a threshold of 3.": details of the task before;
             # the two sentences are read as one
             joined = read_question(f"{last_part} {part}", desc, previous) if last_part else []
