@@ -37,7 +37,7 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
         return merge(prev, p, table)
     if p.why:
         return explain(prev, p)
-    refers = REFERS.search(p.text) or OF_THOSE.search(p.text)
+    refers = REFERS.search(p.text) or _of_those(p)
     lead = re.match(r"^\s*(?:same|now|and|what about|how about|only|also|then)\b", p.text)
     # a plugin's word is content of its own when the part reads alone ('remove the outliers'); in a later part
     # of one question it is not when the part lacks the columns ('Report the p-value of the correlation test')
@@ -45,7 +45,7 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
     if own_content and not refers and (fresh.answerable or not lead) and not _bare_superlative(p, fresh):
         # a complete question of its own (perhaps saying "now" or "instead"), or one whose problem is its own
         return fresh
-    if not (FOLLOW_UP.search(p.text) or OF_THOSE.search(p.text) or not fresh.answerable):
+    if not (FOLLOW_UP.search(p.text) or _of_those(p) or not fresh.answerable):
         return fresh
     return merge(prev, p, table)
 
@@ -72,9 +72,18 @@ def _bare_superlative(p: Pieces, fresh: QuerySpec) -> bool:
         and not any(f in ("count", "nunique") for _, f, _ in p.funcs) and not p.numeric
 
 
+def _of_those(p: Pieces) -> re.Match | None:
+    """'those three', 'the top one': a selection of the previous result. 'top 3 categories by revenue' (a top N
+    of a column of the part's own) is a ranking of its own, not a selection."""
+    m = OF_THOSE.search(p.text)
+    if m and m.group(1) and p.categorical:
+        return None
+    return m
+
+
 def _selection(prev: QuerySpec, p: Pieces) -> Filter | None:
     """'those three', 'the top one', 'the first two': the previous result's best groups, as a filter."""
-    m = OF_THOSE.search(p.text)
+    m = _of_those(p)
     if not m or not prev.group_by or not prev.measures or prev.task not in ("rank", "top_n", "aggregate", "chart"):
         return None
     word = m.group(2) or m.group(3)
