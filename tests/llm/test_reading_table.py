@@ -283,6 +283,8 @@ ROWS = [
     ('shop', 'those three: average discount?', 'mean of `discount_pct` by `country` where `country` among the top 3 by total of `sales_eur`', 'top 3 `country` by total of `sales_eur`'),
     ('shop', 'the top one: how many orders?', 'count of rows by `country` where `country` among the top 1 by total of `sales_eur`', 'top 3 `country` by total of `sales_eur`'),
     ('shop', 'plot that', 'bar chart of total of `sales_eur` by `country` where `country` among the top 3 by total of `sales_eur`', 'top 3 `country` by total of `sales_eur`'),
+    # a top N of a column of its own is a new ranking, not a selection of the previous result
+    ('shop', 'top 2 countries by total qty', 'top 2 `country` by total of `qty`', 'mean of `sales_eur` by `country`'),
     ('shop', 'same for qty', 'top 3 `country` by total of `qty`', 'top 3 `country` by total of `sales_eur`'),
     ('shop', 'which of those is the lowest?', 'which `country` has the lowest total of `sales_eur` where `country` among the top 3 by total of `sales_eur`', 'top 3 `country` by total of `sales_eur`'),
     ('shop', 'the top one', 'total of `sales_eur` by `country` where `country` among the top 1 by total of `sales_eur`', 'which `country` has the highest total of `sales_eur`'),
@@ -320,6 +322,10 @@ ROWS = [
     ('shop', 'remind me what the total for Germany was', 'intent: memory_query'),
     ('shop', 'what did we find earlier about sales?', 'intent: memory_query'),
     ('shop', 'what was the average discount again?', 'intent: memory_query'),
+    # questions about findings of earlier sessions (the facts memory)
+    ('shop', 'what do we know about Germany?', 'intent: memory_query'),
+    ('shop', 'what did we find last week about discounts?', 'intent: memory_query'),
+    ('shop', 'is the total we found yesterday for Germany higher than for France?', 'intent: memory_query'),
     ('shop', 'recap what we have found so far', 'intent: memory_query'),
     ('shop', 'load sales2.csv', 'intent: new_data'),
     ('shop', 'help', 'intent: qa'),
