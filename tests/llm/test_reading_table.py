@@ -322,6 +322,18 @@ ROWS = [
     ('shop', 'remind me what the total for Germany was', 'intent: memory_query'),
     ('shop', 'what did we find earlier about sales?', 'intent: memory_query'),
     ('shop', 'what was the average discount again?', 'intent: memory_query'),
+    # how a normality test's p-value is read: the level it states holds; the reverse rule declines; formats
+    ('weather', 'Is temp_c normally distributed? If the p-value is less than 0.01, consider the data to be '
+                'non-normally distributed. Otherwise, consider it to be normally distributed.',
+     'normality test of `temp_c` at alpha 0.01'),
+    ('weather', 'Is temp_c normally distributed? Accept the null hypothesis that the data is normally distributed if '
+                'the p-value is greater than 0.1, and reject it otherwise.', 'normality test of `temp_c` at alpha 0.1'),
+    ('weather', 'Is temp_c normally distributed? If the p-value is less than 0.05, the data is normally distributed.',
+     'decline: the other way round from the usual rule'),
+    ('weather', 'Is temp_c normally distributed? @normality_status[status] where "status" is "Normal" or "Not Normal"',
+     'normality test of `temp_c` at alpha 0.05'),
+    ('weather', 'Is temp_c normally distributed? @ks_p_value[p] @normality_status[status] where "status" is "Normal" '
+                'or "Not Normal"', 'decline: another normality test'),
     # questions about findings of earlier sessions (the facts memory)
     ('shop', 'what do we know about Germany?', 'intent: memory_query'),
     ('shop', 'what did we find last week about discounts?', 'intent: memory_query'),

@@ -9,7 +9,7 @@ import re
 
 from auto_analyst.question_text import split_format  # one reading of the format text, shared with memory
 
-__all__ = ["split_format", "match_names"]
+__all__ = ["split_format", "match_names", "decision_options", "NORMAL_AT_ALPHA"]
 
 SYNONYMS = {
     "mean": {"mean", "average", "avg"}, "median": {"median"}, "std": {"std", "standard", "deviation", "stdev", "sd"},
@@ -101,3 +101,50 @@ def match_names(names: list[str], labels: list[str]) -> dict[str, str] | None:
         out[name] = scored[0][2]
         used.add(scored[0][2])
     return out
+
+
+NORMAL_AT_ALPHA = "normality not rejected"
+"""The name of the yes/no value a normality test shows: its p-value is at or above the significance level."""
+
+_NEGATIVE = re.compile(r"(?:^|[\s_-])(?:not|non|no|false)(?:$|[\s_-])|^non-?|^not", re.I)
+_POSITIVE_WORDS = {"yes", "true"}
+
+
+def decision_options(fmt: str, name: str) -> tuple[str, str] | None:
+    """The two words a format offers for a normality decision, as (normal, not normal); None when ``name`` asks
+    for no such decision, or the format does not offer exactly two such words.
+
+    The words are read where the format describes the name's placeholder (``@is_normal[yes/no]``, or
+    ``"status" is a string that is either "Normal" or "Not Normal"``): one of them says "not", "non" or "no"
+    (the data is not normal), the other names normality or says yes. A name naming normality or a test's
+    result (``normality_status``, ``is_normal``) asks for it; the words are written as the format spells them.
+    """
+    m = re.search(rf"@{re.escape(name)}\[([^\]]*)\]", fmt)
+    if not m:
+        return None
+    holder = m.group(1).strip().strip("\"'")
+    if "/" in holder and len(holder.split("/")) == 2:
+        options = [o.strip() for o in holder.split("/")]
+    else:
+        d = re.search(rf"[\"']{re.escape(holder)}[\"']", fmt[m.end():])
+        if not d:
+            return None
+        rest = fmt[m.end() + d.end():]
+        end = re.search(r"\bwhere\b|\.\s|\.$|@", rest)
+        segment = rest[:end.start()] if end else rest
+        options = re.findall(r'"([^"]+)"', segment) or re.findall(r"'([^']+)'", segment)
+        others = {h.strip() for h in re.findall(r"@\w+\[([^\]]*)\]", fmt)} | set(re.findall(r"@(\w+)\[", fmt))
+        options = [o.strip() for o in options if o.strip() and o.strip() not in others]
+    options = list(dict.fromkeys(options))
+    if len(options) != 2:
+        return None
+    negative = [o for o in options if _NEGATIVE.search(o)]
+    if len(negative) != 1:
+        return None
+    positive = next(o for o in options if o not in negative)
+    about = "normal" in name.lower()
+    if not ("normal" in positive.lower() or (positive.lower() in _POSITIVE_WORDS and about)):
+        return None
+    if "normal" in positive.lower() and not (about or set(name.lower().split("_")) & {"status", "result", "decision"}):
+        return None
+    return positive, negative[0]

@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from auto_analyst.data.description import DatasetDescription
-from auto_analyst.llm.offline.answer_format import match_names
+from auto_analyst.llm.offline.answer_format import decision_options, match_names
 from auto_analyst.llm.offline.canonical import parse_many, render
 from auto_analyst.llm.offline.codegen import ROLES, code_for, scalar_labels
 from auto_analyst.llm.offline.conversation import route
@@ -112,6 +112,7 @@ def planner(p: Prompt) -> dict[str, Any]:
     if any(isinstance(t, dict) and t.get("quoted") for t in turns(p)):
         # the quote points at an earlier turn (now the previous one); it, and the words that introduce it, are no question
         goal = _strip_quotes(goal, desc)
+    asked_format = goal
     goal, names, rounding = split_format(goal)
     quoted, goal = said_turn(p, goal)  # "You said 'Germany: 37931.53': why is it higher?" builds on that turn
     if quoted is not None:
@@ -144,6 +145,11 @@ def planner(p: Prompt) -> dict[str, Any]:
                                  "the question names none, so the asked values are not determined; say one (e.g. "
                                  "'z-score above 3'). Did you mean: " + "; ".join(render(s) for s in good) + "? " + MODEL_HINT)
         return out
+    decided, problem = _decisions(names, asked_format, good, desc)
+    if problem:
+        out["decline_reason"] = problem + " " + MODEL_HINT
+        return out
+    names = [n for n in names if n not in decided]
     if names and not any(s.group_by or s.time_grain for s in good):
         labels = list(dict.fromkeys(lab for s in good for lab in scalar_labels(s)))
         if labels and match_names(names, labels) is None:
@@ -156,6 +162,31 @@ def planner(p: Prompt) -> dict[str, Any]:
         out["decline_reason"] = "Part of the question was not answered: " + " ".join(reasons or [CANNOT])
     out["plan"] = plan_steps(good)
     return out
+
+
+# tests a format may name that the offline normality test is not (it runs Shapiro-Wilk, or D'Agostino-Pearson
+# past 5000 values: tasks/hypothesis_tests.py)
+OTHER_TESTS = {"ks", "kolmogorov", "smirnov", "anderson", "darling", "lilliefors", "jarque", "bera", "dagostino",
+               "normaltest", "kstest"}
+
+
+def _decisions(names: list[str], fmt: str, good: list[QuerySpec], desc: DatasetDescription) -> tuple[list[str], str]:
+    """The names of the answer format that ask for a normality decision in the format's own words, and a
+    problem ('' when none) that makes the asked values undetermined."""
+    decided = [n for n in names if decision_options(fmt, n)]
+    tests = [s for s in good if s.task == "stat_test" and s.options.get("test") == "normality"]
+    if tests and any(set(n.lower().split("_")) & OTHER_TESTS for n in names):
+        return decided, ("The answer format names another normality test than the ones the offline model runs "
+                         "(Shapiro-Wilk, or D'Agostino-Pearson past 5000 values), so I don't answer in it.")
+    if tests and any(set(n.lower().split("_")) & {"shapiro", "wilk"} for n in names):
+        col = next((c for c in desc.table(tests[0].table).columns if c.name == tests[0].y), None)
+        if col is None or desc.table(tests[0].table).n_rows - col.missing > 5000:
+            return decided, ("The answer format asks for a Shapiro-Wilk result, and past 5000 values the offline "
+                             "model runs D'Agostino-Pearson's test instead, so I don't answer in it.")
+    if decided and len(tests) != 1:
+        return decided, (f"I can't tell which result {', '.join(decided)} decide{'s' if len(decided) == 1 else ''}, "
+                         "so I don't answer in that format offline.")
+    return decided, ""
 
 
 def _strip_quotes(goal: str, desc: DatasetDescription) -> str:

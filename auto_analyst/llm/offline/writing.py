@@ -85,7 +85,7 @@ def answer(p: Prompt) -> dict[str, Any]:
     question = p.inputs.get("question", "")
     style = read_style(p.inputs.get("style", ""))
     _, names, digits = split_format(question)
-    formatted = format_lines(names, tables, digits)
+    formatted = format_lines(names, tables, digits, question)
     unanswered = p.inputs.get("unanswered", "")
     if style.one_sentence or (style.brief and not any(t.get("columns") == ["value"] for t in tables)):
         # one sentence, or a short answer of tables: the headline in one line

@@ -162,3 +162,31 @@ def read_constraints(st: Reading) -> set[str]:
             if m.end() > m.start() and st.free(m.start(), m.end()):
                 st.take(m.start(), m.end())
     return notes
+
+
+# 'If the p-value is less than 0.05, consider the data to be non-normally distributed': how a normality test's
+# p-value is read; it changes no number when it says the usual rule (normality rejected below alpha)
+_P_RULE = re.compile(r"\bp[\s-]?values?\s+(?:is\s+|was\s+)?(?P<op>less|smaller|lower|below|under|greater|larger|higher|"
+                     r"above|over|more|<=?|>=?)\s*(?:than\s+)?(?:or\s+equal\s+to\s+)?(?:the\s+significance\s+level\s+(?:of\s+)?"
+                     r"|alpha\s+(?:of\s+)?)?\(?(?P<alpha>0?\.\d+)\)?")
+_NORMAL = re.compile(r"\bnormal(?:ly|ity)?\b|\bnull\s+hypothesis\b")
+_POLARITY = re.compile(r"\bfail(?:s|ed)?\s+to\s+reject\b|\baccept\b|\breject\b|\bnot\b|\bnon\b|\bnon-")
+OTHERWISE = re.compile(r"^\s*otherwise\b[^.]*\bnormal", re.I)
+
+
+def normality_rule(text: str) -> tuple[float, bool] | None:
+    """(alpha, whether it is the usual rule) when ``text`` says how a normality test's p-value is decided,
+    e.g. "If the p-value is less than 0.05, report that the data is not normally distributed"; None otherwise.
+
+    The usual rule (the null hypothesis of a normality test is that the data is normal) rejects normality
+    when p < alpha and keeps it otherwise; a sentence saying the reverse is not the usual rule.
+    """
+    t = text.lower()
+    m = _P_RULE.search(t)
+    if not m or not _NORMAL.search(t) or not re.search(r"\bif\b|\bwhen\b", t):
+        return None
+    below = m.group("op") in ("less", "smaller", "lower", "below", "under", "<", "<=")
+    first = _POLARITY.search(t)
+    word = first.group(0) if first else ""
+    negative = word.startswith(("reject", "not", "non"))
+    return float(m.group("alpha")), below == negative

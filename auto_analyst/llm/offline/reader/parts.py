@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import DatasetDescription, TableDescription
-from auto_analyst.llm.offline.reader.constraints import STATISTICS_MODULE, interpretation_only
+from auto_analyst.llm.offline.reader.constraints import OTHERWISE, STATISTICS_MODULE, interpretation_only, normality_rule
 from auto_analyst.llm.offline.reader.followups import FOLLOW_UP, REFERS, resolve
 from auto_analyst.llm.offline.reader.grammar import decide
 from auto_analyst.llm.offline.reader.read_part import read_pieces
@@ -94,6 +94,8 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         # a part read against another table than the spec it would follow is a question of its own
         here = prev_spec if prev_spec is not None and prev_spec.table == table.name else None
         pieces = read_pieces(part, table)
+        if specs and _normality_rule(part, specs):
+            continue  # 'If the p-value is less than 0.05, the data is not normal': the normality test's level
         if specs and interpretation_only(pieces.text):
             continue  # 'If the coefficient is close to 1, it means ...': labels a result in words, no number
         if specs and PROSE.search(pieces.text):  # 'Interpret the results': words the offline model does not write
@@ -169,6 +171,30 @@ PROSE = re.compile(r"^(?:interpret|explain|discuss|comment\s+on|summari[sz]e|pro
 PROSE_NOTE = "an interpretation in words is not written offline (a language model writes one: --model)"
 THE_NEW_ONE = re.compile(r"\b(?:this|the|that|these|those)\s+(?:new(?:ly)?\s+(?:created\s+)?)(?:column|feature|variable|field)"
                          r"(?:\s+values)?\b", re.I)
+
+
+def _normality_rule(part: str, specs: list[QuerySpec]) -> bool:
+    """Whether ``part`` only says how the normality test among ``specs`` decides ('If the p-value is less than
+    0.05, the data is not normal'; 'Otherwise, it is normal'). Its level becomes the test's; a rule that is not
+    the usual one (normality rejected below alpha) declines the test."""
+    tests = [s for s in specs if s.task == "stat_test" and s.options.get("test") == "normality"]
+    if not tests:
+        return False
+    if OTHERWISE.search(part):
+        return True
+    rule = normality_rule(part)
+    if rule is None:
+        return False
+    alpha, usual = rule
+    for s in tests:
+        if not usual:
+            s.task = "decline"
+            s.problems.append(f"'{part}' reads a normality test's p-value the other way round from the usual rule "
+                              "(normality is rejected when p < alpha); say which result is meant.")
+        elif 0 < alpha < 0.5:
+            s.options["alpha"] = alpha
+            s.assumptions = [a for a in s.assumptions if not a.startswith("significance level alpha")]
+    return True
 
 
 def _task_before(p, specs: list[QuerySpec], prev: QuerySpec | None) -> QuerySpec | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
+from auto_analyst.llm.offline.answer_format import NORMAL_AT_ALPHA
 from auto_analyst.llm.offline.templates import Template
 from auto_analyst.llm.offline.pycode import PICK_HELPER
 from auto_analyst.llm.offline.reader.pieces import OVER_ALL_BEFORE, Pieces
@@ -233,6 +234,7 @@ def code(spec: QuerySpec, i: int) -> dict[str, str]:
                   f"show({_r(f'float(pvalue_{i})', spec)}, name='p-value')",
                   f"show(len(sample_{i}), name='values tested')"]
         lines += _verdict(i, alpha, f"{y} is not normally distributed", f"no evidence against normality of {y}")
+        lines.append(f"show(bool(pvalue_{i} >= alpha_{i}), name={NORMAL_AT_ALPHA!r})")
     else:
         y, x = spec.y, spec.x
         lines.append(f"pair_{i} = {d}[[{y!r}, {x!r}]].dropna()")
@@ -269,5 +271,5 @@ def labels(spec: QuerySpec) -> list[str]:
     if test == "chi2":
         return ["chi-square statistic", "p-value", "degrees of freedom", "conclusion"]
     if test == "normality":
-        return ["test used", "test statistic", "p-value", "values tested", "conclusion"]
+        return ["test used", "test statistic", "p-value", "values tested", "conclusion", NORMAL_AT_ALPHA]
     return ["t statistic" if test == "welch" else "F statistic", "p-value", "conclusion"]
