@@ -334,6 +334,9 @@ ROWS = [
      'normality test of `temp_c` at alpha 0.05'),
     ('weather', 'Is temp_c normally distributed? @ks_p_value[p] @normality_status[status] where "status" is "Normal" '
                 'or "Not Normal"', 'decline: another normality test'),
+    ('clinic', 'Is systolic_bp normally distributed? Exclude the patient with a missing value of systolic_bp in your '
+               'calculations.', 'normality test of `systolic_bp` at alpha 0.05'),
+    ('clinic', 'mean age. Exclude the patients with a missing age.', 'mean of `age`'),
     # questions about findings of earlier sessions (the facts memory)
     ('shop', 'what do we know about Germany?', 'intent: memory_query'),
     ('shop', 'what did we find last week about discounts?', 'intent: memory_query'),

@@ -36,6 +36,10 @@ DROP_MISSING = re.compile(
     # 'do not include the one player with a missing batting average'
     rf"|\b(?:do\s+not|don't)\s+(?:include|count|use)\s+(?:the\s+|any\s+)?(?:one\s+|\d+\s+|two\s+|three\s+)?(?:[\w-]+\s+)?"
     rf"(?:with|that\s+(?:has|have)|who\s+(?:has|have)|having)\s+(?:a\s+|an\s+)?(?:missing|null|nan|no)\b"
+    # 'exclude the player with a missing value of home runs in your calculations'
+    rf"|\b(?:exclud(?:e|ing)|ignor(?:e|ing)|remov(?:e|ing)|drop(?:ping)?|leav(?:e|ing)\s+out)\s+(?:the\s+|any\s+|all\s+)?"
+    rf"(?:one\s+|\d+\s+|two\s+|three\s+)?(?:[\w-]+\s+)?(?:with|that\s+(?:has|have)|who\s+(?:has|have)|having)\s+(?:a\s+|an\s+)?"
+    rf"(?:missing|null|nan)(?:\s+values?\s+(?:of|for|in))?\b"
     # '... and areas with null values for X or Y'
     rf"|\band\s+(?:areas|rows|cells|entries|places|records)\s+(?:with|containing)\s+(?:null|missing|nan)\s+values?\b")
 NO_OPS = [re.compile(p) for p in (

@@ -93,7 +93,9 @@ def missing_detail(p: Pieces, specs: list[QuerySpec]) -> bool:
         return False
     cols = set(p.numeric) | set(p.categorical) | set(p.dates)
     for s in reversed(specs):
-        if s.answerable and s.task in ("aggregate", "correlation", "outliers", "derive") and cols <= spec_columns(s):
+        # a test leaves missing values out too (tasks/hypothesis_tests.py drops them before testing)
+        if s.answerable and s.task in ("aggregate", "correlation", "outliers", "derive", "stat_test") \
+                and cols <= spec_columns(s):
             if s.task != "derive" and LEFT_OUT not in s.assumptions:
                 s.assumptions.append(LEFT_OUT)
             return True
