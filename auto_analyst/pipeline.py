@@ -286,8 +286,13 @@ class Pipeline:
         trace = result.trace
         if trace.intent == "memory_query" and ctx.memory is not None:
             history, hits = ctx.memory.history_for(ctx.question)
-            trace.memory_hits += hits
             out = self.call(budget, self.program.memory_answerer, trace, question=ctx.question, history=history)
+            used = {str(u) for u in (getattr(out, "used_turns", None) or [])}
+            # the trace points at the turns the answer quotes (all that were looked at when it names none);
+            # remembered facts found for the question are always kept
+            facts = [h for h in hits if h.kind == "fact"]
+            quoted = [h for h in hits if h.kind != "fact" and h.id in used]
+            trace.memory_hits += (facts + quoted) if quoted else hits
             result.status, result.answer, trace.source = "ok", out.answer, "memory"
             return
         if trace.intent == "config_change" and ctx.memory is not None:

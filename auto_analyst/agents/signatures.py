@@ -197,5 +197,7 @@ class MemoryAnswerSignature(dspy.Signature):
     only. Quote the numbers found there; if the history does not contain it, say so."""
 
     question: str = dspy.InputField(desc="The user's question about earlier turns.")
-    history: str = dspy.InputField(desc="JSON list of earlier turns: question and answer.")
+    history: str = dspy.InputField(desc="JSON list of remembered findings and earlier turns: id, turn, question, the "
+                                        "question as resolved, answer, the values it showed, facts, comparison, when.")
     answer: str = dspy.OutputField(desc="The answer from the history, or a sentence saying it is not there.")
+    used_turns: list[str] = dspy.OutputField(desc="The ids of the history turns the answer quotes; empty if none.")

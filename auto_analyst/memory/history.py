@@ -156,7 +156,10 @@ class QuoteMatch(BaseModel):
 
 
 def normalise(text: str) -> str:
-    """Lower-case ``text`` and collapse all whitespace to single spaces (for quote matching)."""
+    """Lower-case ``text``, drop Markdown emphasis and list bullets, and collapse all whitespace to single
+    spaces (for quote matching: a user copies the answer as the page shows it, '**Total**: 5' as 'Total: 5')."""
+    text = re.sub(r"\*\*|__|(?<!\w)[*_`](?!\s)|(?<!\s)[*_`](?!\w)", "", text)
+    text = re.sub(r"(?m)^\s*[-*•]\s+", " ", text)
     return re.sub(r"\s+", " ", text).strip().lower()
 
 

@@ -60,7 +60,8 @@ _RULES: list[tuple[str, str, str]] = [
     (_NEG + r"(?:detailed|long|verbose|wordy)", "style", "concise"),
     (_NEG + r"(?:formal|stiff)", "tone", "casual"),
     (_NEG + r"(?:casual|informal|chatty)", "tone", "formal"),
-    (r"bullet(?:ed)?[- ]points?|as (?:a )?list", "style", "bullet points"),
+    (r"\b(?:one|a single|single|1)\s+sentence|\bin a sentence\b|\bone[- ]liners?\b|\bone line\b", "style", "one sentence"),
+    (r"bullet(?:ed)?[- ]points?|\bbullets\b|as (?:a )?list", "style", "bullet points"),
     (r"step[- ]by[- ]step", "style", "step by step"),
     (r"\b(?:more )?brief(?:ly|er)?\b|\bshort(?:er)?\b|concise|succinct|terse|to the point|tl;?dr"
      r"|less detail|fewer words", "style", "concise"),
@@ -71,11 +72,12 @@ _RULES: list[tuple[str, str, str]] = [
     (r"neutral tone|\bneutral\b", "tone", "neutral"),
     (r"(?:i'?m|i am)\s+(?:new to|a beginner|not (?:a )?(?:technical|statistician|expert))"
      r"|new to (?:statistics|stats|data)|like i'?m (?:new|five|a beginner)|eli5|beginner|non-?technical"
-     r"|plain (?:english|words|language)|simple terms|layman", "expertise", "beginner"),
+     r"|plain (?:english|words|language)|simple terms|layman|lay person|layperson|novice|newbie|less jargon|no jargon"
+     r"|without jargon|simpler|explain (?:it|this|things|them|that)? ?(?:to|for|like) (?:a|an|me)\b", "expertise", "beginner"),
     (r"(?:i'?m|i am)\s+(?:an?\s+)?(?:statistician|data scientist|expert|researcher|econometrician|phd|professor|"
      r"quant|actuary|ml engineer|machine learning engineer)|\b(?:advanced|expert) level|(?:be|more) technical",
      "expertise", "expert"),
-    (r"(?:act|behave|respond|answer|talk|write) (?:as|like) an? " + _NOUN
+    (r"(?:act|behave|respond|answer|talk|write|speak)(?: to me)? (?:as|like) an? " + _NOUN
      + r"|(?:you are|be|pretend to be) an? " + _NOUN, "persona", "{0}"),
 ]
 _SELF_DESCRIPTION = re.compile(r"\b(?:i'?m|i am)\s+(an?\s+[a-z][a-z \-]{1,40}?)(?:[.,!;]|$| and )")
@@ -203,6 +205,7 @@ _STYLE_TEXT = {
     "concise": "Keep answers short: lead with the result, a few sentences at most.",
     "detailed": "Give detailed answers: explain the method, the numbers and their caveats.",
     "bullet points": "Answer in bullet points.",
+    "one sentence": "Answer in one sentence.",
     "step by step": "Walk through the analysis step by step.",
 }
 _EXPERTISE_TEXT = {

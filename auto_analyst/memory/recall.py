@@ -148,8 +148,8 @@ def history_for(stores: MemoryStores, user: str, question: str, k: int = 5,
     """
     fact_rows, hits = facts_for_memory(stores, scope, question) if scope is not None else ([], [])
     turns = stores.history.search(user, question, k=k)
-    rows = fact_rows + [{"id": t.id, "turn": t.turn, "question": t.question, "answer": t.answer[:800],
-                         "when": t.created_at} for t in turns]
+    rows = fact_rows + [{"id": t.id, "turn": t.turn, "question": t.question, "standalone_question": _standalone(t),
+                         "answer": t.answer[:800], "values": _shown_values(t), "when": t.created_at} for t in turns]
     return json.dumps(rows, ensure_ascii=False), hits + [MemoryHit(kind="history", id=str(t.id),
                                                                    detail=t.question[:80]) for t in turns]
 
@@ -163,6 +163,20 @@ def fixes_for_error(stores: MemoryStores, user: str, error_text: str) -> tuple[s
     if hits:
         stores.errors.mark_used([h.id for h in hits])
     return "\n\n".join(h.document for h in hits), [h.id for h in hits]
+
+
+HISTORY_VALUE_ROWS = 20
+"""Rows of each table a past turn showed that the memory answerer gets (enough for a grouped result)."""
+
+
+def _shown_values(turn: Any) -> list[dict]:
+    """The tables and values a past turn showed (name, columns, first rows), from its stored result."""
+    try:
+        tables = json.loads(turn.result_json or "{}").get("tables", [])
+    except (ValueError, AttributeError):
+        return []
+    return [{"name": t.get("name", ""), "columns": t.get("columns", []), "rows": t.get("rows", [])[:HISTORY_VALUE_ROWS]}
+            for t in tables if isinstance(t, dict)][:6]
 
 
 def _standalone(turn: Any) -> str:

@@ -78,7 +78,7 @@ def test_the_four_built_in_analysts_and_a_custom_one_are_told_apart_by_their_ins
     for e in reg.analysts():
         rendered = "\n        ".join(e.signature.instructions.splitlines())  # as the adapters indent it
         assert reg.identify(["summary", "code"], rendered) is e
-    assert reg.identify(["answer"], sig.MemoryAnswerSignature.instructions).name == "memory_answerer"
+    assert reg.identify(["answer", "used_turns"], sig.MemoryAnswerSignature.instructions).name == "memory_answerer"
     assert reg.identify(["answer"], sig.AnswerSignature.instructions).name == "answer_writer"
 
 

@@ -101,6 +101,32 @@ def test_normality(session, seed, column, normal):
     assert ("< alpha" not in conclusion(r)) == normal == (ref.pvalue >= 0.05)
 
 
+@pytest.mark.parametrize("seed,column", [(3, "blood pressure"), (4, "wait days")])
+def test_a_normality_decision_is_written_in_the_words_the_format_offers(session, seed, column):
+    df = trial(seed)
+    ref = stats.shapiro(df[column].dropna())
+    r = ask(session, seed, f"Is {column} normally distributed? If the p-value is less than 0.01, consider the data "
+                           "to be non-normally distributed. Otherwise, consider it to be normally distributed. "
+                           '@p_value[p_value] @normality_status[status] where "status" is a string that is either '
+                           '"Normal" or "Not Normal", and "p_value" is rounded to four decimal places.')
+    word = "Normal" if ref.pvalue >= 0.01 else "Not Normal"  # the level the rule states, not the default 0.05
+    assert r.answer.startswith(f"@p_value[{round(ref.pvalue, 4):g}]\n@normality_status[{word}]"), r.answer
+
+
+@pytest.mark.parametrize("q", [
+    # another test than the ones run offline, named only by the answer format
+    "Is blood pressure normally distributed? @ks_test_p_value[p] @normality_decision[d] where \"d\" is either "
+    "\"normal\" or \"not normal\"",
+    # a rule read the other way round from the usual one
+    "Is blood pressure normally distributed? If the p-value is less than 0.05, consider the data to be normally "
+    "distributed. @normality_status[status] where \"status\" is either \"Normal\" or \"Not Normal\"",
+    # two words that do not say normal / not normal
+    "Is blood pressure normally distributed? @normality_status[status] where \"status\" is \"A\", \"B\" or \"C\"",
+])
+def test_normality_formats_that_leave_the_answer_undetermined_decline(session, q):
+    ask(session, 3, q, status="declined")
+
+
 def test_misspelled_column(session):
     df = trial(3)
     r = ask(session, 3, "anova of blood presure by site")

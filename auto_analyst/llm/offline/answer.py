@@ -29,18 +29,26 @@ def fmt(v: Any, digits: int | None = None) -> str:
     return str(v)
 
 
-def format_lines(names: list[str], tables: list[dict], digits: int | None) -> str:
+def format_lines(names: list[str], tables: list[dict], digits: int | None, format_text: str = "") -> str:
     """'@name[value]' lines for the names a question's answer format asks for ('' when none are asked).
 
-    A name with no clear value gets a sentence saying so instead of a guess.
+    A name asking for a normality decision gets the format's own word for the shown decision (``format_text`` is the
+    question with its format text). A name with no clear value gets a sentence saying so instead of a guess.
     """
     if not names:
         return ""
-    from auto_analyst.llm.offline.answer_format import match_names
+    from auto_analyst.llm.offline.answer_format import NORMAL_AT_ALPHA, decision_options, match_names
 
     scalars = {t["name"]: t["rows"][0][0] for t in tables if t.get("columns") == ["value"] and t.get("rows")}
-    mapping = match_names(names, list(scalars)) or {}
-    if len(mapping) < len(names):
+    decided: dict[str, str] = {}
+    if isinstance(scalars.get(NORMAL_AT_ALPHA), bool):
+        for n in names:
+            options = decision_options(format_text, n)
+            if options:
+                decided[n] = options[0] if scalars[NORMAL_AT_ALPHA] else options[1]
+    asked = [n for n in names if n not in decided]
+    mapping = match_names(asked, list(scalars)) or {}
+    if len(mapping) < len(asked):
         # values in grouped results: 'mean Fare Child' is the mean Fare of the row 'Child'
         cells = dict(scalars)
         for t in tables:
@@ -49,10 +57,11 @@ def format_lines(names: list[str], tables: list[dict], digits: int | None) -> st
                 for r in rows:
                     for c, v in zip(cols[1:], r[1:]):
                         cells[f"{c} {r[0]}"] = v
-        mapping = match_names(names, list(cells)) or {}
+        mapping = match_names(asked, list(cells)) or {}
         scalars = cells
-    lines = [f"@{n}[{fmt(scalars[mapping[n]], digits)}]" for n in names if n in mapping]
-    missing = [n for n in names if n not in mapping]
+    lines = [f"@{n}[{decided[n]}]" if n in decided else f"@{n}[{fmt(scalars[mapping[n]], digits)}]"
+             for n in names if n in mapping or n in decided]
+    missing = [n for n in names if n not in mapping and n not in decided]
     if missing:
         lines.append(f"(No value matched {', '.join(missing)}.)")
     return "\n".join(lines) + "\n\n"
@@ -111,7 +120,7 @@ def write_answer(tables: list[dict], figures: list[dict], assumptions: list[str]
     for f in figures:
         lines.append(f"Chart: *{f.get('title') or 'figure'}*.")
     for note in stdout.splitlines():
-        if note.startswith(("Chart shows the top", "Tie:")):
+        if note.startswith(("Chart shows the top", "Tie:", "Formula:")):
             lines.append(note)
     if assumptions:
         lines.append("Assumptions: " + "; ".join(dict.fromkeys(assumptions)) + ".")

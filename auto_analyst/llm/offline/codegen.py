@@ -7,29 +7,14 @@ visualisation blocks read it (agents share variables through the combined script
 
 from __future__ import annotations
 
+from auto_analyst.llm.offline.canonical import render
+from auto_analyst.llm.offline.pycode import FUNC_CALL, GRAIN_CODE, PICK_HELPER, formula_check
 from auto_analyst.llm.offline.spec import Filter, Measure, QuerySpec
 
-__all__ = ["code_for", "PICK_HELPER", "ROLES"]
+__all__ = ["code_for", "scalar_labels", "ROLES"]
 
 ROLES = ("preprocessing", "statistics", "visualisation", "machine_learning")
 
-PICK_HELPER = '''def pick_value(series, wanted):
-    """The value of `series` written as `wanted`: exact, else ignoring case and spaces; never another value."""
-    values = list(series.dropna().unique())
-    if wanted in values:
-        return wanted
-    key = str(wanted).strip().casefold()
-    hits = [v for v in values if str(v).strip().casefold() == key]
-    if len(hits) == 1:
-        return hits[0]
-    shown = ", ".join(map(str, values[:12]))
-    raise LookupError(f"No value {wanted!r} in column {series.name!r}. Values there include: {shown}.")
-'''
-
-PANDAS_FUNC = {"mean": "mean", "median": "median", "sum": "sum", "count": "count", "min": "min", "max": "max",
-               "std": "std", "var": "var", "nunique": "nunique"}
-GRAIN_CODE = {"day": ".dt.strftime('%Y-%m-%d')", "week": ".dt.to_period('W').astype(str)",
-              "month": ".dt.strftime('%Y-%m')", "quarter": ".dt.to_period('Q').astype(str)", "year": ".dt.year"}
 MANY_BARS = 25
 
 
@@ -48,8 +33,12 @@ def _where(spec: QuerySpec) -> str:
         if prev is not None:
             said[-1] += f" or {f.value}"  # several values of one column: any of them
             continue
-        if f.op in ("year", "month"):
+        if f.op in ("year", "month", "quarter"):
             said.append(f"{f.column} in {f.op} {f.value}")
+        elif f.op == "months":
+            said.append(f"{f.column} months {f.value}–{f.value2}")
+        elif f.op == "in_top":
+            said.append(f"{f.column} in the {'bottom' if f.ascending else 'top'} {f.value}")
         elif f.op == "years":
             said.append(f"{f.column} years {f.value if f.value is not None else '…'}–{f.value2 if f.value2 is not None else '…'}")
         elif f.op == "between":
@@ -65,8 +54,21 @@ def _round(expr: str, spec: QuerySpec) -> str:
 
 def _filter_line(f: Filter, var: str) -> str:
     col = f"{var}[{_c(f.column)}]"
-    if f.op in ("year", "month"):
+    if f.op in ("year", "month", "quarter"):
         return f"{var} = {var}[pd.to_datetime({col}).dt.{f.op} == {f.value!r}]"
+    if f.op == "months":
+        lo, hi = f.value, f.value2
+        cond = f"months.between({lo!r}, {hi!r})" if lo <= hi else f"months.ge({lo!r}) | months.le({hi!r})"
+        cond = cond.replace("months", f"{var}_months")
+        return f"{var}_months = pd.to_datetime({col}).dt.month\n{var} = {var}[{cond}]"
+    if f.op == "in_top":
+        m = f.by
+        agg = f"{var}.groupby({_c(f.column)}).size()" if m.column is None else \
+            f"{var}.groupby({_c(f.column)})[{_c(m.column)}]{FUNC_CALL.get(m.func, '.sum()')}"
+        pick = "nsmallest" if f.ascending else "nlargest"
+        return (f"{var}_chosen = {agg}.{pick}({f.value!r}).index\n"
+                f"print('kept the {'bottom' if f.ascending else 'top'} {f.value} {f.column} by {m.label()}:', list({var}_chosen))\n"
+                f"{var} = {var}[{col}.isin({var}_chosen)]")
     if f.op == "years":
         # a datetime column compares its year; a column of year numbers compares itself
         year = f"({col}.dt.year if pd.api.types.is_datetime64_any_dtype({col}) else {col})"
@@ -133,7 +135,7 @@ def _agg_expr(m: Measure, var: str, groups: list[str]) -> str:
     base = f"{var}.groupby({groups!r})[{_c(m.column)}]" if groups else f"{var}[{_c(m.column)}]"
     if m.func == "pct_true":  # the share of rows where a yes/no column is true, in percent
         return f"(100 * {base}.mean())"
-    return f"{base}.{PANDAS_FUNC[m.func]}()"
+    return base + FUNC_CALL[m.func]
 
 
 def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per task
@@ -146,6 +148,8 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
                 out += [f"value_{i}_{k} = {_round(_agg_expr(m, d, []), spec)}",
                         f"print({m.label()!r} + ':', value_{i}_{k})",
                         f"show(value_{i}_{k}, name={m.label() + _where(spec)!r})"]
+                if m.func == "std" and m.column:
+                    out += formula_check(f"{d}[{_c(m.column)}]", f"value_{i}_{k}", spec.rounding, m.label(), f"pop_{i}_{k}")
                 if spec.percent and spec.filters and m.func in ("sum", "count"):
                     whole = _agg_expr(m, spec.table, [])
                     share = f"100 * {_agg_expr(m, d, [])} / {whole}"
@@ -194,8 +198,21 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
             out += [f"value_{i} = {_round(f'{d}[{_c(m.column)}].{pick}({spec.n}).sum()', spec)}",
                     f"print('total of the {spec.n} {which} {m.column}:', value_{i})",
                     f"show(value_{i}, name={f'total of the {spec.n} {which} {m.column}'!r})"]
-        out += [f"rows_{i} = {d}.{pick}({spec.n}, {_c(m.column)})", f"print(rows_{i}.to_string(index=False))",
-                f"show(rows_{i}, name={f'{spec.n} rows with the {which} {m.column}'!r})"]
+        first = [c for c in spec.columns if c != m.column] + [m.column]  # the identifying column first
+        out += [f"rows_{i} = {d}.{pick}({spec.n}, {_c(m.column)})",
+                f"rows_{i} = rows_{i}[{first!r} + [c for c in rows_{i}.columns if c not in {first!r}]]",
+                f"print(rows_{i}.to_string(index=False))"]
+        if spec.n == 1 and spec.columns:
+            ident, extreme = spec.columns[0], "min" if spec.ascending else "max"
+            # every row sharing the extreme value is named (a tie is said)
+            out += [f"tied_{i} = [str(v) for v in {d}.loc[{d}[{_c(m.column)}] == {d}[{_c(m.column)}].{extreme}(), {_c(ident)}]]",
+                    f"best_{i} = tied_{i}[0] if len(tied_{i}) == 1 else ', '.join(tied_{i})",
+                    f"if len(tied_{i}) > 1:",
+                    f"    print('Tie:', best_{i}, 'share the {which} {m.column}.')",
+                    f"show(rows_{i}[{_c(ident)}].iloc[0] if len(tied_{i}) == 1 else best_{i}, "
+                    f"name={f'{ident} with the {which} {m.column}{_where(spec)}'!r})",
+                    f"show(rows_{i}[{_c(m.column)}].iloc[0], name={f'its {m.column}'!r})"]
+        out += [f"show(rows_{i}, name={f'{spec.n} rows with the {which} {m.column}'!r})"]
     elif t == "describe":
         cols = spec.columns or None
         sel = f"{d}[{cols!r}]" if cols else d
@@ -215,18 +232,28 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
                 f"result_{i}['share %'] = (100 * result_{i}['count'] / max(len({d}), 1)).round(2)",
                 f"print(result_{i}.to_string(index=False))", f"show(result_{i}, name={f'rows by {col}'!r})"]
     elif t == "correlation":
+        method = spec.options.get("method", "pearson")
+        test = {"pearson": "pearsonr", "spearman": "spearmanr", "kendall": "kendalltau"}[method]
+        word = {"pearson": "Pearson", "spearman": "Spearman", "kendall": "Kendall"}[method]
         out += ["from scipy import stats",
                 f"pair_{i} = {d}[[{_c(spec.x)}, {_c(spec.y)}]].dropna()",
-                f"test_{i} = stats.pearsonr(pair_{i}[{_c(spec.x)}], pair_{i}[{_c(spec.y)}])",
+                f"test_{i} = stats.{test}(pair_{i}[{_c(spec.x)}], pair_{i}[{_c(spec.y)}])",
                 f"r_{i} = {_round(f'float(test_{i}.statistic)', spec)}",
                 f"p_{i} = float(test_{i}.pvalue)",
-                f"print('Pearson correlation of {spec.x} and {spec.y}:', r_{i}, 'p-value:', p_{i}, '(n =', len(pair_{i}), ')')",
-                f"show(r_{i}, name={f'Pearson correlation of {spec.x} and {spec.y}{_where(spec)}'!r})",
-                f"show(p_{i}, name={f'p-value of that correlation'!r})"]
+                f"print('{word} correlation of {spec.x} and {spec.y}:', r_{i}, 'p-value:', p_{i}, '(n =', len(pair_{i}), ')')",
+                f"show(r_{i}, name={f'{word} correlation of {spec.x} and {spec.y}{_where(spec)}'!r})",
+                f"show(p_{i}, name={'p-value of that correlation'!r})"]
     elif t == "corr_matrix":
         sel = f"{d}[{spec.columns!r}]" if spec.columns else d
         out += [f"result_{i} = {sel}.corr(numeric_only=True).round({spec.rounding if spec.rounding is not None else 4})",
                 f"print(result_{i}.to_string())", f"show(result_{i}.reset_index(names='column'), name='correlation matrix')"]
+    elif t == "lookup":
+        cols = spec.group_by + [c for c in spec.columns if c not in spec.group_by]
+        out += [f"rows_{i} = {d}[{cols!r}]", f"print(rows_{i}.head(50).to_string(index=False))",
+                f"if len(rows_{i}) == 1:"]
+        for c in spec.columns:
+            out.append(f"    show({_round(f'rows_{i}[{_c(c)}].iloc[0]', spec)}, name={c + _where(spec)!r})")
+        out += ["else:", f"    show(rows_{i}.head(50), name={'values of ' + ', '.join(spec.columns) + _where(spec)!r})"]
     elif t == "shape":
         out += [f"print('rows:', {d}.shape[0], 'columns:', {d}.shape[1])",
                 f"show({d}.shape[0], name='number of rows')", f"show({d}.shape[1], name='number of columns')"]
@@ -303,7 +330,7 @@ def code_for(role: str, specs: list[QuerySpec]) -> str:
         if code and role == first_user and role != "preprocessing" and not needs_preprocessing(spec):
             code = f"data_{i} = {spec.table}\n" + code  # no preprocessing step: this step takes the table itself
         if code:
-            blocks.append(f"# part {i}: {spec.to_text()}\n{code}")
+            blocks.append(f"# part {i}: {render(spec)}\n{code}")
     if not blocks:
         return ""
     imports = ["import pandas as pd"] + (["import plotly.express as px"] if role == "visualisation" and "px." in "".join(blocks) else [])
@@ -321,11 +348,14 @@ def scalar_labels(spec: QuerySpec) -> list[str]:
     if t == "top_n" and not _groups(spec) and spec.measures and spec.measures[0].func == "sum":
         return [f"total of the {spec.n} {'smallest' if spec.ascending else 'largest'} {spec.measures[0].column}"]
     if t == "correlation":
-        return [f"Pearson correlation of {spec.x} and {spec.y}{w}", "p-value of that correlation"]
+        word = {"pearson": "Pearson", "spearman": "Spearman", "kendall": "Kendall"}[spec.options.get("method", "pearson")]
+        return [f"{word} correlation of {spec.x} and {spec.y}{w}", "p-value of that correlation"]
     if t == "missing":
         return ["total missing values"]
     if t == "shape":
         return ["number of rows", "number of columns"]
+    if t == "lookup":
+        return [c + w for c in spec.columns]
     from auto_analyst.llm.offline.tasks import PLUGINS
 
     plugin = PLUGINS.get(t)

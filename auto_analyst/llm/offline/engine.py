@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from auto_analyst.errors import UnknownSignature
 from auto_analyst.llm.offline.protocol import read_prompt, write_completion
-from auto_analyst.llm.offline.roles import respond
+from auto_analyst.llm.offline.handlers import respond
 
 __all__ = ["OfflineEngine", "offline_lm"]
 

@@ -1,7 +1,8 @@
 """The offline model's reading of a question: a typed query specification and its canonical text.
 
-The canonical text (:meth:`QuerySpec.to_text`) is what the offline planner writes as the
-``standalone_question``; the parser reads it back, which is how follow-ups build on earlier turns.
+The canonical text (written by :func:`auto_analyst.llm.offline.canonical.render`) is
+what the offline planner writes as the ``standalone_question``; the strict canonical parser reads it
+back, which is how the analysts and the next turn's follow-ups build on it.
 """
 
 from __future__ import annotations
@@ -10,17 +11,24 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-__all__ = ["Filter", "Measure", "QuerySpec", "quote_col", "quote_val"]
+__all__ = ["Filter", "Measure", "QuerySpec", "quote_col", "quote_val", "Z_ASSUMED"]
 
-Func = Literal["mean", "median", "sum", "count", "min", "max", "std", "var", "nunique", "pct_true"]
+# the assumption an outlier search says when its z-score rule names no threshold (planning declines an answer
+# format on it: no one threshold is standard)
+Z_ASSUMED = "z-score threshold"
+
+Func = Literal["mean", "median", "sum", "count", "min", "max", "std", "std_pop", "std_sample", "var", "nunique", "pct_true", "skew",
+               "kurt", "range"]
 # built-in tasks; task plugins (auto_analyst.llm.offline.tasks) add their own names
 Task = str
 Chart = Literal["histogram", "bar", "scatter", "line", "box", "pie"]
-Grain = Literal["day", "week", "month", "quarter", "year"]
+Grain = Literal["day", "week", "month", "month_of_year", "quarter", "year"]
 
 FUNC_WORDS = {"mean": "mean", "median": "median", "sum": "total", "count": "count", "min": "minimum",
-              "max": "maximum", "std": "standard deviation", "var": "variance", "nunique": "number of distinct",
-              "pct_true": "percent"}
+              "max": "maximum", "std": "standard deviation", "std_pop": "population standard deviation",
+              "std_sample": "sample standard deviation",
+              "var": "variance", "nunique": "number of distinct", "pct_true": "percent", "skew": "skewness",
+              "kurt": "kurtosis", "range": "range"}
 
 
 def quote_col(name: str) -> str:
@@ -36,19 +44,31 @@ def quote_val(value: Any) -> str:
 
 
 class Filter(BaseModel):
-    """Keep rows where ``column op value``; op 'year'/'month' compare a date's year or month number."""
+    """Keep rows where ``column op value``.
+
+    op 'year'/'month'/'quarter' compare a date's year, month (1-12) or quarter (1-4); 'years' and
+    'months' are ranges (``value`` to ``value2``, either end open for years); 'in_top' keeps the rows
+    whose ``column`` is among the ``value`` groups with the highest (``ascending``: lowest) ``by`` measure
+    ("those three", "the top one").
+    """
 
     column: str
-    op: Literal["==", "!=", ">", ">=", "<", "<=", "between", "year", "month", "years"]
+    op: Literal["==", "!=", ">", ">=", "<", "<=", "between", "year", "month", "quarter", "years", "months", "in_top"]
     value: Any
     value2: Any = None
+    by: "Measure | None" = None
+    ascending: bool = False
 
     def to_text(self) -> str:
         c = quote_col(self.column)
         if self.op == "between":
             return f"{c} between {quote_val(self.value)} and {quote_val(self.value2)}"
-        if self.op in ("year", "month"):
+        if self.op in ("year", "month", "quarter"):
             return f"{c} in {self.op} {self.value}"
+        if self.op == "months":
+            return f"{c} in months {self.value} to {self.value2}"
+        if self.op == "in_top":
+            return f"{c} among the {'bottom' if self.ascending else 'top'} {self.value} by {self.by.to_text()}"
         if self.op == "years":  # a range of years, open at either end
             if self.value2 is None:
                 return f"{c} in years from {self.value}"
@@ -101,76 +121,5 @@ class QuerySpec(BaseModel):
     def answerable(self) -> bool:
         return self.task != "decline" and not self.problems
 
-    def to_text(self) -> str:  # noqa: C901 - one branch per task, kept flat on purpose
-        """Canonical English the parser reads back (columns in backticks, values quoted)."""
-        t = self.task
-        from auto_analyst.llm.offline.tasks import PLUGINS
 
-        if t in PLUGINS:
-            return PLUGINS[t].to_text(self) + self._suffix()
-        grain = f" by {self.time_grain} of {quote_col(self.time_column)}" if self.time_grain and self.time_column else ""
-        group = "".join(f" by {quote_col(g)}" for g in self.group_by)
-        measures = " and ".join(m.to_text() for m in self.measures)
-        if t == "aggregate":
-            body = f"{measures}{group}{grain}"
-        elif t == "rank":
-            word = "lowest" if self.ascending else "highest"
-            if self.group_by:
-                body = f"which {quote_col(self.group_by[0])} has the {word} {measures}{grain}"
-            else:
-                body = f"which {self.time_grain} of {quote_col(self.time_column)} has the {word} {measures}"
-        elif t == "top_n":
-            word = "bottom" if self.ascending else "top"
-            if self.group_by:
-                body = f"{word} {self.n} {quote_col(self.group_by[0])} by {measures}"
-            elif self.measures[0].func == "sum":
-                body = f"total of the {word} {self.n} {quote_col(self.measures[0].column)}"
-            else:
-                body = f"{word} {self.n} rows by {quote_col(self.measures[0].column)}"
-        elif t == "describe":
-            body = "summary statistics of " + (" and ".join(map(quote_col, self.columns)) if self.columns else "all columns")
-        elif t == "missing":
-            body = "missing values of " + (" and ".join(map(quote_col, self.columns)) if self.columns else "all columns")
-        elif t == "value_counts":
-            body = f"value counts of {quote_col(self.columns[0])}"
-        elif t == "correlation":
-            body = f"correlation between {quote_col(self.x)} and {quote_col(self.y)}"
-        elif t == "corr_matrix":
-            body = "correlation matrix" + (" of " + " and ".join(map(quote_col, self.columns)) if self.columns else "")
-        elif t == "chart":
-            if self.chart == "histogram":
-                body = f"histogram of {quote_col(self.x)}"
-            elif self.chart == "scatter":
-                body = f"scatter plot of {quote_col(self.x)} against {quote_col(self.y)}"
-            elif self.chart == "box":
-                body = f"box plot of {quote_col(self.y)} by {quote_col(self.x)}"
-            else:
-                body = f"{self.chart} chart of {measures}{group}{grain}"
-        elif t == "shape":
-            body = "number of rows and columns"
-        elif t == "columns":
-            body = "list of columns"
-        else:
-            return ""
-        return body + self._suffix()
-
-    def _suffix(self) -> str:
-        body = ""
-        if self.filters:
-            said, done = [], set()
-            for f in self.filters:
-                same = [g for g in self.filters if g.column == f.column and g.op == f.op and g.op in ("==", "year", "month")]
-                if len(same) > 1:
-                    if (f.column, f.op) not in done:
-                        done.add((f.column, f.op))
-                        # several values of one column keep the rows of any of them
-                        said.append(f.to_text() + "".join(f" or {quote_val(g.value) if f.op == '==' else g.value}"
-                                                          for g in same[1:]))
-                    continue
-                said.append(f.to_text())
-            body += " where " + " and ".join(said)
-        if self.rounding is not None:
-            body += f", rounded to {self.rounding} decimals"
-        if self.percent:
-            body += ", as a percentage"
-        return body
+Filter.model_rebuild()

@@ -1,37 +1,43 @@
-"""Task plugins of the offline model: statistics tests, models and other tasks beyond aggregates and charts.
+"""Task plugins of the offline model: statistical tests, regression, models, outliers, new columns.
 
-A plugin is a module object with:
+A plugin is a module with:
 
-- ``KEYWORDS``: a compiled regex over normalised question text; the words it matches are the plugin's
-  (the parser consumes them and calls the plugin).
-- ``recognize(pieces, spec, table) -> bool``: fill ``spec`` (``task`` = the plugin's name, columns,
-  ``options``) from the parser's pieces; False when the words were found but the question does not fit
-  (add a sentence to ``spec.problems`` to decline with a reason).
-- ``to_text(spec) -> str``: the canonical text that ``recognize`` reads back to the same spec.
-- ``code(spec, i) -> dict[role, code]``: the code of each analyst role for part ``i``; read ``data_{i}``
-  (made by preprocessing, or ``spec.table`` itself) and call ``show(value, name=...)`` for each result.
-
-Plugins are listed in :data:`PLUGINS` by name; order matters when two plugins' words are found.
+- ``NAMES``: the task names it fills (``spec.task``); ``TITLE``: what it does, in a few words;
+- ``KEYWORDS``: a compiled regex over normalised question text: the words the plugin reads;
+- ``claim(pieces, table) -> int``: how strongly the part is the plugin's: 0 not at all, 1 weakly
+  (a word other tasks use too), 2 a task word ('outliers', 'predict'), 3 a method named ('t-test',
+  'k-means', 'OLS'). The reader picks the strongest claim; a tie declines, and so does a losing
+  claim of 2 or more (two tasks asked in one part). A plugin never names another plugin;
+- ``recognize(pieces, spec, table) -> bool``: fill ``spec`` (``task``, columns, ``options``); False when
+  the part does not fit after all; a sentence in ``spec.problems`` declines with a reason;
+- ``TEMPLATES`` (canonical wordings, :class:`~auto_analyst.llm.offline.canonical.Template`),
+  ``to_text(spec) -> str`` and ``parse(text, table) -> QuerySpec | None``: the canonical text and its
+  strict reading;
+- ``code(spec, i) -> dict[role, code]``: the code of each analyst role for part ``i``; it reads
+  ``data_{i}`` and calls ``show(value, name=...)`` for each result; ``labels(spec)`` (optional) the
+  names of the single values it shows;
+- ``RESERVED`` (optional): a regex of spans read before any column (a new column's name).
 """
 
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 from typing import Any
 
-__all__ = ["PLUGINS"]
+__all__ = ["PLUGINS", "claims", "reserved_spans"]
 
-_MODULES: list[str] = ["derive", "regression", "tests", "outliers", "ml"]
+_MODULES: list[str] = ["new_columns", "ols_regression", "hypothesis_tests", "outliers", "models"]
 
 
 class _Registry(dict):
-    """Loads plugin modules on first use (keeps ``import auto_analyst`` cheap)."""
+    """Task name → plugin module, loaded on first use (keeps ``import auto_analyst`` cheap)."""
 
     def _load(self) -> None:
         if not self and _MODULES:
             for mod in _MODULES:
                 m = importlib.import_module(f"auto_analyst.llm.offline.tasks.{mod}")
-                for name in getattr(m, "NAMES", [mod]):
+                for name in m.NAMES:
                     dict.__setitem__(self, name, m)
 
     def __getitem__(self, k: str) -> Any:
@@ -50,5 +56,37 @@ class _Registry(dict):
         self._load()
         return dict.items(self)
 
+    def names(self) -> list[str]:
+        self._load()
+        return list(self)
+
+    def modules(self) -> list[ModuleType]:
+        self._load()
+        return list(dict.fromkeys(self.values()))
+
 
 PLUGINS: _Registry = _Registry()
+
+
+def claims(pieces, table) -> list[tuple[str, int]]:
+    """(task name, strength) of every plugin claiming the part, strongest first."""
+    out = []
+    for name, plugin in PLUGINS.items():
+        if name not in pieces.keywords:
+            continue
+        strength = int(plugin.claim(pieces, table))
+        if strength > 0:
+            out.append((name, strength))
+    return sorted(out, key=lambda ns: -ns[1])
+
+
+def reserved_spans(text: str) -> list[tuple[str, int, int]]:
+    """(task name, start, end) of the spans of ``text`` a plugin reads before any column (a new column's name)."""
+    spans = []
+    for plugin in PLUGINS.modules():
+        if hasattr(plugin, "active") and not plugin.active(text):
+            continue
+        pattern = getattr(plugin, "RESERVED", None)
+        if pattern is not None:
+            spans += [(plugin.NAMES[0], *m.span()) for m in pattern.finditer(text)]
+    return spans

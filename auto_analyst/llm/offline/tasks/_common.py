@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import ColumnInfo, TableDescription
-from auto_analyst.llm.offline.matching import ColumnMatcher
-from auto_analyst.llm.offline.parser import Pieces
+from auto_analyst.llm.offline.reader.pieces import Pieces
+from auto_analyst.llm.offline.reader.vocabulary import vocabulary
+from auto_analyst.llm.offline.reader.words import ALPHA, ALPHA_PCT
 from auto_analyst.llm.offline.spec import quote_col, quote_val
 
 __all__ = [
@@ -51,13 +52,13 @@ def column_positions(p: Pieces, table: TableDescription, every: bool = False) ->
     """(position in ``p.text``, column) for each mentioned column (its first mention, or ``every`` one),
     in text order.
 
-    Exact and backticked mentions come from :class:`ColumnMatcher`; a close spelling the parser took
+    Mentions come from the table's vocabulary; a close spelling the reader took
     ("took 'churn' as 'churned'") is placed where its words are.
     """
     wanted = set(mentioned(p))
     out: dict[str, int] = {}
     extra: list[tuple[int, str]] = []
-    for m in ColumnMatcher(table).find(p.text):
+    for m in vocabulary(table).find(p.text):
         if m.column in wanted and m.column not in out:
             out[m.column] = m.start
         elif m.column in wanted and every:
@@ -100,11 +101,6 @@ def usable_features(table: TableDescription, exclude: set[str]) -> tuple[list[st
         else:
             used.append(c.name)
     return used, skipped
-
-
-ALPHA = re.compile(r"\b(?:alpha|significance level|significance|level)\s*(?:of|=|is|at)?\s*(0?\.\d+)")
-ALPHA_PCT = re.compile(r"\b(\d+(?:\.\d+)?)\s*%\s*(?:significance\s+)?(?:level|significance)|"
-                       r"\b(?:significance\s+level|alpha)\s*(?:of|=|at)?\s*(\d+(?:\.\d+)?)\s*%")
 
 
 def read_alpha(p: Pieces) -> float | None:

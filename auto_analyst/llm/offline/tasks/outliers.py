@@ -17,14 +17,38 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
-from auto_analyst.llm.offline.parser import Pieces
-from auto_analyst.llm.offline.spec import FUNC_WORDS, QuerySpec, quote_col
+from auto_analyst.llm.offline.templates import Template
+from auto_analyst.llm.offline.pycode import formula_check, func_call
+from auto_analyst.llm.offline.reader.pieces import Pieces
+from auto_analyst.llm.offline.reader.words import with_formula
+from auto_analyst.llm.offline.spec import FUNC_WORDS, Z_ASSUMED, QuerySpec
 from auto_analyst.llm.offline.tasks._common import NUM, column_positions, info, is_identifier, number
 
 NAMES = ["outliers"]
+TITLE = "outlier search"
+_V = r"(?:value|x|data\s+point|observation|xi)"
+# the usual definitions, as a question may spell them out (normalised text: '/', '*', '+', '(' are spaces)
+Z_DEFINITION = (rf"\b(?:where\s+)?(?:the\s+)?z(?:[- ]?scores?)?\s+(?:is\s+)?(?:=|defined\s+as|calculated\s+(?:as|with|using)|"
+                rf"computed\s+as)?(?:\s+its\s+general\s+mathematical\s+formula)?\s*{_V}\s*-\s*(?:the\s+)?(?:mean|μ|mu)\s+"
+                rf"(?:divided\s+by\s+)?(?:the\s+)?(?:standard\s+deviation|std|σ|sigma)\b"
+                rf"(?:\s+where\s+x\s+is\s+a\s+data\s+point\s+μ\s+is\s+the\s+mean\s+and\s+σ\s+is\s+the\s+standard\s+deviation)?"
+                rf"|\b(?:the\s+)?(?:formula\s+)?z\s*=\s*x\s*-\s*μ\s*σ(?:\s+where\s+x\s+is\s+a\s+data\s+point\s+μ\s+is\s+the\s+mean"
+                rf"\s+and\s+σ\s+is\s+the\s+standard\s+deviation)?")
+Z_BOTH_SIDES = (rf"\b(?:its\s+|an?\s+|the\s+)?(?:absolute\s+)?z[- ]?scores?(?:\s+values?)?\s+(?:is\s+|are\s+)?(?:greater\s+than|above|"
+                rf"higher\s+than|more\s+than|>|over|exceeding)\s*{NUM}(?:\s+or\s+(?:less|lower)\s+than\s+-\s*{NUM})?"
+                rf"|\boutside\s+(?:of\s+)?(?:the\s+)?-\s*{NUM}\s+to\s+{NUM}\s+range")
+IQR_DEFINITION = (rf"(?:(?:values?\s+)?(?:lying|that\s+(?:lie|fall|are)|falling)\s+)?(?:below|under|less\s+than)\s+(?:the\s+)?q1\s*-\s*"
+                  rf"{NUM}\s*(?:x|times)?\s*(?:the\s+)?iqr\s+or\s+(?:above|over|greater\s+than)\s+(?:the\s+)?q3\s*\+?\s*{NUM}\s*"
+                  rf"(?:x|times)?\s*(?:the\s+)?iqr"
+                  rf"|\b(?:calculate\s+)?(?:the\s+)?iqr\s+(?:is\s+)?(?:as|=|defined\s+as|calculated\s+as)?\s*(?:the\s+)?q3(?:\s+75th\s+"
+                  rf"percentile)?\s*-\s*(?:the\s+)?q1(?:\s+25th\s+percentile)?"
+                  rf"|\b(?:(?:more|greater)\s+than\s+)?{NUM}\s+times\s+the\s+(?:iqr|inter[- ]?quartile\s+range)\s+(?:above|beyond|over)\s+"
+                  rf"the\s+(?:third\s+quartile|q3|upper\s+quartile|75th\s+percentile)\s+or\s+(?:below|under)\s+the\s+(?:first\s+"
+                  rf"quartile|q1|lower\s+quartile|25th\s+percentile)")
 
-KEYWORDS = re.compile(
-    r"\b(?:(?:after|before)\s+)?(?:remov(?:e|ed|ing)|exclud(?:e|ed|ing)|without|drop(?:ped|ping)?|ignor(?:e|ed|ing)|"
+KEYWORDS = re.compile(  # the spelled-out definitions first: at one position, the first alternative that matches wins
+    Z_DEFINITION + r"|" + Z_BOTH_SIDES + r"|" + IQR_DEFINITION +
+    r"|\b(?:(?:after|before)\s+)?(?:remov(?:e|ed|ing)|exclud(?:e|ed|ing)|without|drop(?:ped|ping)?|ignor(?:e|ed|ing)|"
     r"filter(?:ed|ing)?\s+out|trim(?:med|ming)?|clean(?:ed|ing)?)\s+(?:the\s+|any\s+)?(?:outliers?|anomal(?:y|ies)|extreme\s+values)\b"
     r"|\boutliers?\b|\boutlying\b|\banomal(?:y|ies|ous)\b|\bextreme\s+values?\b"
     rf"|\bz[- ]?scores?(?:\s*(?:>=|>|above|over|greater than|beyond|exceeding|more than|threshold(?:\s+of)?)?\s*{NUM})?"
@@ -32,22 +56,42 @@ KEYWORDS = re.compile(
     r"|\b(?:the\s+)?(?:iqr|inter[- ]?quartile\s+range|tukey(?:'s)?)(?:\s+(?:rule|method|fences?))?\b"
     rf"|\b{NUM}\s*(?:x\s+|times\s+)?(?:the\s+)?(?:iqr|inter[- ]?quartile(?:\s+range)?)\b"
     rf"|\b(?:(?:more|further|farther) than\s+)?{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)(?:\s+(?:away\s+)?from\s+the\s+mean)?\b"
-    rf"|\b(?:threshold|multiplier|cut[- ]?off)\s*(?:of|=)?\s*{NUM}")
+    rf"|\b(?:threshold|multiplier|cut[- ]?off)\s*(?:of|=)?\s*{NUM}"
+    r"|\b(?:(?:after|before|without)\s+)?(?:the\s+)?outliers?\s+(?:removal|exclusion|detection|identification)\b"
+    r"|\b(?:outlier\s+)?(?:detection|identification)\b|\bdetect(?:ed|ing)?\b|\bremov(?:e|ed|ing|al)\b"
+    r"|\b(?:new|updated|resulting|remaining|recalculated?|cleaned)\b|\bdata\s*frame\b|\bthe\s+rest\b")
 
-MAIN = re.compile(r"\boutli|\banomal|\bextreme\s+values?\b|\bz[- ]?scores?\b|\bz\s*>|\biqr\b|\binter[- ]?quartile\b|\btukey|"
+MAIN = re.compile(r"\boutli|\banomal|\bextreme\s+values?\b|\bz[- ]?scores?\b|\bz\s*>|\bz\s*=\s*x\b|\biqr\b|\binter[- ]?quartile\b|\btukey|"
                   rf"\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)\b")
-Z_THRESHOLD = re.compile(rf"\bz[- ]?(?:scores?)?\s*(?:>=|>|above|over|greater than|beyond|exceeding|more than|threshold(?: of)?)?\s*{NUM}"
-                         rf"|\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)\b|\b(?:threshold|cut[- ]?off)\s*(?:of|=)?\s*{NUM}")
+Z_THRESHOLD = re.compile(rf"\bz[- ]?(?:scores?)?\s*(?:(?:is|are|of)\s+)?(?:>=|>|above|over|greater than|beyond|exceeding|more than|threshold(?: of)?)?\s*{NUM}"
+                         rf"|\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)\b|\b(?:threshold|cut[- ]?off)\s*(?:of|=)?\s*{NUM}"
+                         rf"|\boutside\s+(?:of\s+)?(?:the\s+)?-\s*{NUM}\s+to\s+{NUM}\s+range")
 IQR_K = re.compile(rf"\b{NUM}\s*(?:x\s+|times\s+)?(?:the\s+)?(?:iqr|inter[- ]?quartile)|\b(?:multiplier|cut[- ]?off|threshold)\s*(?:of|=)?\s*{NUM}")
-Z_WORDS = re.compile(r"\bz[- ]?scores?\b|\bz\b|standard\s+deviations?|\bsigmas?\b|\bsds?\b")
+# the z-score rule's own words; 'standard deviation' alone is a statistic asked for ('the mean and standard deviation
+# after removing outliers'), a rule only with a number or 'from the mean'
+Z_WORDS = re.compile(rf"\bz[- ]?scores?\b|\bz\b|\b{NUM}\s+(?:standard\s+deviations?|std|sds?|sigmas?)\b|"
+                     r"\bstandard\s+deviations?\s+(?:away\s+)?from\s+the\s+mean\b|\bsigmas?\b")
 REMOVE = re.compile(r"\b(?:remov|exclud|without|drop|ignor|filter(?:ed|ing)?\s+out|trim|clean)")
-NOT_HERE = re.compile(r"\bregress|\bmodel\b|\bpredict|\bclassif|\bcluster|\bt[- ]?tests?\b|\banova\b|\bchi")
+Z_RULE = Template("outliers of {columns:cols} by z-score above {threshold:num}")
+IQR_RULE = Template("outliers of {columns:cols} by {threshold:num} IQR")
+Z_STATS = Template("{stats:text} of {measure:col} after removing outliers of {columns:cols} by z-score above {threshold:num}")
+IQR_STATS = Template("{stats:text} of {measure:col} after removing outliers of {columns:cols} by {threshold:num} IQR")
+TEMPLATES = [Z_RULE, IQR_RULE, Z_STATS, IQR_STATS]
+
+
+def active(text: str) -> bool:
+    """'remove', 'detect' are this plugin's words only when outliers are the subject."""
+    return MAIN.search(text) is not None
+
+
+def claim(p: Pieces, table: TableDescription) -> int:
+    return 3 if MAIN.search(p.text) else 0
 
 
 def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
     """Outlier search (or removal before an aggregate) on the numeric columns named, else on all of them."""
     text = p.text
-    if not MAIN.search(text) or NOT_HERE.search(text):
+    if not MAIN.search(text):
         return False
     spec.task = "outliers"
     z = Z_WORDS.search(text) is not None
@@ -61,32 +105,26 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
     m = (Z_THRESHOLD if z else IQR_K).search(text)
     threshold = number(next(g for g in m.groups() if g)) if m else (3 if z else 1.5)
     if not m and z:
-        spec.assumptions.append("z-score threshold 3 (|z| > 3)")
+        spec.assumptions.append(Z_ASSUMED + " 3 (|z| > 3)")
     if not 0 < threshold <= 20:
         spec.problems.append(f"An outlier threshold of {threshold} is not usable.")
-    if p.group_cols or p.chart or p.task_word or p.n or p.categorical or p.dates:
+    if p.group_cols or p.chart or p.task_word not in (None, "value_counts") or p.n or p.categorical or p.dates:
         spec.problems.append("Outliers are found on numeric columns over all rows; per-group outliers, charts or "
                              "other statistics in the same part are not supported.")
         return True
-    funcs = [(pos, f) for pos, f, _ in p.funcs]
-    if len(funcs) > 1:
-        spec.problems.append("Ask for one statistic at a time after removing outliers.")
-        return True
+    # "how many outliers", "the number of removed outliers": the count is what outliers show anyway
+    funcs = [(pos, f) for pos, f, _ in with_formula(p.funcs, p.population) if f not in ("count", "nunique")]
     nums = [c for _, c in column_positions(p, table) if c in p.numeric]
     measure = None
     if funcs:
-        pos, func = funcs[0]
-        if func in ("count", "nunique"):
-            # "how many outliers": the count is what outliers show anyway
-            funcs = []
-        else:
-            after = [c for at, c in column_positions(p, table, every=True) if at > pos and c in p.numeric]
-            if not after:
-                spec.problems.append(f"I can't tell which column's {FUNC_WORDS[func]} to compute without outliers.")
-                return True
-            measure = (func, after[0])
-            if not REMOVE.search(text):
-                spec.assumptions.append("computed the statistic after removing the outliers")
+        pos = funcs[0][0]
+        after = [c for at, c in column_positions(p, table, every=True) if at > pos and c in p.numeric]
+        if not after:
+            spec.problems.append(f"I can't tell which column's {FUNC_WORDS[funcs[0][1]]} to compute without outliers.")
+            return True
+        measure = (list(dict.fromkeys(f for _, f in funcs)), after[0])
+        if not REMOVE.search(text):
+            spec.assumptions.append("computed the statistic after removing the outliers")
     cols = [c for c in nums if measure is None or c != measure[1]] or ([measure[1]] if measure else [])
     if not cols:
         cols = [c.name for c in table.columns if c.kind == "numeric" and not is_identifier(c)]
@@ -100,18 +138,35 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
     spec.columns = cols
     spec.options = {"method": method, "threshold": threshold}
     if measure:
-        spec.options.update({"func": measure[0], "measure": measure[1]})
+        spec.options.update({"funcs": measure[0], "measure": measure[1]})
     return True
 
 
 def to_text(spec: QuerySpec) -> str:
     o = spec.options
-    rule = (f"by z-score above {o['threshold']!r}" if o["method"] == "zscore"
-            else f"by {o['threshold']!r} IQR")
-    cols = " and ".join(quote_col(c) for c in spec.columns)
-    if "func" in o:
-        return f"{FUNC_WORDS[o['func']]} of {quote_col(o['measure'])} after removing outliers of {cols} {rule}"
-    return f"outliers of {cols} {rule}"
+    z = o["method"] == "zscore"
+    if "funcs" in o:
+        stats = " and ".join(FUNC_WORDS[f] for f in o["funcs"])
+        return (Z_STATS if z else IQR_STATS).render(stats=stats, measure=o["measure"], columns=spec.columns,
+                                                   threshold=o["threshold"])
+    return (Z_RULE if z else IQR_RULE).render(columns=spec.columns, threshold=o["threshold"])
+
+
+def parse(text: str, table: TableDescription) -> QuerySpec | None:
+    """The spec of a canonical outliers text, or None."""
+    of_words = {v: k for k, v in FUNC_WORDS.items()}
+    for template, method in ((Z_STATS, "zscore"), (IQR_STATS, "iqr"), (Z_RULE, "zscore"), (IQR_RULE, "iqr")):
+        f = template.parse(text)
+        if f is None:
+            continue
+        options = {"method": method, "threshold": f["threshold"]}
+        if "stats" in f:
+            funcs = [of_words.get(w) for w in f["stats"].split(" and ")]
+            if None in funcs:
+                return None
+            options.update({"funcs": funcs, "measure": f["measure"]})
+        return QuerySpec(table=table.name, task="outliers", columns=f["columns"], options=options)
+    return None
 
 
 def code(spec: QuerySpec, i: int) -> dict[str, str]:
@@ -144,17 +199,32 @@ def code(spec: QuerySpec, i: int) -> dict[str, str]:
     else:
         lines += [f"show(int(is_outlier_{i}.sum()), name='rows with an outlier')",
                   f"show(fences_{i}, name='outliers by column')"]
-    if "func" in o:
-        f, m = o["func"], o["measure"]
-        label = f"{FUNC_WORDS[f]} {m}"
+    if "funcs" in o:
+        m = o["measure"]
         kept, rnd = f"{d}.loc[~is_outlier_{i}, {m!r}]", (lambda e: f"round({e}, {spec.rounding})" if spec.rounding is not None else e)
-        lines += [f"without_{i} = {rnd(f'{kept}.{f}()')}",
-                  f"with_{i} = {rnd(f'{d}[{m!r}].{f}()')}",
-                  f"print({label!r}, 'without outliers:', without_{i}, 'with all rows:', with_{i}, 'rows removed:', int(is_outlier_{i}.sum()))",
-                  f"show(without_{i}, name={label + ' without outliers'!r})",
-                  f"show(with_{i}, name={label + ' with all rows'!r})"]
+        for k, f in enumerate(o["funcs"]):
+            label = f"{FUNC_WORDS[f]} {m}"
+            lines += [f"without_{i}_{k} = {rnd(kept + func_call(f))}",
+                      f"with_{i}_{k} = {rnd(f'{d}[{m!r}]' + func_call(f))}",
+                      f"print({label!r}, 'without outliers:', without_{i}_{k}, 'with all rows:', with_{i}_{k}, "
+                      f"'rows removed:', int(is_outlier_{i}.sum()))",
+                      f"show(without_{i}_{k}, name={label + ' without outliers'!r})",
+                      f"show(with_{i}_{k}, name={label + ' with all rows'!r})"]
+            if f == "std":
+                lines += formula_check(kept, f"without_{i}_{k}", spec.rounding, label + " without outliers", f"pop_{i}_{k}")
     else:
         lines += [f"rows_{i} = {d}[is_outlier_{i}]",
                   f"print(rows_{i}.to_string())",
                   f"show(rows_{i}, name='outlier rows')"]
     return {"statistics": "\n".join(lines)}
+
+
+def labels(spec: QuerySpec) -> list[str]:
+    """The names of the single values ``code`` shows (for matching an asked answer format)."""
+    o = spec.options
+    out = ([f"number of outliers in {spec.columns[0]}", "lower fence", "upper fence"] if len(spec.columns) == 1
+           else ["rows with an outlier"])
+    for f in o.get("funcs", []):
+        label = f"{FUNC_WORDS[f]} {o['measure']}"
+        out += [label + " without outliers", label + " with all rows"]
+    return out

@@ -19,13 +19,16 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
-from auto_analyst.llm.offline.codegen import PICK_HELPER
-from auto_analyst.llm.offline.matching import ColumnMatcher
-from auto_analyst.llm.offline.parser import OVER_ALL_BEFORE, Pieces
-from auto_analyst.llm.offline.spec import QuerySpec, quote_col
-from auto_analyst.llm.offline.tasks._common import info, read_alpha, vals_text
+from auto_analyst.llm.offline.answer_format import NORMAL_AT_ALPHA
+from auto_analyst.llm.offline.templates import Template
+from auto_analyst.llm.offline.pycode import PICK_HELPER
+from auto_analyst.llm.offline.reader.pieces import OVER_ALL_BEFORE, Pieces
+from auto_analyst.llm.offline.reader.vocabulary import vocabulary
+from auto_analyst.llm.offline.spec import QuerySpec
+from auto_analyst.llm.offline.tasks._common import info, read_alpha
 
 NAMES = ["stat_test"]
+TITLE = "statistical test"
 
 KEYWORDS = re.compile(
     r"\b(?:welch(?:'s)?\s+)?(?:two[- ]sample\s+|independent[- ]samples?\s+|student(?:'s)?\s+)?t[- ]?tests?\b|\bttest\b"
@@ -41,16 +44,28 @@ CHI_WORDS = re.compile(r"\bchi|\bcontingency\b|\bindependen")
 NORMAL_WORDS = re.compile(r"\bnormal|\bgaussian\b|\bshapiro\b|\bbell[- ]shaped\b")
 GENERIC = re.compile(r"\bdiffers?\b|\bsignifican|\bstatistically\b|\bp[- ]?values?\b|\bhypothesis\b|\btests?\b")
 DIFFERENCE = re.compile(r"\bdifferen(?:t|ce|ces)\b")
-NOT_HERE = re.compile(r"\bregress|\bols\b|\bmodel\b|\bpredict|\bclassif|\bforest\b|\baccura|\btrain|\bcluster|"
-                      r"\bk[- ]?means\b|\boutlier|\bz[- ]?scores?\b|\biqr\b")
 TESTS = {"welch": "Welch t-test", "anova": "one-way ANOVA", "chi2": "chi-square test of independence",
          "normality": "normality test"}
+
+
+WELCH = Template("Welch t-test of {y:col} by {x:col}[ for {groups:vals}] at alpha {alpha:num}")
+ANOVA = Template("one-way ANOVA of {y:col} by {x:col}[ for {groups:vals}] at alpha {alpha:num}")
+CHI2 = Template("chi-square test of independence of {x:col} and {y:col} at alpha {alpha:num}")
+NORMALITY = Template("normality test of {y:col} at alpha {alpha:num}")
+TEMPLATES = {"welch": WELCH, "anova": ANOVA, "chi2": CHI2, "normality": NORMALITY}
+
+
+def claim(p: Pieces, table: TableDescription) -> int:
+    """3 when a test is named (t-test, ANOVA, chi-square, normality, Shapiro-Wilk); 1 for 'differ', 'test'."""
+    if any(w.search(p.text) for w in (T_WORDS, ANOVA_WORDS, CHI_WORDS, NORMAL_WORDS)):
+        return 3
+    return 1
 
 
 def _groupings(p: Pieces, table: TableDescription) -> list[str]:
     """Grouping columns: 'by region' and also 'across regions' (which the parser reads as the population)."""
     out = list(p.group_cols)
-    for m in ColumnMatcher(table).find(p.text):
+    for m in vocabulary(table).find(p.text):
         if OVER_ALL_BEFORE.search(p.text[:m.start]) and m.column not in out:
             out.append(m.column)
     return out
@@ -59,8 +74,6 @@ def _groupings(p: Pieces, table: TableDescription) -> list[str]:
 def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
     """Choose the test from its words, or from the columns when only 'significant'/'differ' is said."""
     text = p.text
-    if NOT_HERE.search(text):
-        return False
     named = [w for w in (T_WORDS, ANOVA_WORDS, CHI_WORDS, NORMAL_WORDS) if w.search(text)]
     if not named and not GENERIC.search(text):
         if DIFFERENCE.search(text):  # "the difference in mean price between A and B" may be a subtraction
@@ -160,14 +173,19 @@ def _two(col) -> str:
 
 def to_text(spec: QuerySpec) -> str:
     o = spec.options
-    test, alpha = o["test"], f" at alpha {o['alpha']!r}"
-    if test == "chi2":
-        return f"chi-square test of independence of {quote_col(spec.x)} and {quote_col(spec.y)}{alpha}"
-    if test == "normality":
-        return f"normality test of {quote_col(spec.y)}{alpha}"
-    named = f" for {vals_text(o['groups'])}" if o.get("groups") else ""
-    word = "Welch t-test" if test == "welch" else "one-way ANOVA"
-    return f"{word} of {quote_col(spec.y)} by {quote_col(spec.x)}{named}{alpha}"
+    return TEMPLATES[o["test"]].render(x=spec.x, y=spec.y, groups=o.get("groups"), alpha=o["alpha"])
+
+
+def parse(text: str, table: TableDescription) -> QuerySpec | None:
+    """The spec of a canonical test text, or None."""
+    for test, template in TEMPLATES.items():
+        f = template.parse(text)
+        if f is None:
+            continue
+        spec = QuerySpec(table=table.name, task="stat_test", x=f.get("x"), y=f.get("y"))
+        spec.options = {"test": test, "alpha": f["alpha"], **({"groups": f["groups"]} if f.get("groups") else {})}
+        return spec
+    return None
 
 
 def _verdict(i: int, alpha: float, yes: str, no: str) -> list[str]:
@@ -216,6 +234,7 @@ def code(spec: QuerySpec, i: int) -> dict[str, str]:
                   f"show({_r(f'float(pvalue_{i})', spec)}, name='p-value')",
                   f"show(len(sample_{i}), name='values tested')"]
         lines += _verdict(i, alpha, f"{y} is not normally distributed", f"no evidence against normality of {y}")
+        lines.append(f"show(bool(pvalue_{i} >= alpha_{i}), name={NORMAL_AT_ALPHA!r})")
     else:
         y, x = spec.y, spec.x
         lines.append(f"pair_{i} = {d}[[{y!r}, {x!r}]].dropna()")
@@ -244,3 +263,13 @@ def code(spec: QuerySpec, i: int) -> dict[str, str]:
                   f"show(groups_{i}, name={f'{y} by {x}'!r})"]
         lines += _verdict(i, alpha, yes, no)
     return {"statistics": "\n".join(lines)}
+
+
+def labels(spec: QuerySpec) -> list[str]:
+    """The names of the single values ``code`` shows (for matching an asked answer format)."""
+    test = spec.options["test"]
+    if test == "chi2":
+        return ["chi-square statistic", "p-value", "degrees of freedom", "conclusion"]
+    if test == "normality":
+        return ["test used", "test statistic", "p-value", "values tested", "conclusion", NORMAL_AT_ALPHA]
+    return ["t statistic" if test == "welch" else "F statistic", "p-value", "conclusion"]

@@ -17,36 +17,34 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
-from auto_analyst.llm.offline.parser import Pieces
-from auto_analyst.llm.offline.spec import QuerySpec, quote_col
-from auto_analyst.llm.offline.tasks._common import (ALPHA, ALPHA_PCT, column_positions, info, is_identifier,
-                                                   mentioned, usable_features)
+from auto_analyst.llm.offline.templates import Template
+from auto_analyst.llm.offline.reader.pieces import Pieces
+from auto_analyst.llm.offline.spec import QuerySpec
+from auto_analyst.llm.offline.tasks._common import column_positions, info, is_identifier, mentioned, usable_features
 
 NAMES = ["regression"]
+TITLE = "regression"
 
-# "significant", "p-value", "alpha": words the statistics plugins share; this first plugin owns them and
-# declines (returns False) when no regression word is there, so the next plugin is asked.
 KEYWORDS = re.compile(
-    # a significance level with its number ('alpha 0.01', 'at the 1% level'), read later by read_alpha
-    ALPHA.pattern + r"|" + ALPHA_PCT.pattern +
-    r"|\b(?:ordinary\s+)?least\s+squares(?:\s+regression)?\b|\bols(?:\s+regression)?\b"
+    r"\b(?:ordinary\s+)?least\s+squares(?:\s+regression)?\b|\bols(?:\s+regression)?\b"
     r"|\b(?:(?:multiple|simple|multivariate|multivariable)\s+)?(?:linear\s+)?(?<!logistic )(?<!forest )"
     r"regressions?(?:\s+(?:model|line|analysis))?\b"
     r"|\bregress(?:ed|es|ing)?\b|\bline\s+of\s+best\s+fit\b|\bbest\s+fit\s+line\b"
     r"|\br[- ]?squared?\b|\br2\b|(?<!correlation )\bcoefficients?\b|\bslopes?\b|\bintercepts?\b"
     r"|\b(?:effects?|impacts?|influence)\s+of\b|\b(?:affects?|influences?|impacts?|explains?)\b"
     r"|\b(?:controlling|adjusting|controlled|adjusted)\s+for\b|\bholding\b|\bconstant\b"
-    r"|\bp[- ]?values?\b|\bstatistically\b|\bsignificant(?:ly)?\b|\bsignificance(?:\s+level)?\b|\balpha\b")
+    r"|\bdriv(?:e|es|ing|en)\b|\b(?:(?:the\s+)?(?:main|key|biggest|most\s+important)\s+)?(?:drivers?|factors?|determinants?)"
+    r"(?:\s+(?:of|for|behind|influencing|affecting))?\b|\bpredict(?:s|ed|ing|ion)?\b")
 
 MAIN = re.compile(r"\bregress|\bregressions?\b|\bols\b|\bleast\s+squares\b|\br[- ]?squared?\b|\br2\b|"
                   r"\bcoefficients?\b|\bslopes?\b|\bintercepts?\b|\b(?:effects?|impacts?|influence)\s+of\b|"
                   r"\b(?:affects?|influences?|impacts?|explains?)\b|\bbest\s+fit\b|\bpredict")
-NOT_OLS = re.compile(r"\blogistic\b|\brandom\s+forest|\bclassif|\bcluster|\bk[- ]?means\b|\baccura|\btrain|"
-                     r"\bt[- ]?test\b|\banova\b|\bchi|\bnormal|\boutlier")
 EXPLICIT = re.compile(r"\bregress|\bols\b|least squares|r[- ]?squared|\br2\b")
+CLAIM_EXPLICIT = re.compile(r"\bregress(?:ed|es|ing)?\b|\bols\b|least squares|r[- ]?squared|\br2\b")
 ON = re.compile(r"\b(?:on|against|vs|versus)\b")
 EFFECT = re.compile(r"\b(?:effects?|impacts?|influence)\s+of\b")
-VERB = re.compile(r"\b(?:affects?|influences?|impacts?|explains?)\b")
+VERB = re.compile(r"\b(?:affects?|influences?|impacts?|explains?|driv(?:e|es|ing)|drivers?|factors?|determinants?)\b")
+DRIVERS = re.compile(r"\bdriv(?:e|es|ing|ers?)\b|\bfactors?\b|\bdeterminants?\b")
 PREDICT = re.compile(r"\bpredict(?:s|ed|ing|ion)?\b")
 FROM = re.compile(r"\b(?:from|using|with|based on|given)\b")
 CONTROL = re.compile(r"\b(?:controlling|adjusting|controlled|adjusted)\s+for\b|\bholding\b")
@@ -94,18 +92,36 @@ def split_roles(p: Pieces, table: TableDescription) -> tuple[str | None, list[st
     return None, None, ""
 
 
+OLS = Template("OLS regression of {y:col} on {columns:cols}")
+TEMPLATES = [OLS]
+
+
+def _outcome_is_numeric(p: Pieces, table: TableDescription) -> bool:
+    y, _, _ = split_roles(p, table)
+    return y is not None and info(table, y).kind == "numeric"
+
+
+def claim(p: Pieces, table: TableDescription) -> int:
+    """3 for 'regress', 'OLS', 'least squares', 'R-squared'; 2 for another regression word, or for 'predict',
+    'drives', 'factors' when the outcome is numeric (a model of a category is not a regression)."""
+    words = " ".join(p.keywords.get("regression", []))
+    if CLAIM_EXPLICIT.search(words):
+        return 3
+    if re.search(r"regression|coefficient|slope|intercept|effects? of|impacts? of|influence|affect|impact|explain|"
+                 r"best fit|controll|adjust|holding|constant", words):
+        return 2
+    if (PREDICT.search(words) or DRIVERS.search(words)) and _outcome_is_numeric(p, table):
+        return 2
+    return 0
+
+
 def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
-    """An OLS regression when a regression word is there and no other test or model is asked for."""
-    if not MAIN.search(p.text) or NOT_OLS.search(p.text):
-        if list(p.keywords) == ["regression"] and not MAIN.search(p.text):
-            spec.task = "regression"  # only "significant", "p-value", "alpha"...: no test or model is named
-            spec.problems.append("Say which test or model the significance is about, e.g. 't-test of price between "
-                                 "A and B', 'ANOVA of price by city' or 'regress price on area'.")
-            return True
-        return False
-    if PREDICT.search(p.text) and not EXPLICIT.search(p.text):
-        return False  # "predict y from x": the ml plugin decides (it hands plain cases back to fill())
+    """An OLS regression of the outcome the words name on the predictors they name (or every usable column)."""
     y, xs, _how = split_roles(p, table)
+    if DRIVERS.search(p.text) and xs is None and y is not None:
+        # "what drives mpg?": the default analysis is a regression on the other numeric columns
+        xs = [c for c in usable_features(table, {y})[0] if info(table, c).kind == "numeric"]
+        spec.assumptions.append(f"an open question: answered with an OLS regression of '{y}' on the other numeric columns")
     return fill(p, spec, table, y, xs)
 
 
@@ -127,10 +143,6 @@ def fill(p: Pieces, spec: QuerySpec, table: TableDescription, y: str | None, xs:
                              + "; say it as 'regress Y on X1 and X2' or 'effect of X on Y'.")
         return True
     target = info(table, y)
-    if target.kind != "numeric" and xs is None and not EXPLICIT.search(p.text):
-        from auto_analyst.llm.offline.tasks import PLUGINS  # "what affects churn": a classification model (by name)
-
-        return PLUGINS["ml"].recognize(p, spec, table)
     if target.kind != "numeric":
         spec.problems.append(f"'{y}' is not numeric, so a linear (OLS) regression does not fit it; ask "
                              f"'build a model that predicts {y}' for a classification model.")
@@ -157,7 +169,18 @@ def fill(p: Pieces, spec: QuerySpec, table: TableDescription, y: str | None, xs:
 
 
 def to_text(spec: QuerySpec) -> str:
-    return f"OLS regression of {quote_col(spec.y)} on " + " and ".join(quote_col(c) for c in spec.columns)
+    return OLS.render(y=spec.y, columns=spec.columns)
+
+
+def parse(text: str, table: TableDescription) -> QuerySpec | None:
+    """The spec of a canonical regression text, or None."""
+    f = OLS.parse(text)
+    names = {c.name for c in table.columns}
+    if f is None or f["y"] not in names or not set(f["columns"]) <= names:
+        return None
+    cats = [x for x in f["columns"] if info(table, x).kind != "numeric"]
+    return QuerySpec(table=table.name, task="regression", y=f["y"], columns=f["columns"],
+                     options={"method": "ols", "categorical": cats})
 
 
 def code(spec: QuerySpec, i: int) -> dict[str, str]:
@@ -206,3 +229,8 @@ def code(spec: QuerySpec, i: int) -> dict[str, str]:
         f"show(coefs_{i}, name={label!r})",
     ]
     return {"statistics": "\n".join(lines)}
+
+
+def labels(spec: QuerySpec) -> list[str]:
+    """The names of the single values ``code`` shows (for matching an asked answer format)."""
+    return [f"R-squared of {spec.y}", f"adjusted R-squared of {spec.y}", "rows used in the regression"]

@@ -10,7 +10,7 @@ Supervised models (Pedregosa et al., "Scikit-learn: Machine Learning in Python",
   when every class has two rows or more;
 - the model: ``LogisticRegression(max_iter=1000)`` for a categorical target and ``LinearRegression``
   for a numeric one, or ``RandomForestClassifier``/``RandomForestRegressor(n_estimators=200,
-  random_state=42)`` when a random forest is asked for;
+  random_state=42)`` when a random forest is asked for (a test share and random state the question gives are used instead);
 - metrics on the test rows: accuracy and the majority-class baseline (classification), R² and RMSE
   (regression);
 - feature importance: absolute coefficients on the standardized features for the linear models (a
@@ -29,8 +29,9 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
-from auto_analyst.llm.offline.parser import Pieces
-from auto_analyst.llm.offline.spec import QuerySpec, quote_col
+from auto_analyst.llm.offline.templates import Template
+from auto_analyst.llm.offline.reader.pieces import Pieces
+from auto_analyst.llm.offline.spec import QuerySpec
 from auto_analyst.llm.offline.tasks._common import (
     NUM,
     column_positions,
@@ -42,34 +43,94 @@ from auto_analyst.llm.offline.tasks._common import (
 )
 
 NAMES = ["ml"]
+TITLE = "machine-learning model"
+
+SPLIT = re.compile(r"\b(?:split|splitting|divide|dividing|ratio)\b[^.;]{0,100}?\b(?P<a>\d{1,2})\s*%?\s*(?:[:/-]|to|\s)\s*(?P<b>\d{1,2})\b\s*%?"
+                   r"(?:\s+(?:training[- /]testing|train[- /]test|ratio|split))?"
+                   r"|\b(?P<a2>\d{1,2})\s*%?(?:\s*[:/-]\s*|\s+)(?P<b2>\d{1,2})\s*%?\s+(?:training[- /]testing|train[- /]test|ratio|split)\b"
+                   r"|\btest(?:ing)?[_ ](?:size|share|set size|fraction)\s*(?:of|=|:)?\s*(?P<share>0?\.\d+)"
+                   r"|\btest(?:ing)?\s+set\s*\(\s*(?P<pct>\d{1,2})\s*%\s*\)|\b(?P<pct2>\d{1,2})\s*%\s+(?:for\s+)?(?:the\s+)?test(?:ing)?(?:\s+set)?"
+                   r"|\btraining\s+set\s*\(\s*(?P<trainpct>\d{1,2})\s*%\s*\)")
+SEED = re.compile(r"\brandom[_ ]?state(?:\s+parameter)?\s*(?:of|=|:|is|to|at|set to|is set to)?\s*(?:set\s+to\s+)?(?P<seed>\d+)"
+                  r"|\bseed\s*(?:of|=|:)?\s*(?P<seed2>\d+)")
+PREDICT = re.compile(r"\bpredict(?:s|ed|ing|ion|ions)?\b")
 
 KEYWORDS = re.compile(
-    r"\bpredict(?:s|ed|ing|ion|ions|ive|or|ors)?\b|\bmachine\s+learning\b|\bml\b"
+    r"\b(?:training|testing|test|train|validation)\s+(?:set|data|split|sample)s?\b"
+    r"|\bpredict(?:s|ed|ing|ion|ions|ive|or|ors)?\b|\bmachine\s+learning\b|\bml\b"
     r"|\b(?:logistic|linear|random\s+forest)\s+(?:regression\s+)?(?:model|classifier|regressor)s?\b"
-    r"|\blogistic\s+regression\b|\brandom\s+forests?\b|\bregressor\b"
+    r"|\b(?:logistic|linear)\s+regression\b|\brandom\s+forests?\b|\bregressor\b"
     r"|\b(?:build|train|fit)(?:s|ed|ing)?\b|\bmodel(?:s|ing|led|ling)?\b|\bclassif(?:y|ies|ier|iers|ication)\b"
-    r"|\baccura(?:te|tely|cy)\b|\btest\s+set\b|\bhold[- ]?out\b|\bbaseline\b"
+    r"|\baccura(?:te|tely|cy)\b|\b(?:training|testing|test|train|validation)\s+(?:set|data|split|sample)s?\b|\bhold[- ]?out\b"
+    r"|\bbaseline\b"
     rf"|\b(?:(?:the\s+)?(?:main|key|biggest|most\s+important|top(?:\s+{NUM})?)\s+)?(?:factors?|drivers?|features?|predictors?)\b"
     r"|\bdriv(?:e|es|ing|en)\b|\bfeature\s+importances?\b|\bimportan(?:t|ce)\b|\bmatters?\b"
     rf"|\b(?:k[- ]?means|kmeans)(?:\s+clustering)?\b|\bclust(?:er|ers|ering|ered)\b|\bsegment(?:s|ation|ed)?\b"
-    rf"|\bk\s*=\s*{NUM}|\b(?:into\s+)?{NUM}\s+(?:clusters|segments|groups)\b")
+    rf"|\bk\s*=\s*{NUM}|\b(?:into\s+)?{NUM}\s+(?:clusters|segments|groups)\b"
+    r"|\b(?:root\s+)?mean\s+squared\s+error\b|\b(?:r)?mse\b|\bmean\s+absolute\s+error\b|\bmae\b"
+    r"|\bevaluat(?:e|es|ed|ing)\b(?:\s+(?:its|the|the model's)\s+performance)?|\bperformance\b"
+    r"|" + SPLIT.pattern + r"|" + SEED.pattern)
 
+EXPLICIT = re.compile(r"machine\s+learning|\bml\b|random\s+forest|logistic|classif|k[- ]?means|kmeans|clust|segment|"
+                      r"accura|train|test\s+set|hold[- ]?out|baseline|feature\s+importance|regressor|squared\s+error|"
+                      r"\b(?:r)?mse\b|absolute\s+error|\bmae\b|split|random[_ ]state|test[_ ]size|seed")
 CLUSTER = re.compile(r"\bk[- ]?means\b|\bkmeans\b|\bclust|\bsegment")
 K = re.compile(rf"\bk\s*=\s*{NUM}|\b{NUM}\s+(?:clusters|segments|groups)\b")
 TOP = re.compile(rf"\btop\s+{NUM}\s+(?:factors?|drivers?|features?|predictors?)")
 FROM = re.compile(r"\b(?:from|using|with|based on|given|on)\b")
-PREDICT = re.compile(r"\bpredict(?:s|ed|ing|ion|ions)?\b")
 ML_WORDS = re.compile(r"\bmodel|\bmachine\s+learning\b|\bml\b|\bforest|\blogistic\b|\bclassif|\baccura|\btrain|"
                       r"\btest\s+set\b|\bfactor|\bdriv|\bfeature|\bimportan|\bbaseline\b|\bregressor\b")
-NOT_HERE = re.compile(r"\bt[- ]?tests?\b|\banova\b|\bchi|\bnormal|\boutlier|\bz[- ]?scores?\b|\biqr\b|\bols\b")
 MODEL_WORDS = {"logistic": "logistic regression", "linear": "linear", "random_forest": "random forest"}
+MODEL_OF = {v: k for k, v in MODEL_WORDS.items()}
+CLUSTERS = Template("k-means clustering into {k:int} clusters of {columns:cols}")
+MODEL = Template("train a {model:text} model predicting {y:col} from {columns:cols} with the top {top:int} features"
+                 "[ on a test share of {test_size:num}][ with random state {seed:int}]")
+TEMPLATES = [CLUSTERS, MODEL]
+TEST_SIZE, SEED_DEFAULT = 0.25, 42
+
+
+def _target(p: Pieces, table: TableDescription) -> str | None:
+    cols = column_positions(p, table)
+    frm = next((m for m in FROM.finditer(p.text) if any(at > m.start() for at, _ in cols)), None)
+    targets = [c for at, c in cols if not frm or at < frm.start()]
+    return targets[0] if len(targets) == 1 else None
+
+
+def claim(p: Pieces, table: TableDescription) -> int:
+    """3 for machine-learning words (a classifier, random forest, k-means, accuracy, a train/test split);
+    2 for 'predict', 'model', 'drivers' of a category; 1 for those words about a numeric column."""
+    words = " ".join(p.keywords.get("ml", []))
+    if EXPLICIT.search(words):
+        return 3
+    y = _target(p, table)
+    if y is not None and info(table, y).kind != "numeric":
+        return 2
+    return 1 if y is not None or re.search(r"\bmodel|\bpredict|\bbuild", words) else 0
+
+
+def _split(p: Pieces) -> tuple[float | None, int | None]:
+    """(test share, random state) the question gives: '80/20', '8:2', '70-30 split', 'test size 0.2',
+    'a testing set (20%)', 'random_state 42'."""
+    test = None
+    m = SPLIT.search(p.text)
+    if m:
+        g = m.groupdict()
+        if (g.get("a") or g.get("a2")) and (g.get("b") or g.get("b2")):
+            a, b = float(g.get("a") or g["a2"]), float(g.get("b") or g["b2"])
+            test = round(b / (a + b), 6) if a + b else None
+        elif g.get("share"):
+            test = float(g["share"])
+        elif g.get("pct") or g.get("pct2"):
+            test = float(g.get("pct") or g["pct2"]) / 100
+        elif g.get("trainpct"):
+            test = round(1 - float(g["trainpct"]) / 100, 6)
+    s = SEED.search(p.text)
+    return test, (int(s.group("seed") or s.group("seed2")) if s else None)
 
 
 def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
     """A supervised model when a target is named, k-means when a cluster word is there."""
     text = p.text
-    if NOT_HERE.search(text):
-        return False
     if p.chart or p.task_word or p.group_cols or [w for _, _, w in p.funcs if w != "most"]:
         spec.task = "ml"
         spec.problems.append("A model can't be combined with other statistics, groupings or charts in one part; "
@@ -90,11 +151,6 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
     y = targets[0]
     target = info(table, y)
     forest = re.search(r"\brandom\s+forest", text) is not None
-    if target.kind == "numeric" and target.distinct > 2 and named_features and not forest and not ML_WORDS.search(text):
-        from auto_analyst.llm.offline.tasks import PLUGINS  # "predict price from area": OLS (by name: no import cycle)
-
-        spec.assumptions.append("no model named: fitted an OLS linear regression")
-        return PLUGINS["regression"].fill(p, spec, table, y, named_features)
     if is_identifier(target) or target.kind in ("text", "datetime"):
         spec.problems.append(f"'{y}' is an identifier, free text or a date; a model can't predict it.")
         return True
@@ -135,9 +191,16 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
         return True
     top = TOP.search(text)
     spec.y, spec.columns = y, features
+    test_size, seed = _split(p)
     spec.options = {"kind": kind, "model": model,
                     "categorical": [c for c in features if info(table, c).kind != "numeric"],
                     "top": number(top.group(1)) if top else 10}
+    if test_size is not None and test_size != TEST_SIZE:
+        if not 0 < test_size < 1:
+            spec.problems.append(f"A test share of {test_size} is not usable; give one between 0 and 1.")
+        spec.options["test_size"] = test_size
+    if seed is not None:
+        spec.options["seed"] = seed
     return True
 
 
@@ -166,11 +229,29 @@ def _clusters(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
 
 def to_text(spec: QuerySpec) -> str:
     o = spec.options
-    cols = " and ".join(quote_col(c) for c in spec.columns)
     if o["kind"] == "clusters":
-        return f"k-means clustering into {o['k']} clusters of {cols}"
-    return (f"train a {MODEL_WORDS[o['model']]} model predicting {quote_col(spec.y)} from {cols} "
-            f"with the top {o['top']} features")
+        return CLUSTERS.render(k=o["k"], columns=spec.columns)
+    return MODEL.render(model=MODEL_WORDS[o["model"]], y=spec.y, columns=spec.columns, top=o["top"],
+                        test_size=o.get("test_size"), seed=o.get("seed"))
+
+
+def parse(text: str, table: TableDescription) -> QuerySpec | None:
+    """The spec of a canonical model or clustering text, or None."""
+    names = {c.name for c in table.columns}
+    if (f := CLUSTERS.parse(text)) and set(f["columns"]) <= names:
+        return QuerySpec(table=table.name, task="ml", columns=f["columns"], options={"kind": "clusters", "k": f["k"]})
+    f = MODEL.parse(text)
+    if f is None or f["model"] not in MODEL_OF or f["y"] not in names or not set(f["columns"]) <= names:
+        return None
+    target = info(table, f["y"])
+    kind = "regression" if target.kind == "numeric" and target.distinct > 2 else "classification"
+    options = {"kind": kind, "model": MODEL_OF[f["model"]],
+               "categorical": [c for c in f["columns"] if info(table, c).kind != "numeric"], "top": f["top"]}
+    if f.get("test_size") is not None:
+        options["test_size"] = f["test_size"]
+    if f.get("seed") is not None:
+        options["seed"] = f["seed"]
+    return QuerySpec(table=table.name, task="ml", y=f["y"], columns=f["columns"], options=options)
 
 
 IMPORTS = """import numpy as np
@@ -206,6 +287,7 @@ def _clusters_code(spec: QuerySpec, i: int) -> str:
 
 def _model_code(spec: QuerySpec, i: int) -> str:
     o, d, y = spec.options, f"data_{i}", spec.y
+    test_size, seed = o.get("test_size", TEST_SIZE), o.get("seed", SEED_DEFAULT)
     cats = [c for c in spec.columns if c in o["categorical"]]
     nums = [c for c in spec.columns if c not in cats]
     classify, forest = o["kind"] == "classification", o["model"] == "random_forest"
@@ -234,7 +316,7 @@ def _model_code(spec: QuerySpec, i: int) -> str:
         lines.append(f"stratify_{i} = y_{i} if y_{i}.value_counts().min() >= 2 else None")
     lines += [
         f"X_train_{i}, X_test_{i}, y_train_{i}, y_test_{i} = train_test_split(",
-        f"    X_{i}, y_{i}, test_size=0.25, random_state=42{f', stratify=stratify_{i}' if classify else ''})",
+        f"    X_{i}, y_{i}, test_size={test_size!r}, random_state={seed!r}{f', stratify=stratify_{i}' if classify else ''})",
         f"prep_{i} = ColumnTransformer([",
         f"    ('num', Pipeline([('impute', SimpleImputer(strategy='median')), ('scale', StandardScaler())]), num_cols_{i}),",
         "    ('cat', Pipeline([('impute', SimpleImputer(strategy='most_frequent')),",
@@ -243,7 +325,7 @@ def _model_code(spec: QuerySpec, i: int) -> str:
         f"model_{i}.fit(X_train_{i}, y_train_{i})",
         f"pred_{i} = model_{i}.predict(X_test_{i})",
         f"print('{MODEL_WORDS[o['model']]} model for {y}: trained on', len(X_train_{i}), 'rows, tested on', len(X_test_{i}),"
-        f" '(test_size=0.25, random_state=42); rows without {y} left out:', len({d}) - len(rows_{i}))",
+        f" '(test_size={test_size!r}, random_state={seed!r}); rows without {y} left out:', len({d}) - len(rows_{i}))",
     ]
     r = (lambda e: f"round({e}, {spec.rounding})") if spec.rounding is not None else (lambda e: e)
     if classify:
@@ -258,10 +340,14 @@ def _model_code(spec: QuerySpec, i: int) -> str:
     else:
         lines += [
             f"r2_{i} = float(r2_score(y_test_{i}, pred_{i}))",
-            f"rmse_{i} = float(np.sqrt(mean_squared_error(y_test_{i}, pred_{i})))",
-            f"print('R-squared on the test rows:', r2_{i}, 'RMSE:', rmse_{i})",
+            f"mse_{i} = float(mean_squared_error(y_test_{i}, pred_{i}))",
+            f"rmse_{i} = float(np.sqrt(mse_{i}))",
+            f"mae_{i} = float(np.mean(np.abs(np.asarray(y_test_{i}) - pred_{i})))",
+            f"print('R-squared on the test rows:', r2_{i}, 'MSE:', mse_{i}, 'RMSE:', rmse_{i}, 'MAE:', mae_{i})",
             f"show({r(f'r2_{i}')}, name='R-squared on the test set')",
+            f"show({r(f'mse_{i}')}, name='mean squared error on the test set')",
             f"show({r(f'rmse_{i}')}, name='RMSE on the test set')",
+            f"show({r(f'mae_{i}')}, name='mean absolute error on the test set')",
         ]
     if forest:
         lines += [
@@ -293,3 +379,14 @@ def _model_code(spec: QuerySpec, i: int) -> str:
            if classify and not forest else "") + ")",
     ]
     return "\n".join(lines)
+
+
+def labels(spec: QuerySpec) -> list[str]:
+    """The names of the single values ``code`` shows (for matching an asked answer format)."""
+    o = spec.options
+    if o.get("kind") == "clusters":
+        return []
+    if o["kind"] == "classification":
+        return ["accuracy on the test set", "majority-class baseline accuracy"]
+    return ["R-squared on the test set", "mean squared error on the test set", "RMSE on the test set",
+            "mean absolute error on the test set"]
