@@ -53,7 +53,11 @@ PROGRAMS: dict[str, str] = {
     "write_html_cwd": "import plotly.express as px\npx.line(x=[1, 2], y=[1, 2]).write_html({cwd!r} + '/{pwn}-3.html')",
     "open_state": "open({state!r} + '/{pwn}-4.txt', 'w').write('x')",
     "builtins_open": "import builtins\nbuiltins.__dict__['open']({home!r} + '/{pwn}-5.txt', 'w').write('x')",
-    "subclasses_walk": ("io = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == 'FileIO'][0]\n"
+    # the whole class tree, so the walk finds _io.FileIO whatever else is installed
+    "subclasses_walk": ("seen, todo = set(), [().__class__.__base__]\n"
+                        "while todo:\n    c = todo.pop()\n    seen.add(c)\n"
+                        "    todo += [s for s in type.__subclasses__(c) if s not in seen]\n"
+                        "io = next(c for c in seen if c.__module__ == '_io' and c.__name__ == 'FileIO')\n"
                         "io({home!r} + '/{pwn}-6.txt', 'w').write(b'x')"),
     "importlib_io": "import importlib\nimportlib.import_module('io').open({state!r} + '/{pwn}-7.txt', 'w').write('x')",
     "marshal_code": ("import marshal\ncode = compile(\"open({home!r} + '/{pwn}-8.txt', 'w').write('x')\", 's', 'exec')\n"

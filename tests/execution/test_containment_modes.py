@@ -71,7 +71,10 @@ def _check(report: dict) -> None:
     assert len(res) >= 50
     refused = ("PermissionError", "FileNotFoundError", "OSError", "OperationalError", "TypeError", "timeout")
     reading = [k for k in res if k.startswith(("read_", "list_", "hard_link", "symlink", "server_environ", "proc_listing"))]
-    for name in reading + ["delete_b_upload", "rewrite_b_upload", "write_b_work", "write_repo", "write_etc",
+    # A checkout under /tmp is not in the wall at all (its /tmp is private), so the write lands there and is
+    # judged from outside like every write; elsewhere the read-only view refuses it.
+    in_temp = Path(__file__).resolve().parents[2].is_relative_to("/tmp") or Path(__file__).resolve().parents[2].is_relative_to("/var/tmp")
+    for name in reading + ["delete_b_upload", "rewrite_b_upload", "write_b_work", *([] if in_temp else ["write_repo"]), "write_etc",
                            "to_csv_home", "savefig_state", "write_html_cwd", "open_state", "builtins_open", "subclasses_walk",
                            "importlib_io", "marshal_code", "pickle_payload", "kill_server", "kill_b_worker", "ctypes_kill",
                            "subprocess", "importlib_subprocess", "network", "ptrace", "unshare_user", "memfd"]:
