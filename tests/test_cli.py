@@ -85,3 +85,22 @@ def test_numbers_the_run_never_produced_are_flagged_beside_the_answer(capsys):
     r.trace.unsupported_numbers = []
     print_result(r)
     assert "Check this answer" not in capsys.readouterr().out
+
+
+def test_a_reader_that_goes_away_gets_no_error_message(tmp_path):
+    # new user: `auto-analyst history list | head -1` ended "Something went wrong inside Auto-Analyst (BrokenPipeError)"
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    wide = tmp_path / "wide.csv"
+    wide.write_text(",".join(f"column_{i}" for i in range(3000)) + "\n" + ",".join(str(i) for i in range(3000)) + "\n")
+    exe = Path(sys.executable).with_name("auto-analyst")
+    env = {**os.environ, "AUTO_ANALYST_HOME": str(tmp_path / "home")}
+    p = subprocess.Popen([str(exe), "describe", str(wide)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert p.stdout.read(10)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) in (0, 1)
+    assert "went wrong" not in err and "Traceback" not in err and "BrokenPipe" not in err, err

@@ -11,6 +11,7 @@ that want the traceback).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -61,6 +62,11 @@ def failure_path() -> Iterator[None]:
         yield
     except (click.ClickException, click.exceptions.Abort, click.exceptions.Exit):
         raise
+    except BrokenPipeError:
+        # the reader went away (`... | head -1`): nothing to say to anyone. Point stdout at /dev/null so the
+        # interpreter's flush at exit does not fail again (the Python docs' recipe, signal module, SIGPIPE).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise click.exceptions.Exit(1) from None
     except Exception as exc:  # noqa: BLE001 - a user sees one sentence, never a traceback
         raise to_cli_error(exc) from None
 
