@@ -120,7 +120,13 @@ def _parse(registry: Registry, entry: Entry, prompt: Prompt, text: str) -> dict[
         return None
 
 
-def _render(prompt: Prompt, outputs: dict[str, Any]) -> str:
+def _render(prompt: Prompt, outputs: dict[str, Any], signature: Any = None) -> str:
+    """The completion for ``outputs``; an output field the Signature gained since the recording gets its empty
+    value (a list ``[]``, else ``""``), so adding an optional-in-spirit output does not invalidate recordings."""
+    if signature is not None:
+        missing = {n: [] if "list" in str(f.annotation).lower() else "" for n, f in signature.output_fields.items()
+                   if n not in outputs}
+        outputs = {**outputs, **missing}
     return write_completion(prompt, outputs)
 
 
@@ -228,7 +234,8 @@ class ReplayEngine:
             self.used.add(i)
             self.matches.append((entry.name, how))
         call = self.calls[i]
-        text = _render(prompt, call["outputs"]) if call.get("outputs") is not None else call["completion"]
+        text = (_render(prompt, call["outputs"], _signature(self.registry, entry)) if call.get("outputs") is not None
+                else call["completion"])
         return _response(request, text, call.get("usage"))
 
     def close(self) -> None:
