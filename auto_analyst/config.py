@@ -33,7 +33,7 @@ class Settings:
     Each field's ``metadata["help"]`` documents it (also rendered in docs/settings.md by the tests).
     """
 
-    home: Path = field(default_factory=default_home, metadata={"help": "Directory for all state: stores, history, uploads, figures, DSPy cache."})
+    home: Path = field(default_factory=default_home, metadata={"help": "Directory for all state: stores, history, uploads, figures (created readable by its owner only)."})
     model: str = field(default="offline", metadata={"help": "Model string for dspy.LM/LiteLLM (e.g. openai/gpt-4o-mini); 'offline' = the embedded offline model."})
     api_key: str | None = field(default=None, repr=False, metadata={"help": "API key for the model; normally taken from the provider's own variable (OPENAI_API_KEY, ...)."})
     api_base: str | None = field(default=None, metadata={"help": "Base URL for the model (e.g. an Ollama server)."})
