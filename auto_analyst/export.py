@@ -122,11 +122,12 @@ def _load_lines(sources: Iterable[TableSource], active: str, script: bool) -> st
     return "\n".join(lines)
 
 
-def _header(session: Any, sources: list[TableSource]) -> str:
+def _header(session: Any, sources: list[TableSource], script: bool = False) -> str:
     files = ", ".join(sorted({s.file for s in sources if s.file})) or "(no files)"
     day = _dt.date.today().isoformat()
-    return (f"Auto-Analyst session {session.id}, exported {day}.\n"
-            f"Run it in the folder that holds the data: {files}.")
+    # the script reads its files from its own folder (HERE), the notebook from the folder it runs in
+    where = "Keep it next to the data" if script else "Run it in the folder that holds the data"
+    return f"Auto-Analyst session {session.id}, exported {day}.\n{where}: {files}."
 
 
 def _turns(session: Any):
@@ -142,7 +143,7 @@ def export_script(session: Any, sources: list[TableSource] | None = None) -> str
         sources: where each table comes from (default :func:`table_sources`).
     """
     sources = sources if sources is not None else table_sources(session)
-    parts = [_comment(_header(session, sources)) + "\n", "from pathlib import Path\n\nimport numpy as np\nimport pandas as pd\n",
+    parts = [_comment(_header(session, sources, script=True)) + "\n", "from pathlib import Path\n\nimport numpy as np\nimport pandas as pd\n",
              _SHOW, _READ, "HERE = Path(__file__).resolve().parent  # the data files sit next to this script\n",
              _load_lines(sources, session.active, script=True) + "\n"]
     for k, (r, runnable) in enumerate(_turns(session), 1):
