@@ -6,6 +6,12 @@ import json
 import subprocess
 import sys
 import textwrap
+from importlib.util import find_spec
+
+import pytest
+
+# Without IPython installed (the plain `.[test]` install) there is nothing for the finder to keep out.
+needs_ipython = pytest.mark.skipif(find_spec("IPython") is None, reason="IPython is not installed (the notebook extra brings it)")
 
 
 def _fresh(code: str) -> dict:
@@ -15,6 +21,7 @@ def _fresh(code: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@needs_ipython
 def test_dspy_imports_without_ipython_and_ipython_still_imports_for_others() -> None:
     got = _fresh("""
         import json, sys
@@ -34,6 +41,7 @@ def test_dspy_imports_without_ipython_and_ipython_still_imports_for_others() -> 
                    "real_html": "IPython.core.display", "finders": 1}
 
 
+@needs_ipython
 def test_without_the_finder_dspy_does_import_ipython() -> None:
     # the premise of auto_analyst/cli/startup.py: if dspy stops importing IPython, the finder can go
     got = _fresh("""
