@@ -3,7 +3,8 @@
 A session's runs share one state (the variables a script creates are kept for the next run), so a
 script that rebinds ``pd.Series.mean`` or ``builtins.sum`` would change every later answer of the
 conversation. :func:`snapshot` holds, before a run, the entries of the analysis libraries' own
-namespaces (module dictionaries and the dictionaries of their classes); :func:`changed` names those a
+namespaces (the module dictionaries of builtins, math, statistics, numpy and pandas, and the dictionaries
+of pandas' frame, series, index and group-by classes); :func:`changed` names those a
 run replaced or deleted. Such a run still reports its own output, but its state is not kept (the
 session goes on from the state before it: ``run.py``). Additions are not counted: libraries add
 attributes lazily (``numpy`` submodules), and a new name cannot change an existing call.
@@ -14,32 +15,33 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-__all__ = ["WATCHED_MODULES", "snapshot", "changed"]
+__all__ = ["WATCHED_MODULES", "WATCHED_CLASSES", "snapshot", "changed"]
 
-WATCHED_MODULES = ("builtins", "math", "statistics", "numpy", "pandas", "pandas.core.groupby", "pandas.core.nanops",
-                   "pandas.core.frame", "pandas.core.series", "pandas.core.generic", "scipy.stats", "statsmodels.api",
-                   "sklearn.metrics")
-_LIBRARIES = ("pandas", "numpy", "scipy", "statsmodels", "sklearn")
+WATCHED_MODULES = ("builtins", "math", "statistics", "numpy", "pandas")
+# The classes whose methods answers are computed with. Every entry read in a run child writes its
+# object's reference count, so each page touched is copied (copy-on-write): the lists are kept short
+# (about 2,000 entries, a few ms a run) rather than every class of every library.
+WATCHED_CLASSES = (("pandas", ("DataFrame", "Series", "Index")), ("pandas.core.generic", ("NDFrame",)),
+                   ("pandas.core.groupby", ("DataFrameGroupBy", "SeriesGroupBy", "GroupBy")),
+                   ("pandas.core.base", ("IndexOpsMixin",)))
 _MISSING = object()
 
 Entry = tuple[str, Any, dict]
 
 
 def snapshot() -> list[Entry]:
-    """(label, namespace, a copy of it) for each watched module (those imported) and each of its libraries' classes."""
+    """(label, namespace, a copy of it) for each watched module and class (those imported)."""
     out: list[Entry] = []
-    seen: set[int] = set()
     for name in WATCHED_MODULES:
         module = sys.modules.get(name)
-        if module is None:
-            continue
-        space = vars(module)
-        out.append((name, space, dict(space)))
-        for key, value in list(space.items()):
-            if isinstance(value, type) and id(value) not in seen \
-                    and str(getattr(value, "__module__", "")).split(".")[0] in _LIBRARIES:
-                seen.add(id(value))
-                out.append((f"{name}.{key}", value.__dict__, dict(value.__dict__)))
+        if module is not None:
+            out.append((name, vars(module), dict(vars(module))))
+    for module_name, classes in WATCHED_CLASSES:
+        module = sys.modules.get(module_name)
+        for cls_name in classes:
+            cls = getattr(module, cls_name, None) if module is not None else None
+            if isinstance(cls, type):
+                out.append((f"{module_name}.{cls_name}", cls.__dict__, dict(cls.__dict__)))
     return out
 
 
