@@ -32,10 +32,19 @@ LEAD = re.compile(r"^(?:also|and|ok|okay|then|so|next|finally|afterwards|after t
                   r"first|firstly|second|secondly|third|lastly|if so|if yes|if there are|if there is|in that case)\b[ ,]*", re.I)
 
 
+# "Among red cars with weight above 3000, what is the mean mpg?": an opening clause that restricts or groups the
+# rows is part of the question after its comma, never a part of its own (answered apart, the restriction is lost)
+RESTRICTING_OPENING = re.compile(r"(^|[?!;.]\s+)((?:among|for|of|with|where|within|in|from|excluding|except|considering|"
+                                 r"given|restricted\s+to|limited\s+to|only|just)\b[^,?!;.]*?),(\s*(?:and\s+)?"
+                                 r"(?:how|what|which|who|is|are|does|do|plot|show)\b)", re.I)
+
+
 def split_parts(question: str) -> list[str]:
     """'Which city ...? Also, how many ...?' → two parts. Empty parts dropped; numbering ('2.', 'Question 3:')
-    and labels ('Constraints:') are not part of a question."""
+    and labels ('Constraints:') are not part of a question; an opening that restricts the rows ('Among cars from
+    Japan, what ...') stays with the question it restricts."""
     question = ENUMERATION.sub("", question.strip())
+    question = RESTRICTING_OPENING.sub(lambda m: m.group(1) + m.group(2) + m.group(3), question)
     parts = [p.strip(" ,.?!;:") for p in PART_SPLIT.split(question) if p]
     out = []
     for p in parts:
@@ -87,6 +96,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
     new_column = None
     intros: set[int] = set()
     pending = []
+    restriction = ""
     for part in split_parts(question):
         if new_column:  # "the mean of this new feature": the column made by the part before
             part = THE_NEW_ONE.sub(f"`{new_column}`", part)
@@ -138,6 +148,8 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             if spec.answerable and spec.task == prev_spec.task:
                 continue  # the same task again, about the same column: answered by the part before
         declined_before = declined_before or not spec.answerable
+        if not spec.answerable and not restriction and _restricts_only(pieces):
+            restriction = part
         inherit_method(spec, specs)
         same = next((s for s in specs if spec.answerable and covered_by(spec, s)), None)
         if same is not None:  # a restated part (a constraint repeating the question) is already answered;
@@ -159,6 +171,12 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             specs.insert(0, QuerySpec(table=p.spec.table, task="decline", problems=[
                 f"'{p.raw}' says how to treat missing values, but no part of the question uses those columns."]))
     share_threshold(specs)
+    if restriction and any(s.answerable for s in specs):
+        # an unread part that restricts the rows ('for interns', 'with weight above 3000') is not a question of its
+        # own: answering the rest would answer about all rows
+        why = f"'{restriction}' restricts the rows the question is about and I could not read it, so I did not answer any of it."
+        return [QuerySpec(table=s.table, task="decline", problems=[why] + s.problems) for s in specs if not s.answerable] \
+            or [QuerySpec(table=specs[0].table, task="decline", problems=[why])]
     return [s for k, s in enumerate(specs)
             if not any(t.answerable and (k in intros and spec_columns(s) <= spec_columns(t) or s.answerable
                                          and covered_by(s, t)) for t in specs[k + 1:])]
@@ -171,6 +189,18 @@ PROSE = re.compile(r"^(?:interpret|explain|discuss|comment\s+on|summari[sz]e|pro
 PROSE_NOTE = "an interpretation in words is not written offline (a language model writes one: --model)"
 THE_NEW_ONE = re.compile(r"\b(?:this|the|that|these|those)\s+(?:new(?:ly)?\s+(?:created\s+)?)(?:column|feature|variable|field)"
                          r"(?:\s+values)?\b", re.I)
+
+
+RESTRICTS = re.compile(r"^(?:among|for|of|with|where|within|in|from|excluding|except|without|only|just|whose|who|that|which"
+                       r"|restricted|limited|considering|given)\b|\b(?:among|where|whose|excluding|except|other\s+than)\b"
+                       r"|\b(?:above|below|over|under|greater|less|more|fewer|at\s+least|at\s+most)\b\s+(?:than\s+)?-?\d")
+
+
+def _restricts_only(p) -> bool:
+    """A part with no question of its own (no statistic, chart, task or count) that says which rows: 'among red
+    cars with weight above 3000'."""
+    own = p.funcs or p.chart or p.task_word or p.keywords or p.n or p.compare or p.superlatives
+    return not own and bool(RESTRICTS.search(p.text))
 
 
 def _normality_rule(part: str, specs: list[QuerySpec]) -> bool:

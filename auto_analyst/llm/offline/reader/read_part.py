@@ -301,7 +301,12 @@ def _modifiers(st: Reading, mentions: list[Mention], vocab: Vocabulary, spec: Qu
         if re.fullmatch(r"-?\d+(?:\.\d+)?", w) or w in lexicon().number_words:
             kept.append(w)  # a number nobody explained is a condition or a size the answer would drop: never skipped
             continue
-        before = [m for m in mentions if re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start])]
+        # a qualifier is a word before a column's noun ('fish size'); before a verb ('interns hired in 2019') or
+        # after a word that restricts the rows ('for interns', 'among engineers') it names rows of its own
+        before = [m for m in mentions if m.how not in ("event", "verb", "flag")
+                  and re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start])
+                  and not re.search(r"\b(?:among|for|of|with|where|from|excluding|except|only|all)\s+" + re.escape(w)
+                                    + r"\s+$", st.text[:m.start])]
         qualifier = not NOT_QUALIFIER.search(w) and bool(before)
         for m in before if qualifier else []:
             phrase = f"{w} {m.text}"
