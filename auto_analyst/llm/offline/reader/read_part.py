@@ -99,6 +99,12 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
             other.append(m.column)
     for s in superlatives:
         other.append(s.column)
+    for m in UNREAD_NEGATION.finditer(text):
+        if st.free(m.start(), m.end()):  # ignorable words ('other', 'than') that turn a condition round: never skipped
+            spec.problems.append(f"I can't tell what '{m.group(0)}' applies to; name the column and the value "
+                                 "(e.g. \"where <column> != '<value>'\").")
+            p.unknown = True
+            break
     unknown = [w for w in _modifiers(st, all_mentions, vocab, spec) if w not in _described_words(question, vocab)]
     unknown = [w for w in unknown if w not in _framing()]
     if unknown:
@@ -123,6 +129,10 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
         setattr(p, name, list(dict.fromkeys(getattr(p, name))))
     _superlative_of_rows(p, all_mentions)
     return p
+
+
+UNREAD_NEGATION = re.compile(r"\b(?:other\s+than|neither|nor|anything\s+but|all\s+but|everything\s+but|apart\s+from|"
+                             r"besides|except|excluding|exclude|instead\s+of|rather\s+than)\b")
 
 
 def _mark_word_columns(question: str, table: TableDescription) -> str:
