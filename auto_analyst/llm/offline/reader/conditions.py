@@ -8,6 +8,7 @@ value filter and a year filter, "trips longer than 10 km in March" a comparison 
 
 from __future__ import annotations
 
+import calendar
 import re
 
 from auto_analyst.data.description import TableDescription
@@ -285,6 +286,20 @@ def read_time(st: Reading, spec: QuerySpec, table: TableDescription, tcol: str |
     kind = _col(table, tcol).kind if tcol else None
     months = lexicon().months
     names = _month_names()
+    # a date range: "between March 2001 and June 2004" is one range of dates (the first day of the first month to
+    # the last day of the second), not months {3, 6} of years {2001, 2004}
+    for m in re.finditer(rf"\b(?:(?:from|between)\s+)?({names})\s*,?\s*((?:19|20)\d\d)\s*(?:-|–|to|and|until|through|thru)\s*"
+                         rf"({names})\s*,?\s*((?:19|20)\d\d)\b", text):
+        if not (st.free(m.start(), m.end()) and tcol and kind == "datetime"):
+            continue
+        (y1, m1), (y2, m2) = (int(m.group(2)), months[m.group(1)]), (int(m.group(4)), months[m.group(3)])
+        if (y1, m1) > (y2, m2):
+            spec.problems.append(f"'{m.group(0)}' ends before it starts; say the range from its earlier end.")
+        else:
+            last = calendar.monthrange(y2, m2)[1]
+            spec.filters.append(Filter(column=tcol, op="between", value=f"{y1:04d}-{m1:02d}-01",
+                                       value2=f"{y2:04d}-{m2:02d}-{last:02d}"))
+        st.take(m.start(), m.end())
     # month ranges: "from March to May", "between January and June"
     for m in re.finditer(rf"\b(?:(?:from|between)\s+)?({names})\s*(?:-|–|to|and|until|through|thru)\s*({names})\b", text):
         if st.free(m.start(), m.end()) and tcol and kind == "datetime" and (m.group(0).split()[0] in ("from", "between")
