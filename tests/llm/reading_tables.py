@@ -97,8 +97,16 @@ def products(n: int = 60) -> pd.DataFrame:
                          "price": r.uniform(5, 90, n).round(2), "weight_kg": r.uniform(0.2, 9, n).round(2)})
 
 
+def nations(n: int = 30) -> pd.DataFrame:
+    """One row per country: the text column is an identifier (every value distinct)."""
+    r = _rng(10)
+    return pd.DataFrame({"country": [f"Country {chr(65 + k // 26)}{chr(65 + k % 26)}" for k in range(n)],
+                         "continent": r.choice(["Africa", "Asia", "Europe"], n),
+                         "population": r.uniform(1, 200, n).round(1), "gdp_usd": r.uniform(1e9, 5e12, n).round(0)})
+
+
 BUILDERS = {"shop": shop, "weather": weather, "cars": cars, "clinic": clinic, "stocks": stocks, "macro": macro,
-            "sensors": sensors, "staff": staff, "products": products}
+            "sensors": sensors, "staff": staff, "products": products, "nations": nations}
 
 
 def descriptions() -> dict[str, DatasetDescription]:

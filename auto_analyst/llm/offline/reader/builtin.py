@@ -55,6 +55,9 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
     if p.compare and not chart:
         _compare(p, spec, group_cols, numeric, categorical, plain_funcs, table)
     elif chart:
+        if chart == "auto" and len(numeric) == 1 and not plain_funcs and re.search(r"\bdistributions?\b", p.text):
+            # "plot the distribution of price (by brand)": the values' spread, not a mean per group
+            chart = "box" if group_cols or categorical else "histogram"
         _chart(spec, chart, group_cols, numeric, categorical, dates, plain_funcs, table)
     elif task_word == "trend":
         _trend(spec, group_cols, numeric, categorical, plain_funcs, table)
@@ -196,7 +199,9 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
         for col in cols_in_order:
             for f in fs:
                 if f == "count" and col in categorical and "nunique" not in fs:
-                    if col in plural_mention and any(w in ("how many", "number of") for _, ff, w in funcs):
+                    if col in plural_mention and (any(w in ("how many", "number of") for _, ff, w in funcs)
+                                                  or any(f.column != col for f in spec.filters)):
+                        # "count the countries with population above 50": how many there are, not a list of them
                         # "how many customers signed up": the number of distinct customers
                         spec.measures.append(Measure(func="nunique", column=col))
                         continue
