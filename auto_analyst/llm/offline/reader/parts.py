@@ -57,16 +57,41 @@ def split_parts(question: str) -> list[str]:
 
 
 def choose_table(question: str, desc: DatasetDescription) -> TableDescription:
-    """The table whose columns the question mentions most (its name counts as two, as whole words only: a
-    table named 'a' is not in "how many rows are there"); the active one on ties."""
+    """The table whose columns the question mentions most; the active one on ties. A table's name (whole words
+    only: a table named 'a' is not in "how many rows are there") counts as two, but only when the question's
+    other words fit that table as well as any other, and, for a name that is an ordinary word of questions
+    ('total', 'first', 'data'), only when some of them name its columns: "total amount" after switching to a
+    table with an `amount` column reads that table, not the one named `total`."""
     text = fold(normalize(question))
+    found = {}
+    for t in desc.tables:
+        pattern = rf"\b{re.escape(fold(normalize(t.name)))}\b"
+        found[t.name] = (re.search(pattern, text) is not None, len(vocabulary(t).find(re.sub(pattern, " ", text))))
+    most = max(cols for _, cols in found.values())
     best, best_hits = desc.table(), -1
     for t in desc.tables:
-        named = re.search(rf"\b{re.escape(fold(normalize(t.name)))}\b", text) is not None
-        hits = len(vocabulary(t).find(text)) + (2 if named else 0)
+        named, cols = found[t.name]
+        counts = named and cols >= most and (cols > 0 or not _ordinary_word(t.name))
+        hits = cols + (2 if counts else 0)
         if hits > best_hits or (hits == best_hits and t.name == desc.active):
             best, best_hits = t, hits
     return best
+
+
+def _ordinary_word(name: str) -> bool:
+    """A table name that questions use as a word: a statistic, a size, a chart or task word, or a word of the
+    lexicon's ignorable, framing, number, month and period lists."""
+    from auto_analyst.llm.offline.reader.lexicon import lexicon
+    from auto_analyst.llm.offline.reader.text import Reading
+    from auto_analyst.llm.offline.reader.words import read_chart, read_funcs, read_task_words
+
+    key = fold(normalize(name)).strip()
+    lex = lexicon()
+    words = lex.ignorable | lex.framing | lex.row_nouns | set(lex.number_words) | set(lex.months) | set(lex.grains)
+    if key in words or key in {"first", "last", "top", "bottom", "next", "previous", "all", "rows"}:
+        return True
+    st = Reading(key)
+    return bool(read_funcs(st) or read_chart(st) or read_task_words(st))
 
 
 def _table_for(part: str, desc: DatasetDescription, prev: QuerySpec | None, within: bool) -> TableDescription:
