@@ -168,7 +168,9 @@ def memory_answer(p: Prompt) -> dict[str, Any]:
         if found.get("comparison") or best is None:
             return {"answer": facts, "used_turns": []}
     if best is None:
-        return {"answer": "I don't find that in this conversation's history.", "used_turns": []}
+        return {"answer": "I don't find that in this conversation's history. Ask it again as a question about the data "
+                          "(e.g. 'mean of price by region'), or ask 'what did we find earlier?' for the turns so far.",
+                "used_turns": []}
     lines = _value_lines(best, asked)
     where = "" if best.get("session", "current") == "current" else ", in an earlier session"
     head = f"Earlier (turn {best.get('turn', '?')}{where}) you asked: \"{best.get('question', '')}\"."

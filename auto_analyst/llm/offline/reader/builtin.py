@@ -85,7 +85,10 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         spec.task, spec.columns = "describe", numeric
     elif n is not None:
         only = [c.name for c in table.columns if c.kind == "numeric"]
-        if not numeric and not group_cols and not categorical and len(only) == 1:
+        in_file_order = re.search(r"\b(?:first|last)\s+(?:\d+|[a-z]+)\b(?!.*\b(?:by|with\s+the|highest|lowest|largest|smallest)\b)",
+                                  p.text) is not None
+        if not numeric and not group_cols and not categorical and len(only) == 1 and not in_file_order:
+            # (never for "the first 5 rows": the rows in file order, not the 5 largest)
             # "the total of the top 5 payments" on a table with one numeric column: that column
             numeric = only
             spec.assumptions.append(f"ranked by '{only[0]}', the only numeric column")

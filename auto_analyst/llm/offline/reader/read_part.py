@@ -19,7 +19,7 @@ from auto_analyst.llm.offline.reader.instructions import read_instructions, read
 from auto_analyst.llm.offline.reader.lexicon import lexicon
 from auto_analyst.llm.offline.reader.linker import fuzzy_columns, link_columns, link_row_nouns, link_superlatives, link_table
 from auto_analyst.llm.offline.reader.pieces import COMPARE, OVER_ALL_BEFORE, REFERENCE, WHICH_BEFORE, WHY, Pieces
-from auto_analyst.llm.offline.reader.text import Reading, fold, normalize
+from auto_analyst.llm.offline.reader.text import Reading, fold, normalize, spelled_numbers
 from auto_analyst.llm.offline.reader.vocabulary import Mention, Vocabulary, vocabulary
 from auto_analyst.llm.offline.reader.words import (read_chart, read_corr_method, read_funcs, read_significance, read_task_words,
                                                    read_topn)
@@ -33,7 +33,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     """Link the words of one part to the table (see the module docstring for the order)."""
     vocab = vocab or vocabulary(table)
     question = _mark_word_columns(question, table)
-    text = _unquote_statistics(fold(normalize(question)), vocab)
+    text = spelled_numbers(_unquote_statistics(fold(normalize(question)), vocab))
     st = Reading(text)
     spec = QuerySpec(table=table.name)
     reserved = reserved_spans(text)
