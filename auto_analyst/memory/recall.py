@@ -138,6 +138,9 @@ def _known_fixes(stores: MemoryStores, user: str, question: str) -> list:
         return []
 
 
+CURRENT_TURNS = 20  # the current session's latest turns given to the memory answerer (a long chat keeps its recent part)
+
+
 def history_for(stores: MemoryStores, user: str, question: str, k: int = 5,
                 scope: Scope | None = None) -> tuple[str, list[MemoryHit]]:
     """The user's past turns most like ``question``, as JSON for the memory answerer.
@@ -147,9 +150,15 @@ def history_for(stores: MemoryStores, user: str, question: str, k: int = 5,
     answer about earlier findings quotes the numbers and when they were found.
     """
     fact_rows, hits = facts_for_memory(stores, scope, question) if scope is not None else ([], [])
-    turns = stores.history.search(user, question, k=k)
+    # "what did you answer to my first question?" is about THIS conversation: its turns come first, in order
+    # (marked "session": "current"), then the most similar turns of earlier sessions
+    current = stores.history.turns(user, session=scope.session_id, limit=CURRENT_TURNS) if scope is not None else []
+    seen = {t.id for t in current}
+    turns = current + [t for t in stores.history.search(user, question, k=k) if t.id not in seen]
     rows = fact_rows + [{"id": t.id, "turn": t.turn, "question": t.question, "standalone_question": _standalone(t),
-                         "answer": t.answer[:800], "values": _shown_values(t), "when": t.created_at} for t in turns]
+                         "answer": t.answer[:800], "values": _shown_values(t), "when": t.created_at,
+                         "session": "current" if scope is not None and t.session == scope.session_id else "earlier"}
+                        for t in turns]
     return json.dumps(rows, ensure_ascii=False), hits + [MemoryHit(kind="history", id=str(t.id),
                                                                    detail=t.question[:80]) for t in turns]
 

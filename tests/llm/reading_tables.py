@@ -82,8 +82,31 @@ def sensors(n: int = 90) -> pd.DataFrame:
                          "site": r.choice(["North", "South"], n), "AT": at, "RH": r.uniform(30, 95, n).round(1)})
 
 
+def staff(n: int = 80) -> pd.DataFrame:
+    """People in a firm: the job title is a text column whose values the description does not list in full."""
+    r = _rng(8)
+    return pd.DataFrame({"employee_id": np.arange(1, n + 1), "job_title": [f"title {k}" for k in r.integers(0, 30, n)],
+                         "department": r.choice(["Engineering", "Sales", "Marketing"], n),
+                         "salary": r.normal(60000, 12000, n).round(0), "hired_on": pd.Timestamp("2015-01-01")
+                         + pd.to_timedelta(r.integers(0, 3000, n), unit="D")})
+
+
+def products(n: int = 60) -> pd.DataFrame:
+    r = _rng(9)
+    return pd.DataFrame({"model": [f"M{k:03d}" for k in range(n)], "brand": r.choice(["Acme", "Globex", "Initech"], n),
+                         "price": r.uniform(5, 90, n).round(2), "weight_kg": r.uniform(0.2, 9, n).round(2)})
+
+
+def nations(n: int = 30) -> pd.DataFrame:
+    """One row per country: the text column is an identifier (every value distinct)."""
+    r = _rng(10)
+    return pd.DataFrame({"country": [f"Country {chr(65 + k // 26)}{chr(65 + k % 26)}" for k in range(n)],
+                         "continent": r.choice(["Africa", "Asia", "Europe"], n),
+                         "population": r.uniform(1, 200, n).round(1), "gdp_usd": r.uniform(1e9, 5e12, n).round(0)})
+
+
 BUILDERS = {"shop": shop, "weather": weather, "cars": cars, "clinic": clinic, "stocks": stocks, "macro": macro,
-            "sensors": sensors}
+            "sensors": sensors, "staff": staff, "products": products, "nations": nations}
 
 
 def descriptions() -> dict[str, DatasetDescription]:

@@ -402,6 +402,76 @@ ROWS = [
      'decline: not defined on missing values'),
     ('sensors', "What is the median of 'AT' using the functions of Python's statistics module, ignoring missing values?",
      'median of `AT`'),
+    # offline2: an unread part that restricts the rows declines the whole question; an opening 'among/for ...,'
+    # is read with the question it restricts
+    ('cars', 'among red cars with weight above 3000, what is the mean mpg?', "decline: 'red'"),
+    ('cars', 'Consider only red cars with weight above 3000. What is the mean mpg?', 'decline: restricts the rows'),
+    ('cars', 'Among cars from Japan with weight above 3000, what is the mean mpg?',
+     "mean of `Miles_per_Gallon` where `Weight_in_lbs` > 3000 and `Origin` == 'Japan'"),
+    ('cars', 'For cars from Japan, what is the mean mpg?', "mean of `Miles_per_Gallon` where `Origin` == 'Japan'"),
+    ('cars', 'For each origin, what is the mean mpg?', 'mean of `Miles_per_Gallon` by `Origin`'),
+    ('cars', 'among cars from Europe, how many are there?', "count of rows where `Origin` == 'Europe'"),
+    ('staff', 'What is the average salary? Only for remote workers.', 'decline: restricts the rows'),
+    ('staff', 'What is the average salary by department? Excluding interns.', 'decline: restricts the rows'),
+    ('staff', 'average salary of Sales staff hired before 2018',
+     "mean of `salary` where `department` == 'Sales' and `hired_on` in years up to 2017"),
+    ('staff', 'now excluding Sales', "mean of `salary` by `department` where `department` != 'Sales'",
+     'mean of `salary` by `department`'),
+    ('staff', 'the median salary among engineers', "decline: 'engineers'"),
+    ('staff', 'the mean salary for interns hired after 2018', "decline: 'interns'"),
+    ('staff', 'mean salary of managers in Engineering', "decline: 'managers'"),
+    ('staff', 'the median salary in Engineering', "median of `salary` where `department` == 'Engineering'"),
+    ('clinic', 'the median age among surgeons', "decline: 'surgeons'"),
+    ('clinic', 'the median age among patients in Surgery', "median of `age` where `ward` == 'Surgery'"),
+    ('shop', 'total sales among premium customers in 2023', "decline: 'premium'"),
+    # offline2: negation is read as != (or declines)
+    ('staff', 'mean salary where department is not Sales', "mean of `salary` where `department` != 'Sales'"),
+    ('staff', 'mean salary for departments other than Sales', "mean of `salary` where `department` != 'Sales'"),
+    ('staff', 'how many rows are not Sales', "count of rows where `department` != 'Sales'"),
+    ('staff', "how many employees aren't in Sales", "count of rows where `department` != 'Sales'"),
+    ('products', "mean price where brand isn't Acme", "mean of `price` where `brand` != 'Acme'"),
+    ('products', 'how many products are not Acme', "count of rows where `brand` != 'Acme'"),
+    ('products', 'mean price for brands other than Acme', "mean of `price` where `brand` != 'Acme'"),
+    ('cars', 'how many cars have cylinders not equal to 4', 'count of rows where `Cylinders` != 4'),
+    ('cars', 'mean mpg where cylinders is not 4', 'mean of `Miles_per_Gallon` where `Cylinders` != 4'),
+    ('cars', "mean mpg where Origin is not 'USA'", "mean of `Miles_per_Gallon` where `Origin` != 'USA'"),
+    ('cars', 'mean mpg where origin is not USA or Japan',
+     "mean of `Miles_per_Gallon` where `Origin` != 'USA' and `Origin` != 'Japan'"),
+    ('shop', 'total sales excluding Germany and France',
+     "total of `sales_eur` where `country` != 'Germany' and `country` != 'France'"),
+    ('cars', 'mean mpg for cars other than those from Japan', "decline: 'other than' applies to"),
+    ('clinic', 'mean age except for ward Surgery', "decline: 'except' applies to"),
+    # offline2: N rows named by a row noun are N rows, with the columns asked
+    ('cars', 'the 5 cars with the highest horsepower and show their origin',
+     'top 5 rows by `Horsepower` with `Name` and `Origin`'),
+    ('products', 'the 5 products with the highest price and show their brand', 'top 5 rows by `price` with `model` and `brand`'),
+    ('products', 'the 3 rows with the lowest weight', 'bottom 3 rows by `weight_kg` with `model`'),
+    ('products', 'top 3 brands by mean price', 'top 3 `brand` by mean of `price`'),
+    ('products', 'show the first 5 rows', 'decline: Say which column to rank by'),
+    # offline2: month + year on both sides is one range of dates
+    ('stocks', 'mean price between March 2004 and June 2006', "mean of `price` where `date` between '2004-03-01' and '2006-06-30'"),
+    ('stocks', 'mean price from Jan 2004 to Dec 2004', "mean of `price` where `date` between '2004-01-01' and '2004-12-31'"),
+    ('stocks', 'mean price of AAPL between March 2004 and June 2006',
+     "mean of `price` where `symbol` == 'AAPL' and `date` between '2004-03-01' and '2006-06-30'"),
+    ('stocks', 'mean price between June 2006 and March 2004', 'decline: ends before it starts'),
+    ('stocks', 'mean price between March and June', 'mean of `price` where `date` in months 3 to 6'),
+    # offline2: how many X have <condition> is a count, never a list of every X
+    ('nations', 'how many countries have population greater than 50', 'number of distinct of `country` where `population` > 50'),
+    ('nations', 'count the countries with population above 50', 'number of distinct of `country` where `population` > 50'),
+    ('products', 'how many brands have price greater than 50', 'number of distinct of `brand` where `price` > 50'),
+    # offline2: show/plot/draw the distribution is a chart; describing it stays statistics
+    ('products', 'show the distribution of price', 'histogram of `price`'),
+    ('products', 'show me the price distribution', 'histogram of `price`'),
+    ('products', 'display the distribution of brand', 'bar chart of count of rows by `brand`'),
+    ('products', 'show the distribution of price by brand', 'box plot of `price` by `brand`'),
+    ('products', 'describe the distribution of price', 'summary statistics of `price`'),
+    ('cars', 'plot the distribution of mpg', 'histogram of `Miles_per_Gallon`'),
+    # offline2: spelled numbers after a comparison
+    ('products', 'how many products cost over twenty', 'count of rows where `price` > 20'),
+    ('cars', 'how many cars have horsepower above one hundred and fifty', 'count of rows where `Horsepower` > 150'),
+    ('cars', 'mean mpg of cars with weight over three thousand', 'mean of `Miles_per_Gallon` where `Weight_in_lbs` > 3000'),
+    ('cars', 'average mpg for cars with horsepower between eighty and one hundred twenty',
+     'mean of `Miles_per_Gallon` where `Horsepower` between 80 and 120'),
 ]
 
 
@@ -448,6 +518,48 @@ TABLES = sorted({r[0] for r in ROWS})
 def test_reading_table(tables, table):
     failures = [f"{row[1]!r}: {why}" for row in ROWS if row[0] == table and (why := check(tables, row))]
     assert not failures, "\n".join(failures)
+
+
+# offline2: several tables, some named by ordinary words: a name wins only when the question's other words fit
+# its table (the active one otherwise)
+TABLES_ROWS = [
+    ("orders", "total amount", "orders", "total of `amount`"),
+    ("total", "total amount", "orders", "total of `amount`"),
+    ("total", "total amount by city", "orders", "total of `amount` by `city`"),
+    ("orders", "total revenue", "total", "total of `revenue`"),
+    ("orders", "mean score in first", "first", "mean of `score`"),
+    ("orders", "mean level in data", "data", "mean of `level`"),
+    ("orders", "how many rows are in the data", "orders", "count of rows"),
+    ("orders", "how many rows in total", "orders", "count of rows"),
+    ("total", "how many rows in total", "total", "count of rows"),
+    ("orders", "mean amount in the data", "orders", "mean of `amount`"),
+]
+
+
+@pytest.mark.parametrize("active", ["orders", "total"])
+def test_a_table_named_by_an_ordinary_word_does_not_take_over(active):
+    import numpy as np
+    import pandas as pd
+
+    from auto_analyst.data.description import describe_tables
+    from auto_analyst.llm.offline.canonical import render
+    from auto_analyst.llm.offline.reader import read_question
+
+    r = np.random.default_rng(0)
+    frames = {"total": pd.DataFrame({"region": r.choice(["N", "S"], 20), "revenue": r.uniform(1, 9, 20)}),
+              "orders": pd.DataFrame({"order_id": range(30), "amount": r.uniform(1, 9, 30),
+                                      "city": r.choice(["Paris", "Rome"], 30)}),
+              "first": pd.DataFrame({"name": [f"n{k}" for k in range(10)], "score": r.uniform(0, 1, 10)}),
+              "data": pd.DataFrame({"site": r.choice(["A", "B"], 10), "level": r.uniform(0, 1, 10)})}
+    desc = describe_tables(frames, active=active)
+    wrong = []
+    for on, question, table, text in TABLES_ROWS:
+        if on != active:
+            continue
+        got = [(s.table, render(s)) for s in read_question(question, desc)]
+        if got != [(table, text)]:
+            wrong.append(f"{question!r}: {got}, expected {[(table, text)]}")
+    assert not wrong, "\n".join(wrong)
 
 
 def test_the_table_covers_every_item_of_the_issue():

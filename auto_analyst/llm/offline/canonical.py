@@ -124,7 +124,7 @@ T_RANK_GRAIN = re.compile(rf"which (day|week|month|calendar month|quarter|year) 
 T_TOP_GROUPS = re.compile(rf"(top|bottom) (\d+) ({_COL}) by (?P<m>.+)\Z")
 T_TOP_SUM = re.compile(rf"total of the (top|bottom) (\d+) ({_COL})\Z")
 T_TOP_ROWS = re.compile(rf"(top|bottom) (\d+) rows by (?P<f>(?:{'|'.join(sorted(map(re.escape, _FUNC_TEXT), key=len, reverse=True))}) of )?({_COL})"
-                        rf"(?: with ({_COL}))?\Z")
+                        rf"(?: with ({_COL}(?: and {_COL})*))?\Z")
 
 
 def _body_text(spec: QuerySpec) -> str:  # noqa: C901 - one branch per task, kept flat on purpose
@@ -146,7 +146,7 @@ def _body_text(spec: QuerySpec) -> str:  # noqa: C901 - one branch per task, kep
         if m.func == "sum":
             return f"total of the {word} {spec.n} {quote_col(m.column)}"
         func = "" if m.func == ("min" if spec.ascending else "max") else f"{FUNC_WORDS[m.func]} of "
-        ident = f" with {quote_col(spec.columns[0])}" if spec.columns else ""
+        ident = f" with {' and '.join(map(quote_col, spec.columns))}" if spec.columns else ""
         return f"{word} {spec.n} rows by {func}{quote_col(m.column)}{ident}"
     if t == "describe":
         return "summary statistics of " + (" and ".join(map(quote_col, spec.columns)) if spec.columns else "all columns")

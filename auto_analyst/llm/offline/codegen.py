@@ -7,6 +7,8 @@ visualisation blocks read it (agents share variables through the combined script
 
 from __future__ import annotations
 
+import re
+
 from auto_analyst.llm.offline.canonical import render
 from auto_analyst.llm.offline.pycode import FUNC_CALL, GRAIN_CODE, PICK_HELPER, formula_check
 from auto_analyst.llm.offline.spec import Filter, Measure, QuerySpec
@@ -52,6 +54,9 @@ def _round(expr: str, spec: QuerySpec) -> str:
     return f"round({expr}, {spec.rounding})" if spec.rounding is not None else expr
 
 
+ISO_DAY = re.compile(r"\d{4}-\d\d-\d\d")
+
+
 def _filter_line(f: Filter, var: str) -> str:
     col = f"{var}[{_c(f.column)}]"
     if f.op in ("year", "month", "quarter"):
@@ -75,6 +80,10 @@ def _filter_line(f: Filter, var: str) -> str:
         lo = f"({year} >= {f.value!r})" if f.value is not None else None
         hi = f"({year} <= {f.value2!r})" if f.value2 is not None else None
         return f"{var} = {var}[{' & '.join(x for x in (lo, hi) if x)}]"
+    if f.op == "between" and isinstance(f.value, str) and ISO_DAY.fullmatch(f.value) and ISO_DAY.fullmatch(str(f.value2)):
+        # a range of days: the last day is kept whole (a timestamp at 15:00 on it is inside)
+        return (f"{var} = {var}[pd.to_datetime({col}).between(pd.Timestamp({f.value!r}), "
+                f"pd.Timestamp({f.value2!r}) + pd.Timedelta(days=1) - pd.Timedelta(1, 'ns'))]")
     if f.op == "between":
         return f"{var} = {var}[{col}.between({f.value!r}, {f.value2!r})]"
     if f.op in ("==", "!=") and isinstance(f.value, str):

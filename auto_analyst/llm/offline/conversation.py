@@ -100,6 +100,48 @@ def _value_lines(turn: dict, asked: set[str]) -> list[str]:
     return out
 
 
+ORDINAL = re.compile(r"\b(?:(first|second|third|fourth|fifth|last|previous|latest|most recent|prior)\s+(?:question|answer|"
+                     r"result|turn|thing i asked|one)s?|(?:question|turn)\s+(?:number\s+)?(\d+))\b", re.I)
+_POSITIONS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}
+_ORDINAL_WORDS = {"first", "second", "third", "fourth", "fifth", "last", "previous", "latest", "recent", "prior", "earlier",
+                  "answered", "asked", "ask", "answer", "say", "said", "find", "found", "turn", "number"}
+
+
+def _turn_no(turn: dict) -> int:
+    try:
+        return int(turn.get("turn") or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _by_position(question: str, current: list[dict]) -> dict | None:
+    """'my first question', 'the previous answer', 'question 3': that turn of this conversation."""
+    m = ORDINAL.search(question)
+    if not m or not current:
+        return None
+    if m.group(2):
+        k = int(m.group(2)) - 1
+    else:
+        k = _POSITIONS.get(m.group(1).lower(), len(current) - 1)
+    return current[k] if 0 <= k < len(current) else None
+
+
+def _best(turns: list[dict], asked: set[str]) -> dict | None:
+    best, score = None, 0
+    for turn in turns:
+        text = " ".join(str(turn.get(k, "")) for k in ("question", "standalone_question", "answer"))
+        s = len(asked & _words(text)) + (2 if _value_lines(turn, asked) else 0)
+        if s > score:
+            best, score = turn, s
+    return best
+
+
+def _recap(current: list[dict]) -> str:
+    lines = [f"{k}. You asked \"{t.get('question', '')}\": " + " ".join(str(t.get("answer", "")).split())[:200]
+             for k, t in enumerate(current, 1)]
+    return "So far in this conversation:\n\n" + "\n".join(lines)
+
+
 def memory_answer(p: Prompt) -> dict[str, Any]:
     """The turn of the history that answers the question, with the figures asked about, and the remembered
     findings (facts of earlier sessions) around the question's entities, a comparison of two first when the
@@ -108,22 +150,30 @@ def memory_answer(p: Prompt) -> dict[str, Any]:
     history = [t for t in rows if "facts" not in t]
     found = next((t for t in rows if isinstance(t.get("facts"), list) and t["facts"]
                   and isinstance(t["facts"][0], dict)), None)
-    asked = _words(p.inputs.get("question", ""))
-    best, score = None, 0
-    for turn in history:
-        text = " ".join(str(turn.get(k, "")) for k in ("question", "standalone_question", "answer"))
-        s = len(asked & _words(text)) + (2 if _value_lines(turn, asked) else 0)
-        if s > score:
-            best, score = turn, s
+    question = p.inputs.get("question", "")
+    asked = _words(question) - _ORDINAL_WORDS
+    # this conversation's turns first (rows marked "session": "current", oldest first), questions about the
+    # conversation itself left out; earlier sessions only when none of this one answers
+    current = sorted((t for t in history if t.get("session") == "current" and route(str(t.get("question", ""))) == "analysis"
+                      and str(t.get("question", "")).strip() != question.strip()), key=lambda t: _turn_no(t))
+    best = _by_position(question, current)
+    if best is None:
+        # the best match over every turn given; on a tie this conversation's turn wins (it comes first)
+        best = _best(current + [t for t in history if t not in current], asked) if asked else None
+    if best is None and current and not asked:  # "what did we find earlier?": this conversation so far
+        return {"answer": _recap(current), "used_turns": [str(t.get("id", "")) for t in current]}
     facts = ""
     if found is not None:
         facts = ("Remembered findings (with when and where they were found):\n\n" + str(found.get("answer", "")))
         if found.get("comparison") or best is None:
             return {"answer": facts, "used_turns": []}
     if best is None:
-        return {"answer": "I don't find that in this conversation's history.", "used_turns": []}
+        return {"answer": "I don't find that in this conversation's history. Ask it again as a question about the data "
+                          "(e.g. 'mean of price by region'), or ask 'what did we find earlier?' for the turns so far.",
+                "used_turns": []}
     lines = _value_lines(best, asked)
-    head = f"Earlier (turn {best.get('turn', '?')}) you asked: \"{best.get('question', '')}\"."
+    where = "" if best.get("session", "current") == "current" else ", in an earlier session"
+    head = f"Earlier (turn {best.get('turn', '?')}{where}) you asked: \"{best.get('question', '')}\"."
     tail = f"\n\n{facts}" if facts else ""
     if lines:
         body = "From that answer: " + "; ".join(lines) + "."

@@ -55,6 +55,9 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
     if p.compare and not chart:
         _compare(p, spec, group_cols, numeric, categorical, plain_funcs, table)
     elif chart:
+        if chart == "auto" and len(numeric) == 1 and not plain_funcs and re.search(r"\bdistributions?\b", p.text):
+            # "plot the distribution of price (by brand)": the values' spread, not a mean per group
+            chart = "box" if group_cols or categorical else "histogram"
         _chart(spec, chart, group_cols, numeric, categorical, dates, plain_funcs, table)
     elif task_word == "trend":
         _trend(spec, group_cols, numeric, categorical, plain_funcs, table)
@@ -82,7 +85,10 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         spec.task, spec.columns = "describe", numeric
     elif n is not None:
         only = [c.name for c in table.columns if c.kind == "numeric"]
-        if not numeric and not group_cols and not categorical and len(only) == 1:
+        in_file_order = re.search(r"\b(?:first|last)\s+(?:\d+|[a-z]+)\b(?!.*\b(?:by|with\s+the|highest|lowest|largest|smallest)\b)",
+                                  p.text) is not None
+        if not numeric and not group_cols and not categorical and len(only) == 1 and not in_file_order:
+            # (never for "the first 5 rows": the rows in file order, not the 5 largest)
             # "the total of the top 5 payments" on a table with one numeric column: that column
             numeric = only
             spec.assumptions.append(f"ranked by '{only[0]}', the only numeric column")
@@ -196,7 +202,9 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
         for col in cols_in_order:
             for f in fs:
                 if f == "count" and col in categorical and "nunique" not in fs:
-                    if col in plural_mention and any(w in ("how many", "number of") for _, ff, w in funcs):
+                    if col in plural_mention and (any(w in ("how many", "number of") for _, ff, w in funcs)
+                                                  or any(f.column != col for f in spec.filters)):
+                        # "count the countries with population above 50": how many there are, not a list of them
                         # "how many customers signed up": the number of distinct customers
                         spec.measures.append(Measure(func="nunique", column=col))
                         continue

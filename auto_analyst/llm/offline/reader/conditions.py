@@ -8,6 +8,7 @@ value filter and a year filter, "trips longer than 10 km in March" a comparison 
 
 from __future__ import annotations
 
+import calendar
 import re
 
 from auto_analyst.data.description import TableDescription
@@ -27,21 +28,28 @@ _CMP_WORDS = (r"more than|greater than|higher than|larger than|bigger than|over|
               r"fewer than|lower than|smaller than|under|below|at most|no more than|not more than|no less than|up to")
 CMP_BEFORE = re.compile(rf"(?P<op>{_CMP_WORDS})\s+(?P<v1>-?\d+(?:\.\d+)?)\s*%?\s*(?:of\s+(?:the\s+)?)?$")
 CMP_AFTER = re.compile(
-    r"^\s*(?:values?\s+)?(?:is\s+|are\s+|was\s+|were\s+|of\s+)?(?P<op>>=|<=|!=|==|=|>|<|greater than or equal to|at or above|at or below|"
+    r"^\s*(?:values?\s+)?(?:is\s+|are\s+|was\s+|were\s+|of\s+)?(?P<op>>=|<=|!=|<>|==|=|>|<|(?:is\s+|are\s+|was\s+|were\s+)?not\s+equal\s+to|(?:does|do)\s+not\s+equal|doesn't\s+equal|is\s+not|are\s+not|was\s+not|were\s+not|isn't|aren't|wasn't|weren't|other\s+than|greater than or equal to|at or above|at or below|"
     r"less than or equal to|" + _CMP_WORDS + r"|exceeds|is between|between|equals|equal to|equalling|equaling|of|is|was)\s*"
     r"(?P<v1>-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|true\b|false\b)\s*%?(?:\s*(?:and|to|-)\s*(?P<v2>-?\d+(?:\.\d+)?))?"
     r"(?!\s*(?:standard\s+deviations?|std\b|sds?\b|sigmas?\b|times\b|x\s|iqr\b|inter))")
-OPS = {">=": ">=", "<=": "<=", "!=": "!=", "==": "==", "=": "==", ">": ">", "<": "<", "is": "==", "was": "==",
+OPS = {">=": ">=", "<=": "<=", "!=": "!=", "<>": "!=", "==": "==", "=": "==", ">": ">", "<": "<", "is": "==", "was": "==",
        "equals": "==", "equal to": "==", "equalling": "==", "equaling": "==", "of": "==", "at least": ">=",
        "at most": "<=", "no more than": "<=", "not more than": "<=", "no less than": ">=", "up to": "<=",
        "between": "between", "is between": "between", "greater than or equal to": ">=", "at or above": ">=",
        "at or below": "<=", "less than or equal to": "<="}
 for _w in ("greater than", "more than", "higher than", "larger than", "bigger than", "above", "over", "exceeding", "exceeds"):
     OPS[_w] = ">"
+for _w in ("not equal to", "is not equal to", "are not equal to", "was not equal to", "were not equal to", "does not equal",
+           "do not equal", "doesn't equal", "is not", "are not", "was not", "were not", "isn't", "aren't", "wasn't",
+           "weren't", "other than"):
+    OPS[_w] = "!="
 for _w in ("less than", "lower than", "smaller than", "below", "under", "fewer than"):
     OPS[_w] = "<"
-EXCEPT = re.compile(r"\b(?:not\s+(?:in|from|for|of|at)|except(?:\s+for)?|excluding|other\s+than|apart\s+from|besides|"
-                    r"outside(?:\s+of)?)\s+(?:the\s+)?$")
+EXCEPT = re.compile(r"(?:\b(?:(?:is|are|was|were|does|do|did)\s+not|not)(?:\s+(?:in|from|for|of|at|equal\s+to|equals?))?"
+                    r"|\b(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|isnt|arent|doesnt)(?:\s+(?:in|from|for|of|at|equal\s+to))?"
+                    r"|\bexcept(?:\s+for)?|\bexcluding|\bexclude|\bother\s+than|\bapart\s+from|\bbesides|\boutside(?:\s+of)?"
+                    r"|\bnon-?|!=|<>)\s*(?:the\s+)?$")
+LIST_AFTER = re.compile(r"\s*(?:,\s*)?(?:and|or|nor|,)\s*(?:the\s+)?")
 COMPARATIVE = re.compile(r"\b(?:(more|less)\s+([a-z]+)|([a-z]+er))\s+than\s+(-?\d+(?:\.\d+)?)\b")
 YEAR = re.compile(r"\b(?:(?:in|for|during|of|only|from|since)\s+)?(?:the\s+)?(?:year\s+)?((?:19|20)\d\d)\b(?!\s*[-/.]\d)(?:\s+only)?")
 _Y = r"((?:19|20)\d\d)"
@@ -172,21 +180,27 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
     for col, value, s, e in find_values(text, table):
         if st.free(s, e):
             by_span.setdefault((s, e), []).append((col, value))
+    last_end, last_negative = 0, False
     for (s, e), hits in sorted(by_span.items()):
         if not st.free(s, e):
             continue
         cols = sorted({c for c, _ in hits})
         neg = EXCEPT.search(text[:s])
         negative = bool(neg and st.free(neg.start(), neg.end()))
+        listed = LIST_AFTER.fullmatch(text[last_end:s]) if last_negative else None
+        if listed and not negative and st.free(last_end, s):
+            # "excluding Germany and France", "not USA or Japan": the negation holds for the whole list
+            negative, neg = True, listed
         if len(cols) > 1:
             spec.problems.append(f"'{text[s:e]}' is a value of several columns ({', '.join(cols)}); say which one.")
         else:
             spec.filters.append(Filter(column=cols[0], op="!=" if negative else "==", value=hits[0][1]))
             if negative:
-                st.take(neg.start(), neg.end())
+                st.take(neg.start() + (last_end if neg is listed else 0), neg.end() + (last_end if neg is listed else 0))
         st.take(s, e)
+        last_end, last_negative = e, negative and len(cols) == 1
     # "the North region": a column named next to its own value names the filter, not a grouping
-    valued = {f.column for f in spec.filters if f.op == "=="}
+    valued = {f.column for f in spec.filters if f.op in ("==", "!=")}
     for i, m in enumerate(mentions):
         if m.column in valued and i not in used and not GROUP_BEFORE.search(text[:m.start]):
             used.add(i)
@@ -272,6 +286,20 @@ def read_time(st: Reading, spec: QuerySpec, table: TableDescription, tcol: str |
     kind = _col(table, tcol).kind if tcol else None
     months = lexicon().months
     names = _month_names()
+    # a date range: "between March 2001 and June 2004" is one range of dates (the first day of the first month to
+    # the last day of the second), not months {3, 6} of years {2001, 2004}
+    for m in re.finditer(rf"\b(?:(?:from|between)\s+)?({names})\s*,?\s*((?:19|20)\d\d)\s*(?:-|–|to|and|until|through|thru)\s*"
+                         rf"({names})\s*,?\s*((?:19|20)\d\d)\b", text):
+        if not (st.free(m.start(), m.end()) and tcol and kind == "datetime"):
+            continue
+        (y1, m1), (y2, m2) = (int(m.group(2)), months[m.group(1)]), (int(m.group(4)), months[m.group(3)])
+        if (y1, m1) > (y2, m2):
+            spec.problems.append(f"'{m.group(0)}' ends before it starts; say the range from its earlier end.")
+        else:
+            last = calendar.monthrange(y2, m2)[1]
+            spec.filters.append(Filter(column=tcol, op="between", value=f"{y1:04d}-{m1:02d}-01",
+                                       value2=f"{y2:04d}-{m2:02d}-{last:02d}"))
+        st.take(m.start(), m.end())
     # month ranges: "from March to May", "between January and June"
     for m in re.finditer(rf"\b(?:(?:from|between)\s+)?({names})\s*(?:-|–|to|and|until|through|thru)\s*({names})\b", text):
         if st.free(m.start(), m.end()) and tcol and kind == "datetime" and (m.group(0).split()[0] in ("from", "between")

@@ -32,10 +32,19 @@ LEAD = re.compile(r"^(?:also|and|ok|okay|then|so|next|finally|afterwards|after t
                   r"first|firstly|second|secondly|third|lastly|if so|if yes|if there are|if there is|in that case)\b[ ,]*", re.I)
 
 
+# "Among red cars with weight above 3000, what is the mean mpg?": an opening clause that restricts or groups the
+# rows is part of the question after its comma, never a part of its own (answered apart, the restriction is lost)
+RESTRICTING_OPENING = re.compile(r"(^|[?!;.]\s+)((?:among|for|of|with|where|within|in|from|excluding|except|considering|"
+                                 r"given|restricted\s+to|limited\s+to|only|just)\b[^,?!;.]*?),(\s*(?:and\s+)?"
+                                 r"(?:how|what|which|who|is|are|does|do|plot|show)\b)", re.I)
+
+
 def split_parts(question: str) -> list[str]:
     """'Which city ...? Also, how many ...?' → two parts. Empty parts dropped; numbering ('2.', 'Question 3:')
-    and labels ('Constraints:') are not part of a question."""
+    and labels ('Constraints:') are not part of a question; an opening that restricts the rows ('Among cars from
+    Japan, what ...') stays with the question it restricts."""
     question = ENUMERATION.sub("", question.strip())
+    question = RESTRICTING_OPENING.sub(lambda m: m.group(1) + m.group(2) + m.group(3), question)
     parts = [p.strip(" ,.?!;:") for p in PART_SPLIT.split(question) if p]
     out = []
     for p in parts:
@@ -48,16 +57,41 @@ def split_parts(question: str) -> list[str]:
 
 
 def choose_table(question: str, desc: DatasetDescription) -> TableDescription:
-    """The table whose columns the question mentions most (its name counts as two, as whole words only: a
-    table named 'a' is not in "how many rows are there"); the active one on ties."""
+    """The table whose columns the question mentions most; the active one on ties. A table's name (whole words
+    only: a table named 'a' is not in "how many rows are there") counts as two, but only when the question's
+    other words fit that table as well as any other, and, for a name that is an ordinary word of questions
+    ('total', 'first', 'data'), only when some of them name its columns: "total amount" after switching to a
+    table with an `amount` column reads that table, not the one named `total`."""
     text = fold(normalize(question))
+    found = {}
+    for t in desc.tables:
+        pattern = rf"\b{re.escape(fold(normalize(t.name)))}\b"
+        found[t.name] = (re.search(pattern, text) is not None, len(vocabulary(t).find(re.sub(pattern, " ", text))))
+    most = max(cols for _, cols in found.values())
     best, best_hits = desc.table(), -1
     for t in desc.tables:
-        named = re.search(rf"\b{re.escape(fold(normalize(t.name)))}\b", text) is not None
-        hits = len(vocabulary(t).find(text)) + (2 if named else 0)
+        named, cols = found[t.name]
+        counts = named and cols >= most and (cols > 0 or not _ordinary_word(t.name))
+        hits = cols + (2 if counts else 0)
         if hits > best_hits or (hits == best_hits and t.name == desc.active):
             best, best_hits = t, hits
     return best
+
+
+def _ordinary_word(name: str) -> bool:
+    """A table name that questions use as a word: a statistic, a size, a chart or task word, or a word of the
+    lexicon's ignorable, framing, number, month and period lists."""
+    from auto_analyst.llm.offline.reader.lexicon import lexicon
+    from auto_analyst.llm.offline.reader.text import Reading
+    from auto_analyst.llm.offline.reader.words import read_chart, read_funcs, read_task_words
+
+    key = fold(normalize(name)).strip()
+    lex = lexicon()
+    words = lex.ignorable | lex.framing | lex.row_nouns | set(lex.number_words) | set(lex.months) | set(lex.grains)
+    if key in words or key in {"first", "last", "top", "bottom", "next", "previous", "all", "rows"}:
+        return True
+    st = Reading(key)
+    return bool(read_funcs(st) or read_chart(st) or read_task_words(st))
 
 
 def _table_for(part: str, desc: DatasetDescription, prev: QuerySpec | None, within: bool) -> TableDescription:
@@ -87,6 +121,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
     new_column = None
     intros: set[int] = set()
     pending = []
+    restriction = ""
     for part in split_parts(question):
         if new_column:  # "the mean of this new feature": the column made by the part before
             part = THE_NEW_ONE.sub(f"`{new_column}`", part)
@@ -138,6 +173,8 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             if spec.answerable and spec.task == prev_spec.task:
                 continue  # the same task again, about the same column: answered by the part before
         declined_before = declined_before or not spec.answerable
+        if not spec.answerable and not restriction and _restricts_only(pieces):
+            restriction = part
         inherit_method(spec, specs)
         same = next((s for s in specs if spec.answerable and covered_by(spec, s)), None)
         if same is not None:  # a restated part (a constraint repeating the question) is already answered;
@@ -159,6 +196,12 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             specs.insert(0, QuerySpec(table=p.spec.table, task="decline", problems=[
                 f"'{p.raw}' says how to treat missing values, but no part of the question uses those columns."]))
     share_threshold(specs)
+    if restriction and any(s.answerable for s in specs):
+        # an unread part that restricts the rows ('for interns', 'with weight above 3000') is not a question of its
+        # own: answering the rest would answer about all rows
+        why = f"'{restriction}' restricts the rows the question is about and I could not read it, so I did not answer any of it."
+        return [QuerySpec(table=s.table, task="decline", problems=[why] + s.problems) for s in specs if not s.answerable] \
+            or [QuerySpec(table=specs[0].table, task="decline", problems=[why])]
     return [s for k, s in enumerate(specs)
             if not any(t.answerable and (k in intros and spec_columns(s) <= spec_columns(t) or s.answerable
                                          and covered_by(s, t)) for t in specs[k + 1:])]
@@ -171,6 +214,18 @@ PROSE = re.compile(r"^(?:interpret|explain|discuss|comment\s+on|summari[sz]e|pro
 PROSE_NOTE = "an interpretation in words is not written offline (a language model writes one: --model)"
 THE_NEW_ONE = re.compile(r"\b(?:this|the|that|these|those)\s+(?:new(?:ly)?\s+(?:created\s+)?)(?:column|feature|variable|field)"
                          r"(?:\s+values)?\b", re.I)
+
+
+RESTRICTS = re.compile(r"^(?:among|for|of|with|where|within|in|from|excluding|except|without|only|just|whose|who|that|which"
+                       r"|restricted|limited|considering|given)\b|\b(?:among|where|whose|excluding|except|other\s+than)\b"
+                       r"|\b(?:above|below|over|under|greater|less|more|fewer|at\s+least|at\s+most)\b\s+(?:than\s+)?-?\d")
+
+
+def _restricts_only(p) -> bool:
+    """A part with no question of its own (no statistic, chart, task or count) that says which rows: 'among red
+    cars with weight above 3000'."""
+    own = p.funcs or p.chart or p.task_word or p.keywords or p.n or p.compare or p.superlatives
+    return not own and bool(RESTRICTS.search(p.text))
 
 
 def _normality_rule(part: str, specs: list[QuerySpec]) -> bool:

@@ -47,6 +47,12 @@ def top_n(spec: QuerySpec, n: tuple[int, bool], group_cols, numeric, categorical
     if not numeric and not categorical and len(group_cols) == 1 and group_cols[0] in nums:
         numeric, group_cols = group_cols, []  # "top 5 rows by invest": rank rows by that column
     ident = (vocabulary(table).id_column or when_column(table)) if table is not None else None
+    shown = []
+    if rows and numeric:
+        # "the 5 cars with the highest price and their make": N rows named by a row noun are N rows; a text
+        # column named beside them (not after 'by'/'per') is shown with each row, it does not group them
+        shown = [c for c in categorical if c not in group_cols and c != ident]
+        categorical = []
     groups = [g for g in group_cols + [c for c in categorical if c not in group_cols] if not (rows and g == ident)]
     if groups:
         spec.group_by = groups[:1]
@@ -56,8 +62,9 @@ def top_n(spec: QuerySpec, n: tuple[int, bool], group_cols, numeric, categorical
         spec.measures = [Measure(func=(plain_funcs[0] if plain_funcs else default), column=numeric[0])]
         if plain_funcs and plain_funcs[0] == "sum":
             spec.assumptions.append(f"summed the {n[0]} {'smallest' if n[1] else 'largest'} values of '{numeric[0]}'")
-        elif ident and ident != numeric[0]:
-            spec.columns = [ident]  # the rows are named by their identifying column
+        elif ident and ident != numeric[0] or shown:
+            # the rows are named by their identifying column, then the columns asked with them
+            spec.columns = list(dict.fromkeys(([ident] if ident and ident != numeric[0] else []) + shown))
     else:
         spec.problems.append("Say which column to rank by.")
 

@@ -19,7 +19,7 @@ from auto_analyst.llm.offline.reader.instructions import read_instructions, read
 from auto_analyst.llm.offline.reader.lexicon import lexicon
 from auto_analyst.llm.offline.reader.linker import fuzzy_columns, link_columns, link_row_nouns, link_superlatives, link_table
 from auto_analyst.llm.offline.reader.pieces import COMPARE, OVER_ALL_BEFORE, REFERENCE, WHICH_BEFORE, WHY, Pieces
-from auto_analyst.llm.offline.reader.text import Reading, fold, normalize
+from auto_analyst.llm.offline.reader.text import Reading, fold, normalize, spelled_numbers
 from auto_analyst.llm.offline.reader.vocabulary import Mention, Vocabulary, vocabulary
 from auto_analyst.llm.offline.reader.words import (read_chart, read_corr_method, read_funcs, read_significance, read_task_words,
                                                    read_topn)
@@ -33,7 +33,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     """Link the words of one part to the table (see the module docstring for the order)."""
     vocab = vocab or vocabulary(table)
     question = _mark_word_columns(question, table)
-    text = _unquote_statistics(fold(normalize(question)), vocab)
+    text = spelled_numbers(_unquote_statistics(fold(normalize(question)), vocab))
     st = Reading(text)
     spec = QuerySpec(table=table.name)
     reserved = reserved_spans(text)
@@ -99,6 +99,12 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
             other.append(m.column)
     for s in superlatives:
         other.append(s.column)
+    for m in UNREAD_NEGATION.finditer(text):
+        if st.free(m.start(), m.end()):  # ignorable words ('other', 'than') that turn a condition round: never skipped
+            spec.problems.append(f"I can't tell what '{m.group(0)}' applies to; name the column and the value "
+                                 "(e.g. \"where <column> != '<value>'\").")
+            p.unknown = True
+            break
     unknown = [w for w in _modifiers(st, all_mentions, vocab, spec) if w not in _described_words(question, vocab)]
     unknown = [w for w in unknown if w not in _framing()]
     if unknown:
@@ -123,6 +129,10 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
         setattr(p, name, list(dict.fromkeys(getattr(p, name))))
     _superlative_of_rows(p, all_mentions)
     return p
+
+
+UNREAD_NEGATION = re.compile(r"\b(?:other\s+than|neither|nor|anything\s+but|all\s+but|everything\s+but|apart\s+from|"
+                             r"besides|except|excluding|exclude|instead\s+of|rather\s+than)\b")
 
 
 def _mark_word_columns(question: str, table: TableDescription) -> str:
@@ -301,7 +311,12 @@ def _modifiers(st: Reading, mentions: list[Mention], vocab: Vocabulary, spec: Qu
         if re.fullmatch(r"-?\d+(?:\.\d+)?", w) or w in lexicon().number_words:
             kept.append(w)  # a number nobody explained is a condition or a size the answer would drop: never skipped
             continue
-        before = [m for m in mentions if re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start])]
+        # a qualifier is a word before a column's noun ('fish size'); before a verb ('interns hired in 2019') or
+        # after a word that restricts the rows ('for interns', 'among engineers') it names rows of its own
+        before = [m for m in mentions if m.how not in ("event", "verb", "flag")
+                  and re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start])
+                  and not re.search(r"\b(?:among|for|of|with|where|from|excluding|except|only|all)\s+" + re.escape(w)
+                                    + r"\s+$", st.text[:m.start])]
         qualifier = not NOT_QUALIFIER.search(w) and bool(before)
         for m in before if qualifier else []:
             phrase = f"{w} {m.text}"

@@ -92,6 +92,40 @@ def number(s: str):
         return s
 
 
+_CMP = (r"more than|greater than|higher than|larger than|bigger than|over|above|exceeding|exceeds|at least|less than|"
+        r"fewer than|lower than|smaller than|under|below|at most|no more than|no less than|up to|equals?|equal to")
+
+
+def spelled_numbers(text: str) -> str:
+    """'above fifty', 'over two hundred and fifty', 'less than forty-five' → the digits ('above 50'). Only after a
+    comparison word: elsewhere 'one' is 'which one', 'the top one'. Words from the lexicon's ``number_words``."""
+    words = lexicon().number_words
+    alt = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+    # 'and' joins only after hundred/thousand/million ('two hundred and fifty'; 'between eighty and ninety' is two)
+    spelled = rf"(?:{alt})(?:(?:[\s-]+|(?:(?<=hundred)|(?<=thousand)|(?<=million))\s+and\s+)(?:{alt}))*"
+    # a number that counts things ('between two variables', 'over three groups') is no threshold: left as words
+    counted = r"(?!\s+(?:variables?|columns?|groups?|categories|decimals?|places|samples|features|sets|tables|models|times)\b)"
+    pattern = re.compile(rf"\b({_CMP})\s+({spelled})\b{counted}")
+    both = re.compile(rf"\b(between)\s+({spelled})\s+(and|to)\s+({spelled})\b{counted}")
+
+    def value(phrase: str) -> str:
+        total = current = 0
+        for w in re.findall(r"[a-z]+", phrase):
+            if w == "and":
+                continue
+            v = words[w]
+            if v == 100:
+                current = max(current, 1) * 100
+            elif v >= 1000:
+                total, current = total + max(current, 1) * v, 0
+            else:
+                current += v
+        return str(total + current)
+
+    text = both.sub(lambda m: f"{m.group(1)} {value(m.group(2))} {m.group(3)} {value(m.group(4))}", text)
+    return pattern.sub(lambda m: f"{m.group(1)} {value(m.group(2))}", text)
+
+
 class Reading:
     """One question part being read: its normalised text, tokens, and the characters explained so far."""
 

@@ -46,6 +46,10 @@ CHART_WORDS = [
     (re.compile(r"\bline\s*(?:chart|plot|graph)\b|\bover time\b"), "line"),
     (re.compile(r"\bbar\s*(?:chart|plot|graph)s?\b|\bbars\b"), "bar"),
     (re.compile(r"\b(?:plot|plots|plotted|chart|charts|graph|graphs|visuali[sz]e|visuali[sz]ation|draw|figure)\b"), "auto"),
+    # "show the distribution of price" asks to see it: a chart, as "plot the distribution" does ("describe the
+    # distribution" stays statistics)
+    (re.compile(r"\b(?:show|display|view|see)(?=\s+(?:me\s+|us\s+)?(?:the\s+|a\s+|its\s+)?(?:[\w-]+\s+){0,2}distributions?\b)"),
+     "auto"),
 ]
 TASK_WORDS = [
     (re.compile(r"\bcorrelation matrix\b|\bcorrelations between all\b|\ball correlations\b|\bpairwise correlations?\b"),
