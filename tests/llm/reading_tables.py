@@ -91,6 +91,13 @@ def staff(n: int = 80) -> pd.DataFrame:
                          + pd.to_timedelta(r.integers(0, 3000, n), unit="D")})
 
 
+def roles(n: int = 50) -> pd.DataFrame:
+    """Visits to a club: the role's values are nouns the lexicon also knows as names of rows (student, member)."""
+    r = _rng(11)
+    return pd.DataFrame({"visit_id": np.arange(1, n + 1), "role": r.choice(["student", "member", "visitor"], n),
+                         "fee": r.uniform(0, 40, n).round(2)})
+
+
 def products(n: int = 60) -> pd.DataFrame:
     r = _rng(9)
     return pd.DataFrame({"model": [f"M{k:03d}" for k in range(n)], "brand": r.choice(["Acme", "Globex", "Initech"], n),
@@ -106,7 +113,7 @@ def nations(n: int = 30) -> pd.DataFrame:
 
 
 BUILDERS = {"shop": shop, "weather": weather, "cars": cars, "clinic": clinic, "stocks": stocks, "macro": macro,
-            "sensors": sensors, "staff": staff, "products": products, "nations": nations}
+            "sensors": sensors, "staff": staff, "roles": roles, "products": products, "nations": nations}
 
 
 def descriptions() -> dict[str, DatasetDescription]:

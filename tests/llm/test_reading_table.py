@@ -418,6 +418,10 @@ ROWS = [
     ('staff', 'now excluding Sales', "mean of `salary` by `department` where `department` != 'Sales'",
      'mean of `salary` by `department`'),
     ('staff', 'the median salary among engineers', "decline: 'engineers'"),
+    # a value in its plural is that value, even when the lexicon knows the noun as a name of rows
+    ('roles', 'the median fee among students', "median of `fee` where `role` == 'student'"),
+    ('roles', 'how many visitors are there?', "count of rows where `role` == 'visitor'"),
+    ('roles', 'mean fee of members', "mean of `fee` where `role` == 'member'"),
     ('staff', 'the mean salary for interns hired after 2018', "decline: 'interns'"),
     ('staff', 'mean salary of managers in Engineering', "decline: 'managers'"),
     ('staff', 'the median salary in Engineering', "median of `salary` where `department` == 'Engineering'"),

@@ -378,7 +378,8 @@ def read_quarters(st: Reading, spec: QuerySpec, table: TableDescription) -> None
 def find_values(text: str, table: TableDescription, skip: set[str] = frozenset()) -> list[tuple[str, str, int, int]]:
     """Category values (from the description's top values) written in ``text``.
 
-    Returns (column, value, start, end) for whole-word, accent- and case-insensitive matches; a value
+    Returns (column, value, start, end) for whole-word, accent- and case-insensitive matches (a one-word
+    value also in its plural); a value
     of several columns is reported for each (the caller treats that as ambiguous).
     """
     from auto_analyst.llm.offline.reader.vocabulary import vocabulary
@@ -388,6 +389,8 @@ def find_values(text: str, table: TableDescription, skip: set[str] = frozenset()
     for col, value, key in vocabulary(table).values:
         if col in skip or key not in folded:
             continue
-        for m in re.finditer(r"(?<![\w])" + re.escape(key) + r"(?![\w])", folded):
+        # a one-word value also in its plural ('students' for 'student', 'boxes' for 'box')
+        plural = r"(?:e?s)?" if key.isalpha() and len(key) >= 3 and not key.endswith("s") else ""
+        for m in re.finditer(r"(?<![\w])" + re.escape(key) + plural + r"(?![\w])", folded):
             out.append((col, value, m.start(), m.end()))
     return out

@@ -152,10 +152,15 @@ def link_row_nouns(st: Reading, vocab: Vocabulary) -> list[RowNoun]:
     out = []
     own = vocab.row_nouns
     entities = lexicon().entity_nouns
+    value_words = {words for _, _, words in vocab.values if " " not in words}
     for t in st.tokens:
         if t.kind != "word" or not st.free(t.start, t.end):
             continue
         forms = lemmas(t.text) | {t.text}
+        # 'among students' where 'student' is a value of a column: a restriction, not the rows (left for the
+        # value reader, or unexplained so the question declines: never skipped as if it named every row)
+        if not forms & own and forms & entities and forms & value_words:
+            continue
         if forms & own or forms & entities:
             out.append(RowNoun(t.start, t.end, t.text, plural=t.text.endswith("s") or t.text in ("people", "children")))
             st.take(t.start, t.end)
