@@ -31,6 +31,8 @@ import sys
 import time
 from pathlib import Path
 
+from auto_analyst.evals.dabench import same  # the benchmark's rule, one definition for the CLI and this script
+
 ANSWER = re.compile(r"@(\w+)\[(.*?)\]")
 
 
@@ -41,17 +43,6 @@ def default_bench() -> Path:
     # ../shared next to the checkout, or next to the folder of worktrees
     candidates = [here.parent / "shared", here.parent.parent / "shared"]
     return next((c for c in candidates if c.exists()), candidates[0]) / "bench" / "dabench-dev"
-
-
-def same(got: str, want: str) -> bool:
-    """The benchmark's rule: equal strings, or numbers within 1e-6."""
-    got, want = got.strip(), want.strip()
-    if got == want:
-        return True
-    try:
-        return abs(float(got) - float(want)) < 1e-6
-    except ValueError:
-        return False
 
 
 def score(result: dict, labels: list[list[str]]) -> str:
