@@ -50,6 +50,8 @@ class MemoryPort(Protocol):
     def fixes_for_error(self, error_text: str) -> tuple[str, list[str]]: ...
     def history_for(self, question: str) -> tuple[str, list[MemoryHit]]: ...
     def apply_profile(self, instruction: str) -> str: ...
+
+    def style(self) -> str: ...
     def remember_fix(self, bad_code: str, error: str, good_code: str, agent: str, summary: str,
                      correction: str, agent_version: str, human: bool = False) -> list[str]: ...
 
@@ -228,6 +230,10 @@ class Pipeline:
         if trace.intent != "analysis" and not steps:
             self._other_intent(ctx, plan, result, budget)
             return
+        if trace.intent == "config_change" and ctx.memory is not None:
+            # a style change beside a question: kept in the profile, and this answer is already written in it
+            ctx.memory.apply_profile(ctx.question)
+            ctx.style = ctx.memory.style()
         if not steps:
             result.status, result.answer = "declined", plan.decline_reason or "I can't answer that from the data."
             return

@@ -87,6 +87,21 @@ def test_quote_memory_question_and_style_change(tmp_path, sales_csv, df):
         assert value(r7, "region with the highest total revenue") == max(totals(df), key=totals(df).get)
 
 
+def test_a_style_change_beside_a_question_is_kept_and_the_question_answered(tmp_path, sales_csv, df):
+    # held-out conversations: "Keep it short from now on. Now only ..." kept the style and dropped the question
+    analyst, s = open_session(tmp_path, sales_csv)
+    with analyst:
+        s.ask("total revenue by region")
+        r = s.ask("Keep it short from now on. Now only for 2023.")
+        d23 = df[df["order_date"].dt.year == 2023]
+        assert r.status == "ok" and r.trace.intent == "config_change"
+        assert got(r) == pytest.approx(totals(d23))
+        assert analyst.memory.profiles.get("alice").style == "concise"
+        r = s.ask("Use bullet points from now on. Which region has the highest total revenue?")
+        assert value(r, "region with the highest total revenue") == max(totals(df), key=totals(df).get)
+        assert r.answer.lstrip().startswith("-")  # written in this turn's new style already
+
+
 def test_fifty_turns_stay_under_budget_and_turn_3_is_remembered(tmp_path, sales_csv, df):
     settings = Settings.load({"home": tmp_path, "memory_budget_tokens": 600, "prompt_budget_tokens": 2500})
     analyst = Analyst(settings=settings, user="alice")

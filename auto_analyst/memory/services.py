@@ -98,6 +98,12 @@ class SessionMemory:
                     "'explain like I'm new to statistics'.")
         return "Noted. From now on: " + render(profile)
 
+    def style(self) -> str:
+        """How this user's answers are written now (the profile rendered as the answer writer reads it)."""
+        from auto_analyst.memory.profile import render
+
+        return render(self.services.profiles.get(self.scope.user))
+
     def remember_fix(self, bad_code: str, error: str, good_code: str, agent: str, summary: str, correction: str,
                      agent_version: str, human: bool = False) -> list[str]:
         return sharing.remember_fix(self.services.stores, self.scope, agent_version, bad_code, error, good_code,

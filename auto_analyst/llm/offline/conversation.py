@@ -23,7 +23,7 @@ from auto_analyst.llm.offline.reader.lexicon import lexicon
 from auto_analyst.llm.offline.reader.morphology import lemmas
 from auto_analyst.question_text import QUOTE
 
-__all__ = ["route", "memory_answer", "MEMORY", "STYLE"]
+__all__ = ["route", "memory_answer", "MEMORY", "STYLE", "SENTENCE_END"]
 
 # a question about the conversation itself; words like "before" or "previous" alone are too common in data
 # questions ("calls abandoned before being answered", "the previous day") to mean that
@@ -55,6 +55,9 @@ NEW_DATA = re.compile(r"\b(?:load|upload|open|import|read)\b.{0,40}\.(?:csv|xlsx
 QA = re.compile(r"^\s*(?:help|what can you do|who are you|how do i use|what is auto-?analyst)\b", re.I)
 
 
+SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+
+
 def route(message: str) -> str:
     """analysis | qa | memory_query | config_change | new_data (unrelated is decided by the planner)."""
     if NEW_DATA.search(message):
@@ -63,7 +66,8 @@ def route(message: str) -> str:
         return "qa"
     if QUOTE.search(message):
         return "analysis"  # a quote of an earlier answer: the planner builds on the quoted turn
-    if STYLE.search(message) and not ANALYSIS.search(message):
+    # a sentence that only asks how answers should sound (the planner answers the other sentences beside it)
+    if any(STYLE.search(x) and not ANALYSIS.search(x) for x in SENTENCE_END.split(message.strip())):
         return "config_change"
     if MEMORY.search(message):
         return "memory_query"

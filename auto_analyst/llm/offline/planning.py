@@ -15,6 +15,7 @@ that a language model (``--model``) reads any phrasing.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -22,7 +23,7 @@ from auto_analyst.data.description import DatasetDescription
 from auto_analyst.llm.offline.answer_format import decision_options, match_names
 from auto_analyst.llm.offline.canonical import parse_many, render
 from auto_analyst.llm.offline.codegen import ROLES, code_for, scalar_labels
-from auto_analyst.llm.offline.conversation import route
+from auto_analyst.llm.offline.conversation import SENTENCE_END, STYLE, route
 from auto_analyst.llm.offline.protocol import Prompt
 from auto_analyst.llm.offline.reader import read_question
 from auto_analyst.llm.offline.reader.suggest import closest_question
@@ -103,6 +104,15 @@ def planner(p: Prompt) -> dict[str, Any]:
     goal = p.inputs.get("goal", "")
     intent = route(goal)
     out = {"intent": intent, "standalone_question": goal, "plan": [], "assumptions": [], "decline_reason": ""}
+    if intent == "config_change":
+        # "Keep it short from now on. Now only the Barbera wines.": the style is kept and the rest answered
+        # (a config_change with a plan); a rest that does not plan leaves the style change alone
+        rest = " ".join(x for x in SENTENCE_END.split(goal.strip()) if x and not STYLE.search(x))
+        if rest and rest != goal.strip() and route(rest) == "analysis":
+            sub = planner(dataclasses.replace(p, inputs={**p.inputs, "goal": rest}))
+            if sub["plan"]:
+                return {**sub, "intent": "config_change"}
+        return out
     if intent != "analysis":
         return out
     desc = dataset(p)
