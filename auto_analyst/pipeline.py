@@ -303,6 +303,8 @@ class Pipeline:
             return
         if trace.intent == "config_change" and ctx.memory is not None:
             result.status, result.answer = "ok", ctx.memory.apply_profile(ctx.question)
+            if plan.decline_reason:  # the message asked something beside the style that was not answered
+                result.answer += "\n\nThe rest of your message was not answered: " + plan.decline_reason
             return
         result.status = "declined"
         result.answer = plan.decline_reason or {

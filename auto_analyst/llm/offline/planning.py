@@ -108,10 +108,12 @@ def planner(p: Prompt) -> dict[str, Any]:
         # "Keep it short from now on. Now only the Barbera wines.": the style is kept and the rest answered
         # (a config_change with a plan); a rest that does not plan leaves the style change alone
         rest = " ".join(x for x in SENTENCE_END.split(goal.strip()) if x and not STYLE.search(x))
-        if rest and rest != goal.strip() and route(rest) == "analysis":
-            sub = planner(dataclasses.replace(p, inputs={**p.inputs, "goal": rest}))
-            if sub["plan"]:
+        if rest and rest != goal.strip():
+            sub = planner(dataclasses.replace(p, inputs={**p.inputs, "goal": rest})) if route(rest) == "analysis" else {}
+            if sub.get("plan"):
                 return {**sub, "intent": "config_change"}
+            # never drop the rest silently: the style is kept, and the answer says what was not answered
+            out["decline_reason"] = sub.get("decline_reason") or f"Ask this on its own: '{rest}'."
         return out
     if intent != "analysis":
         return out
