@@ -56,6 +56,7 @@ QA = re.compile(r"^\s*(?:help|what can you do|who are you|how do i use|what is a
 
 
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+LASTING = re.compile(r"\b(?:from now on|going forward|in future|for the rest of|from here on|henceforth)\b", re.I)
 
 
 def route(message: str) -> str:
@@ -66,8 +67,11 @@ def route(message: str) -> str:
         return "qa"
     if QUOTE.search(message):
         return "analysis"  # a quote of an earlier answer: the planner builds on the quoted turn
-    # a sentence that only asks how answers should sound (the planner answers the other sentences beside it)
-    if any(STYLE.search(x) and not ANALYSIS.search(x) for x in SENTENCE_END.split(message.strip())):
+    if STYLE.search(message) and not ANALYSIS.search(message):
+        return "config_change"
+    # a sentence that only says how answers should sound from now on, beside a question (the planner answers
+    # the other sentences); without such a marker 'use a simple model' is part of a task, not a style
+    if any(STYLE.search(x) and LASTING.search(x) and not ANALYSIS.search(x) for x in SENTENCE_END.split(message.strip())):
         return "config_change"
     if MEMORY.search(message):
         return "memory_query"
