@@ -20,8 +20,8 @@ from pydantic import BaseModel
 from sqlalchemy import text
 
 from auto_analyst.config import Settings
-from auto_analyst.storage import (DEFAULT_FILE, Migrations, autoid, database_url, engine_for, greatest, is_postgres,
-                                  read, sqlite_file, to_iso, transaction)
+from auto_analyst.storage import (DEFAULT_FILE, Migrations, autoid, greatest, is_postgres, read, sqlite_file,
+                                  store_engine, to_iso, transaction)
 
 __all__ = ["History", "TurnRecord", "SessionInfo", "QuoteMatch", "Upload", "HISTORY_FILE", "MIN_PARTIAL_QUOTE_CHARS"]
 
@@ -183,9 +183,7 @@ class History:
     """
 
     def __init__(self, settings: Settings | None = None, *, path: Path | None = None, url: Any = None) -> None:
-        if url is None:
-            url = Path(path) if path is not None else database_url(settings or Settings.load())
-        self.engine = engine_for(url)
+        self.engine = store_engine(settings, path, url)
         self.path = sqlite_file(self.engine)
         self.postgres = is_postgres(self.engine)
         migrations.ensure(self.engine)

@@ -18,7 +18,7 @@ from sqlalchemy import text
 
 from auto_analyst.config import Settings
 from auto_analyst.errors import BadInputError
-from auto_analyst.storage import Migrations, database_url, engine_for, read, sqlite_file, to_iso, transaction
+from auto_analyst.storage import Migrations, read, sqlite_file, store_engine, to_iso, transaction
 
 __all__ = ["Profile", "ProfileStore", "render", "FIELDS", "MAX_VALUE_CHARS", "MAX_NOTES"]
 
@@ -96,9 +96,7 @@ class ProfileStore:
     """
 
     def __init__(self, settings: Settings | None = None, *, path: Path | None = None, url: Any = None) -> None:
-        if url is None:
-            url = Path(path) if path is not None else database_url(settings or Settings.load())
-        self.engine = engine_for(url)
+        self.engine = store_engine(settings, path, url)
         self.path = sqlite_file(self.engine)
         migrations.ensure(self.engine)
 

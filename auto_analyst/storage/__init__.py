@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from auto_analyst.storage.dialect import autoid, greatest, is_postgres, real
 from auto_analyst.storage.engine import (BUSY_TIMEOUT_MS, DEFAULT_FILE, database_url, dispose_all, engine_for,
-                                         read, sqlite_file, transaction)
+                                         read, sqlite_file, store_engine, transaction)
 from auto_analyst.storage.locks import named_lock
 from auto_analyst.storage.migrations import Migrations
 from auto_analyst.storage.times import to_iso, utc_now
 
 __all__ = [
     "BUSY_TIMEOUT_MS", "DEFAULT_FILE", "Migrations", "autoid", "database_url", "dispose_all", "engine_for",
-    "greatest", "is_postgres", "named_lock", "read", "real", "sqlite_file", "to_iso", "transaction", "utc_now",
+    "greatest", "is_postgres", "named_lock", "read", "real", "sqlite_file", "store_engine", "to_iso", "transaction", "utc_now",
 ]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
 
-__all__ = ["BUSY_TIMEOUT_MS", "DEFAULT_FILE", "database_url", "engine_for", "sqlite_file", "transaction", "read",
+__all__ = ["BUSY_TIMEOUT_MS", "DEFAULT_FILE", "database_url", "engine_for", "store_engine", "sqlite_file", "transaction", "read",
            "dispose_all"]
 
 DEFAULT_FILE = "history.sqlite3"
@@ -89,6 +89,18 @@ def engine_for(target: Any) -> Engine:
         if engine is None:
             engine = _ENGINES[key] = _create(url)
     return engine
+
+
+def store_engine(settings: Any = None, path: Path | None = None, url: Any = None) -> Engine:
+    """The Engine a store opens: ``url`` (a URL or Engine) if given, else the SQLite file ``path``, else
+    ``database_url(settings)`` (settings loaded from the environment when None)."""
+    if url is None and path is None:
+        if settings is None:
+            from auto_analyst.config import Settings
+
+            settings = Settings.load()
+        url = database_url(settings)
+    return engine_for(url if url is not None else Path(path))
 
 
 def _create(url: str) -> Engine:
