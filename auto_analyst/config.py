@@ -73,6 +73,9 @@ class Settings:
     queue_url: str = field(default="", repr=False, metadata={"help": "Redis URL of the run queue (e.g. redis://127.0.0.1:6379/0): scripts run in `auto-analyst worker` processes and web progress goes through Redis; empty = in this process tree."})
     worker_sessions: int = field(default=32, metadata={"help": "Sessions one `auto-analyst worker` keeps a live sandbox for; past it the least recently used one is closed (rebuilt by replay when used again)."})
     duckdb_min_mb: int = field(default=0, metadata={"help": "Files of at least this many MiB are loaded into DuckDB instead of pandas (0 = never); see docs/scale.md."})
+    trusted_proxies: str = field(default="", metadata={"help": "Addresses or networks of a login proxy (e.g. 127.0.0.1 or 10.0.0.0/24, comma-separated) whose user header the web server believes; see docs/team.md."})
+    proxy_user_header: str = field(default="X-Forwarded-User", metadata={"help": "Header a trusted proxy names the signed-in user in (oauth2-proxy: X-Forwarded-User or X-Auth-Request-Email)."})
+    members_choose_model: bool = field(default=False, metadata={"help": "Let members (not only admins) pick another model and key on the web page."})
 
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> "Settings":

@@ -64,7 +64,10 @@ def conversation_json(conv: Conversation) -> dict[str, Any]:
 def page():
     """The single page; its data comes from the JSON endpoints below."""
     current_user()
-    return render_template("index.html", csrf_token=csrf_token(), max_file_mb=service().settings.max_file_mb)
+    from flask_login import current_user as signed_in
+
+    return render_template("index.html", csrf_token=csrf_token(), max_file_mb=service().settings.max_file_mb,
+                           user=signed_in)
 
 
 @bp.get("/api/state")
@@ -78,7 +81,13 @@ def state():
 
 @bp.post("/api/model")
 def set_model():
-    """Pick the model (and API key, held in memory for this browser only) for new conversations."""
+    """Pick the model (and API key, held in memory for this user only) for new conversations.
+
+    Members may not, unless the setting ``members_choose_model`` is on (the server's key pays)."""
+    from auto_analyst.web.auth import is_admin
+
+    if not is_admin() and not service().settings.members_choose_model:
+        raise ApiError(403, "forbidden", "Only an admin can change the model on this server; ask an admin.")
     data = body()
     model = service().set_model(current_user(), str(data.get("model") or ""), str(data.get("api_key") or "") or None)
     return jsonify({"ok": True, "model": model})
@@ -135,6 +144,11 @@ def ask(sid: str):
         raise ApiError(400, "bad_input", f"The question is over {MAX_QUESTION_CHARS} characters; shorten it.")
     if not conv.session.tables:
         raise ApiError(400, "bad_input", "No table is loaded; upload a CSV, Excel, Parquet or JSON file first.")
+    from auto_analyst.web.auth import auth_state
+    from auto_analyst.web.quota import check_question, record_usage
+
+    state = auth_state()
+    check_question(state.store, state, conv.user)  # over the daily cap or the rate: refused before any model call
 
     svc = service()  # the job thread has no app context
 
@@ -144,6 +158,7 @@ def ask(sid: str):
         # The first question of a session starts its worker (seconds); say so before the API's events.
         on_progress(ProgressEvent(stage="starting", message="Preparing the session"))
         result = conv.session.ask(question, on_progress=on_progress, cancel=cancel, asked_at=asked_at)
+        record_usage(state.store, conv.user, result.usage)
         svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 
@@ -164,6 +179,10 @@ def run_code(sid: str):
         raise ApiError(400, "bad_input", f"The script is over {MAX_CODE_CHARS} characters.")
     if not conv.session.tables:
         raise ApiError(400, "bad_input", "No table is loaded; upload a file first.")
+    from auto_analyst.web.auth import auth_state
+    from auto_analyst.web.quota import check_question
+
+    check_question(auth_state().store, auth_state(), conv.user)
     question = str(data.get("question") or "") or None
     svc = service()  # the job thread has no app context
 

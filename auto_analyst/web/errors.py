@@ -18,22 +18,26 @@ __all__ = ["ApiError", "error_response", "init_app"]
 
 log = logging.getLogger(__name__)
 
-_HTTP_KIND = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-              409: "conflict", 413: "too_large", 415: "unsupported_media_type", 422: "unprocessable"}
+_HTTP_KIND = {400: "bad_request", 401: "auth", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+              409: "conflict", 413: "too_large", 415: "unsupported_media_type", 422: "unprocessable",
+              429: "rate_limit"}
 
 
 class ApiError(Exception):
     """An error a view reports to the browser.
 
     Args:
-        status: HTTP status code (400 bad input, 403 wrong owner or CSRF, 404 unknown id, 409 busy).
+        status: HTTP status code (400 bad input, 401 not signed in, 402 over budget, 403 not allowed or
+            CSRF, 404 unknown id, 409 busy, 429 over a rate).
         kind: machine-readable kind, e.g. ``not_found``, ``csrf``, ``busy``.
         message: one sentence for people: what went wrong and what to do.
+        headers: extra response headers (``Retry-After``).
     """
 
-    def __init__(self, status: int, kind: str, message: str):
+    def __init__(self, status: int, kind: str, message: str, headers: dict[str, str] | None = None):
         super().__init__(message)
         self.status, self.kind, self.message = status, kind, message
+        self.headers = headers or {}
 
 
 def error_response(status: int, kind: str, message: str):
@@ -48,7 +52,9 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(ApiError)
     def _api(e: ApiError):
-        return error_response(e.status, e.kind, e.message)
+        resp = error_response(e.status, e.kind, e.message)
+        resp.headers.update(e.headers)  # e.g. Retry-After of a 429
+        return resp
 
     @app.errorhandler(AutoAnalystError)
     def _domain(e: AutoAnalystError):

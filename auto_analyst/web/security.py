@@ -1,6 +1,7 @@
-"""Who the browser is, and proof that a state-changing request came from our page.
+"""Who the request is for, and proof that a state-changing request came from our page.
 
-There is no login: each browser gets a random user id in Flask's signed session cookie (HttpOnly,
+:mod:`auto_analyst.web.auth` signs every request in first and puts the user id in ``flask.g``; with
+``AUTH="none"`` each browser keeps a random user id in Flask's signed session cookie (HttpOnly,
 SameSite=Lax). The same cookie holds a CSRF token; the page reads it from a ``<meta>`` tag and
 sends it back in the ``X-CSRF-Token`` header (or a ``csrf_token`` form field). A page on another
 origin can make the browser send the cookie, but cannot read the token, so it cannot forge a request.
@@ -12,7 +13,7 @@ import hmac
 import secrets
 from pathlib import Path
 
-from flask import Flask, request, session
+from flask import Flask, g, request, session
 
 from auto_analyst.web.errors import ApiError
 
@@ -40,7 +41,10 @@ def load_secret_key(path: Path) -> str:
 
 
 def current_user() -> str:
-    """The browser's user id (created on first use; 22 random url-safe characters)."""
+    """The signed-in user's id (the account name), or, without logins, the browser's random cookie id."""
+    signed_in = g.get("aa_user")
+    if signed_in:
+        return signed_in
     uid = session.get("uid")
     if not uid:
         uid = session["uid"] = secrets.token_urlsafe(16)
@@ -57,8 +61,8 @@ def csrf_token() -> str:
 
 
 def _check_csrf() -> None:
-    if request.method in _SAFE_METHODS:
-        return
+    if request.method in _SAFE_METHODS or g.get("aa_bearer"):
+        return  # an API token comes in a header a browser never adds by itself: no forgery possible
     expected = session.get("csrf")
     sent = request.headers.get(CSRF_HEADER) or request.form.get("csrf_token", "")
     if not expected or not sent or not hmac.compare_digest(str(expected), str(sent)):

@@ -189,6 +189,7 @@ def test_web_panel_lists_and_forgets_the_cookie_users_facts(tmp_path) -> None:
     app = create_app({"SETTINGS": settings, "TESTING": True, "SECRET_KEY": "k"})
     try:
         client = app.test_client()
+        client.get("/?token=" + app.config["AUTH_TOKEN"])  # the link `serve` prints
         page = client.get("/")
         assert b'id="facts-panel"' in page.data and b"What I remember" in page.data
         token = client.get("/api/state").get_json()["csrf_token"]
@@ -205,6 +206,7 @@ def test_web_panel_lists_and_forgets_the_cookie_users_facts(tmp_path) -> None:
         pct = round(float((df.loc[df.plan == "Basic", "churned"] == "Yes").mean() * 100), 2)  # the table shows 2 decimals
         assert f"share of rows for churned=Yes: {pct:g}% [where plan=Basic]" in [f["text"] for f in listed]
         other = app.test_client()
+        other.get("/?token=" + app.config["AUTH_TOKEN"])
         assert other.get("/api/facts").get_json()["facts"] == []  # another browser, another user
         assert other.delete(f"/api/facts/{listed[0]['id']}",
                             headers={"X-CSRF-Token": other.get("/api/state").get_json()["csrf_token"]}).status_code == 404

@@ -23,8 +23,12 @@ class Browser:
         >>> b = Browser(app.test_client()); sid = b.new_session()   # doctest: +SKIP
     """
 
-    def __init__(self, client):
+    def __init__(self, client, login: tuple[str, str] | None = None):
         self.client = client
+        if login is not None:
+            sign_in(client, *login)
+        else:
+            sign_in_with_token(client)
         page = client.get("/")
         assert page.status_code == 200
         self.csrf = re.search(rb'name="csrf-token" content="([^"]+)"', page.data).group(1).decode()
@@ -66,6 +70,21 @@ class Browser:
         return final
 
 
+def sign_in_with_token(client) -> None:
+    """Open the loopback token link (what a person does with the URL ``serve`` prints), when the app wants it."""
+    app = client.application
+    if app.extensions["aa_auth"].token_mode:
+        assert client.get("/?token=" + app.config["AUTH_TOKEN"]).status_code == 302
+
+
+def sign_in(client, name: str, password: str) -> None:
+    """Log in through the real login form (GET the page for its CSRF token, POST the form)."""
+    page = client.get("/login").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    r = client.post("/login", data={"name": name, "password": password, "csrf_token": token, "next": "/"})
+    assert r.status_code == 302 and r.headers["Location"] == "/", r.get_data(as_text=True)
+
+
 def parse_sse(text: str) -> list[tuple[str, dict]]:
     """(event, data) pairs of a server-sent-events body (comments skipped)."""
     out = []
@@ -98,15 +117,24 @@ def other_browser(app) -> Browser:
     return Browser(app.test_client())
 
 
+class LiveURL(str):
+    """The base URL of a live server; ``.entry`` is the page with the loopback token (the URL ``serve`` prints)."""
+
+    entry: str
+
+
 @pytest.fixture
 def live_server(app):
-    """The app served by werkzeug on 127.0.0.1 (threaded, like ``auto-analyst serve``); yields its base URL."""
+    """The app served by werkzeug on 127.0.0.1 (threaded, like ``auto-analyst serve``); yields its base URL
+    (a :class:`LiveURL`: open ``.entry`` first to sign in with the loopback token)."""
     from werkzeug.serving import make_server
 
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
+    url = LiveURL(f"http://127.0.0.1:{server.server_port}")
+    url.entry = f"{url}/?token={app.config['AUTH_TOKEN']}"
+    yield url
     server.shutdown()
     thread.join(10)
 

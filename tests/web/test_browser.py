@@ -40,7 +40,7 @@ def page(live_server):
         pg.on("pageerror", lambda e: pg.problems.append(f"page error: {e}"))
         pg.on("dialog", lambda d: (pg.problems.append(f"dialog: {d.message}"), d.dismiss()))
         pg.on("console", lambda m: m.type == "error" and pg.problems.append(f"console: {m.text}"))
-        pg.goto(live_server + "/")
+        pg.goto(live_server.entry)
         yield pg
         browser.close()
 
@@ -199,7 +199,7 @@ def test_at_phone_width_the_sidebar_folds_and_the_page_stays_usable(live_server,
         problems = []
         pg.on("pageerror", lambda e: problems.append(f"page error: {e}"))
         pg.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-        pg.goto(live_server + "/")
+        pg.goto(live_server.entry)
         assert not pg.locator("#sidebar").is_visible() and pg.locator("#nav-toggle").is_visible()
 
         pg.set_input_files("#file-input", a)

@@ -129,7 +129,7 @@ def test_a_client_that_leaves_mid_stream_does_not_stop_the_job_or_the_server(app
     import requests
 
     s = requests.Session()
-    page = s.get(live_server + "/").text
+    page = s.get(live_server.entry).text
     token = page.split('name="csrf-token" content="')[1].split('"')[0]
     h = {"X-CSRF-Token": token}
     sid = s.post(live_server + "/api/sessions", headers=h).json()["session"]["id"]

@@ -12,7 +12,7 @@ N_CLIENTS = 10
 
 def _client(base: str, k: int, csv_path, out: dict) -> None:
     s = requests.Session()
-    page = s.get(base + "/", timeout=30).text
+    page = s.get(base.entry, timeout=30).text
     h = {"X-CSRF-Token": page.split('name="csrf-token" content="')[1].split('"')[0]}
     sid = s.post(base + "/api/sessions", headers=h, timeout=30).json()["session"]["id"]
     with open(csv_path, "rb") as f:

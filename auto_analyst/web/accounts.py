@@ -1,0 +1,364 @@
+"""Accounts, API tokens and per-user usage of the team server, on the storage engine (SQLite or PostgreSQL).
+
+Three tables, created by the named migrations of namespace ``accounts``:
+
+* ``accounts``: name, argon2id password hash (argon2-cffi's defaults, RFC 9106's second recommended
+  parameter set), role (``admin`` or ``member``), daily cost cap (USD, NULL = none), questions per
+  minute (NULL = no limit), and ``epoch``, raised by a password change so that older sessions end.
+* ``api_tokens``: a token is ``aa_<id>_<secret>``; only the SHA-256 of the whole token is stored (the
+  secret is 32 random bytes, so a fast hash is enough: a slow hash protects guessable passwords).
+* ``usage_daily``: LM calls, tokens and estimated cost per user and UTC day.
+
+Example:
+    >>> store = AccountStore("sqlite://")                     # doctest: +SKIP
+    >>> store.add("alice", "correct horse", role="admin")     # doctest: +SKIP
+    >>> store.verify("alice", "correct horse").role           # doctest: +SKIP
+    'admin'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from sqlalchemy import text
+
+from auto_analyst.errors import BadInputError, NotFoundError
+from auto_analyst.storage import Migrations, read, real, store_engine, to_iso, transaction, utc_now
+
+__all__ = ["ROLES", "Account", "AccountStore", "ApiToken", "DayUsage", "valid_name"]
+
+ROLES = ("admin", "member")
+MIN_PASSWORD_CHARS = 8
+"""Shortest password ``users add`` accepts (NIST SP 800-63B §5.1.1.2: at least 8 characters)."""
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
+TOKEN_PREFIX = "aa_"
+
+migrations = Migrations("accounts")
+
+
+@migrations
+def m001_accounts(conn) -> None:
+    conn.exec_driver_sql(f"""CREATE TABLE accounts (
+        name TEXT PRIMARY KEY, password_hash TEXT, role TEXT NOT NULL, daily_cost_usd {real(conn)},
+        rate_per_minute INTEGER, epoch INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL)""")
+    conn.exec_driver_sql("""CREATE TABLE api_tokens (
+        id TEXT PRIMARY KEY, "user" TEXT NOT NULL, token_hash TEXT NOT NULL, label TEXT NOT NULL,
+        created_at TEXT NOT NULL, last_used_at TEXT)""")
+    conn.exec_driver_sql('CREATE INDEX api_tokens_user ON api_tokens ("user")')
+    conn.exec_driver_sql(f"""CREATE TABLE usage_daily (
+        "user" TEXT NOT NULL, day TEXT NOT NULL, questions INTEGER NOT NULL DEFAULT 0,
+        lm_calls INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0, cost_usd {real(conn)} NOT NULL DEFAULT 0,
+        PRIMARY KEY ("user", day))""")
+
+
+@dataclass(frozen=True)
+class Account:
+    """One account. ``daily_cost_usd`` None = no cap; ``rate_per_minute`` None = no limit."""
+
+    name: str
+    role: str = "member"
+    daily_cost_usd: float | None = None
+    rate_per_minute: int | None = None
+    epoch: int = 0
+    created_at: str = ""
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+
+@dataclass(frozen=True)
+class ApiToken:
+    """A token's public part (the secret is shown once, at creation)."""
+
+    id: str
+    user: str
+    label: str
+    created_at: str
+    last_used_at: str | None
+
+
+@dataclass(frozen=True)
+class DayUsage:
+    """One user's usage on one UTC day (``day`` is ``YYYY-MM-DD``; cost in USD, estimated)."""
+
+    user: str
+    day: str
+    questions: int = 0
+    lm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+def valid_name(name: str) -> str:
+    """``name`` stripped, when it is a usable account name.
+
+    Raises:
+        BadInputError: empty, over 64 characters, or characters other than letters, digits and ``. _ @ + -``.
+    """
+    name = (name or "").strip()
+    if not _NAME.match(name):
+        raise BadInputError(f"{name!r} is not a usable account name: use 1-64 letters, digits or . _ @ + - "
+                            "(starting with a letter or digit).")
+    return name
+
+
+def _hasher():
+    from argon2 import PasswordHasher
+
+    return PasswordHasher()
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def today() -> str:
+    """The current UTC day as ``YYYY-MM-DD`` (the day budgets and usage are counted by)."""
+    return utc_now().date().isoformat()
+
+
+class AccountStore:
+    """The accounts, tokens and usage tables of one database.
+
+    Args:
+        target: an Engine or database URL; None = the database of ``settings`` (``store_engine``).
+        settings: used when ``target`` is None.
+    """
+
+    def __init__(self, target: Any = None, settings: Any = None) -> None:
+        self.engine = store_engine(settings, url=target) if target is not None else store_engine(settings)
+        migrations.ensure(self.engine)
+        # A wrong name is checked against this hash, so it takes as long as a wrong password (no user probing).
+        self._dummy = _hasher().hash(secrets.token_hex(8))
+
+    # ----------------------------------------------------------------- accounts
+    def add(self, name: str, password: str, role: str = "member") -> Account:
+        """Create an account.
+
+        Raises:
+            BadInputError: bad name, unknown role, a password under 8 characters, or the name is taken.
+        """
+        name = valid_name(name)
+        if role not in ROLES:
+            raise BadInputError(f"Unknown role {role!r}; use one of {', '.join(ROLES)}.")
+        _check_password(password)
+        with transaction(self.engine) as conn:
+            if conn.execute(text("SELECT 1 FROM accounts WHERE name = :n"), {"n": name}).first():
+                raise BadInputError(f"The account {name!r} exists; use `users passwd {name}` to change its password.")
+            conn.execute(text("INSERT INTO accounts (name, password_hash, role, created_at) VALUES (:n, :h, :r, :t)"),
+                         {"n": name, "h": _hasher().hash(password), "r": role, "t": to_iso(None)})
+        return self.get(name)
+
+    def ensure(self, name: str, role: str = "member") -> Account:
+        """The account ``name``, created without a password (it cannot log in by password) if missing.
+
+        Used for users a trusted proxy vouches for, so roles, caps and usage apply to them too.
+        """
+        name = valid_name(name)
+        with transaction(self.engine) as conn:
+            conn.execute(text("INSERT INTO accounts (name, password_hash, role, created_at) VALUES (:n, NULL, :r, :t) "
+                              "ON CONFLICT (name) DO NOTHING"), {"n": name, "r": role, "t": to_iso(None)})
+        return self.get(name)
+
+    def get(self, name: str) -> Account | None:
+        with read(self.engine) as conn:
+            row = conn.execute(text("SELECT name, role, daily_cost_usd, rate_per_minute, epoch, created_at "
+                                    "FROM accounts WHERE name = :n"), {"n": name}).first()
+        return Account(*row) if row else None
+
+    def list(self) -> list[Account]:
+        with read(self.engine) as conn:
+            rows = conn.execute(text("SELECT name, role, daily_cost_usd, rate_per_minute, epoch, created_at "
+                                     "FROM accounts ORDER BY name")).all()
+        return [Account(*r) for r in rows]
+
+    def count(self, with_password: bool = True) -> int:
+        """Accounts (by default only those that can log in with a password)."""
+        where = " WHERE password_hash IS NOT NULL" if with_password else ""
+        with read(self.engine) as conn:
+            return int(conn.execute(text(f"SELECT COUNT(*) FROM accounts{where}")).scalar() or 0)
+
+    def remove(self, name: str) -> None:
+        """Delete the account and its tokens (its conversations and usage stay in the database).
+
+        Raises:
+            NotFoundError: no such account.
+        """
+        with transaction(self.engine) as conn:
+            if not conn.execute(text("DELETE FROM accounts WHERE name = :n"), {"n": name}).rowcount:
+                raise NotFoundError(f"No account {name!r}; `auto-analyst users list` shows the accounts.")
+            conn.execute(text('DELETE FROM api_tokens WHERE "user" = :n'), {"n": name})
+
+    def set_password(self, name: str, password: str) -> None:
+        """Change the password; sessions logged in before end (the epoch moves).
+
+        Raises:
+            NotFoundError: no such account. BadInputError: password under 8 characters.
+        """
+        _check_password(password)
+        with transaction(self.engine) as conn:
+            n = conn.execute(text("UPDATE accounts SET password_hash = :h, epoch = epoch + 1 WHERE name = :n"),
+                             {"h": _hasher().hash(password), "n": name}).rowcount
+        if not n:
+            raise NotFoundError(f"No account {name!r}; `auto-analyst users list` shows the accounts.")
+
+    def update(self, name: str, **changes: Any) -> Account:
+        """Set ``role``, ``daily_cost_usd`` (None = no cap) and/or ``rate_per_minute`` (None = no limit).
+
+        Raises:
+            NotFoundError: no such account. BadInputError: unknown role, a negative cap or rate.
+        """
+        allowed = {"role", "daily_cost_usd", "rate_per_minute"}
+        unknown = set(changes) - allowed
+        if unknown:
+            raise BadInputError(f"Unknown account field(s) {', '.join(sorted(unknown))}; use {', '.join(sorted(allowed))}.")
+        if "role" in changes and changes["role"] not in ROLES:
+            raise BadInputError(f"Unknown role {changes['role']!r}; use one of {', '.join(ROLES)}.")
+        for key in ("daily_cost_usd", "rate_per_minute"):
+            if changes.get(key) is not None and float(changes[key]) < 0:
+                raise BadInputError(f"{key} cannot be negative; leave it empty for no limit.")
+        if not changes:
+            return self._existing(name)
+        sets = ", ".join(f"{k} = :{k}" for k in changes)
+        with transaction(self.engine) as conn:
+            n = conn.execute(text(f"UPDATE accounts SET {sets} WHERE name = :name"), {**changes, "name": name}).rowcount
+        if not n:
+            raise NotFoundError(f"No account {name!r}; `auto-analyst users list` shows the accounts.")
+        return self._existing(name)
+
+    def verify(self, name: str, password: str) -> Account | None:
+        """The account when ``password`` is right, else None (same cost for an unknown name)."""
+        from argon2.exceptions import InvalidHashError, VerificationError
+
+        with read(self.engine) as conn:
+            row = conn.execute(text("SELECT password_hash FROM accounts WHERE name = :n"), {"n": name}).first()
+        stored = row[0] if row and row[0] else None
+        hasher = _hasher()
+        try:
+            hasher.verify(stored or self._dummy, password or "")
+        except (VerificationError, InvalidHashError):
+            return None
+        if stored is None:
+            return None
+        if hasher.check_needs_rehash(stored):
+            with transaction(self.engine) as conn:
+                conn.execute(text("UPDATE accounts SET password_hash = :h WHERE name = :n"),
+                             {"h": hasher.hash(password), "n": name})
+        return self.get(name)
+
+    def _existing(self, name: str) -> Account:
+        account = self.get(name)
+        if account is None:
+            raise NotFoundError(f"No account {name!r}; `auto-analyst users list` shows the accounts.")
+        return account
+
+    # ------------------------------------------------------------------- tokens
+    def create_token(self, user: str, label: str = "") -> tuple[ApiToken, str]:
+        """A new API token for ``user``: (its public record, the token itself, shown only now).
+
+        Raises:
+            NotFoundError: no such account.
+        """
+        self._existing(user)
+        tid = secrets.token_hex(6)
+        token = f"{TOKEN_PREFIX}{tid}_{secrets.token_urlsafe(32)}"
+        now = to_iso(None)
+        label = (label or "").strip()[:80] or "token"
+        with transaction(self.engine) as conn:
+            conn.execute(text('INSERT INTO api_tokens (id, "user", token_hash, label, created_at) '
+                              "VALUES (:i, :u, :h, :l, :t)"),
+                         {"i": tid, "u": user, "h": _token_hash(token), "l": label, "t": now})
+        return ApiToken(tid, user, label, now, None), token
+
+    def tokens(self, user: str | None = None) -> list[ApiToken]:
+        """The tokens of ``user`` (every user's when None), oldest first."""
+        sql = 'SELECT id, "user", label, created_at, last_used_at FROM api_tokens'
+        with read(self.engine) as conn:
+            rows = conn.execute(text(sql + (' WHERE "user" = :u' if user else "") + " ORDER BY created_at"),
+                                {"u": user}).all()
+        return [ApiToken(*r) for r in rows]
+
+    def revoke_token(self, token_id: str, user: str | None = None) -> None:
+        """Delete the token ``token_id`` (only if it is ``user``'s, when given).
+
+        Raises:
+            NotFoundError: no such token (of that user).
+        """
+        sql = "DELETE FROM api_tokens WHERE id = :i" + (' AND "user" = :u' if user else "")
+        with transaction(self.engine) as conn:
+            if not conn.execute(text(sql), {"i": token_id, "u": user}).rowcount:
+                raise NotFoundError(f"No token {token_id!r}; `auto-analyst tokens list` shows the tokens.")
+
+    def check_token(self, token: str) -> Account | None:
+        """The account a presented token belongs to, or None (unknown, revoked, or malformed)."""
+        m = re.match(rf"^{TOKEN_PREFIX}([0-9a-f]{{12}})_[A-Za-z0-9_-]{{20,}}$", token or "")
+        if not m:
+            return None
+        with read(self.engine) as conn:
+            row = conn.execute(text('SELECT "user", token_hash, last_used_at FROM api_tokens WHERE id = :i'),
+                               {"i": m.group(1)}).first()
+        if not row or not hmac.compare_digest(row[1], _token_hash(token)):
+            return None
+        now = to_iso(None)
+        if not row[2] or row[2][:16] != now[:16]:  # at most one write a minute per token
+            with transaction(self.engine) as conn:
+                conn.execute(text("UPDATE api_tokens SET last_used_at = :t WHERE id = :i"), {"t": now, "i": m.group(1)})
+        return self.get(row[0])
+
+    # -------------------------------------------------------------------- usage
+    def record(self, user: str, usage: Any, questions: int = 1, day: str | None = None) -> None:
+        """Add one question's usage (an object with ``lm_calls``, ``prompt_tokens``, ``completion_tokens``,
+        ``cost_usd``; a None cost counts as 0) to ``user``'s row of ``day`` (default today, UTC)."""
+        values = {"u": user, "d": day or today(), "q": questions, "c": int(getattr(usage, "lm_calls", 0) or 0),
+                  "p": int(getattr(usage, "prompt_tokens", 0) or 0),
+                  "o": int(getattr(usage, "completion_tokens", 0) or 0),
+                  "x": float(getattr(usage, "cost_usd", 0) or 0.0)}
+        with transaction(self.engine) as conn:
+            conn.execute(text(
+                'INSERT INTO usage_daily ("user", day, questions, lm_calls, prompt_tokens, completion_tokens, cost_usd) '
+                "VALUES (:u, :d, :q, :c, :p, :o, :x) ON CONFLICT (\"user\", day) DO UPDATE SET "
+                "questions = usage_daily.questions + :q, lm_calls = usage_daily.lm_calls + :c, "
+                "prompt_tokens = usage_daily.prompt_tokens + :p, "
+                "completion_tokens = usage_daily.completion_tokens + :o, cost_usd = usage_daily.cost_usd + :x"),
+                values)
+
+    def usage(self, user: str | None = None, since: str | None = None) -> list[DayUsage]:
+        """Usage rows, newest day first (``user`` None = everyone; ``since`` a ``YYYY-MM-DD`` day)."""
+        where, params = [], {}
+        if user:
+            where.append('"user" = :u')
+            params["u"] = user
+        if since:
+            where.append("day >= :s")
+            params["s"] = since
+        sql = ('SELECT "user", day, questions, lm_calls, prompt_tokens, completion_tokens, cost_usd FROM usage_daily'
+               + (" WHERE " + " AND ".join(where) if where else "") + ' ORDER BY day DESC, "user"')
+        with read(self.engine) as conn:
+            return [DayUsage(*r) for r in conn.execute(text(sql), params).all()]
+
+    def spent_today(self, user: str) -> float:
+        """USD ``user`` has spent today (UTC)."""
+        rows = self.usage(user, since=today())
+        return sum(r.cost_usd for r in rows if r.day == today())
+
+
+def _check_password(password: str) -> None:
+    if len(password or "") < MIN_PASSWORD_CHARS:
+        raise BadInputError(f"The password is too short; use at least {MIN_PASSWORD_CHARS} characters.")
+
+
+def parse_day(value: str) -> str:
+    """``value`` as a ``YYYY-MM-DD`` day. Raises BadInputError otherwise."""
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise BadInputError(f"{value!r} is not a day; write it as YYYY-MM-DD.") from None

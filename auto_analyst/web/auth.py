@@ -1,0 +1,285 @@
+"""Who may use the server: every request is checked here before any view runs.
+
+Four ways in, tried in this order (docs/team.md):
+
+1. ``Authorization: Bearer aa_...``: an API token (scripts, notebooks); no CSRF token needed, since
+   a browser never adds that header on its own.
+2. A trusted proxy's header (setting ``trusted_proxies``, header ``proxy_user_header``): believed only
+   when the request comes from one of the proxy's addresses; the named user gets a member account
+   on first sight so roles, caps and usage apply.
+3. A password login (``/login``): flask-login keeps ``name:epoch`` in the signed cookie; the epoch
+   moves when the password changes, and the login ends after ``LOGIN_LIFETIME``.
+4. With no password accounts and no proxy: the one-time token ``serve`` prints (``/?token=...``, as
+   Jupyter does); the browser holding it is the server's owner (admin). ``AUTH="none"`` (loopback
+   only, see ``serve --no-auth``) lets every local client in, as before logins existed.
+
+Anything else gets 401 (JSON for the API) or a redirect to ``/login`` (pages), except the login
+page and static files.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import hashlib
+import hmac
+import ipaddress
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+import flask_login
+from flask import Flask, current_app, g, redirect, request, session, url_for
+
+from auto_analyst.web.accounts import Account, AccountStore
+from auto_analyst.web.errors import ApiError, error_response
+
+__all__ = ["AuthState", "WebUser", "admin_required", "init_app", "login_required", "is_admin", "auth_state"]
+
+PUBLIC_ENDPOINTS = {"auth.login", "auth.login_post", "static"}
+"""Endpoints an anonymous client may reach: the login page and the static files (CSS, scripts)."""
+
+
+@dataclass
+class WebUser(flask_login.UserMixin):
+    """The signed-in user of a request. ``name`` is the user id data is stored under; ``via`` says how
+    they signed in (``password``, ``token``, ``api_token``, ``proxy``, ``loopback_token``, ``none``)."""
+
+    name: str
+    role: str = "member"
+    via: str = "password"
+    epoch: int = 0
+
+    def get_id(self) -> str:
+        return f"{self.name}:{self.epoch}"
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+
+class AuthState:
+    """Per-app authentication state (``app.extensions["aa_auth"]``).
+
+    Args:
+        store: the accounts, tokens and usage tables.
+        mode: ``auto`` (accounts, proxy or the loopback token, whichever is configured) or ``none``.
+        loopback_token: the one-time token of the no-accounts mode (made here when None).
+        trusted_proxies: addresses or networks (``10.0.0.5``, ``10.0.0.0/24``) whose user header is believed.
+        proxy_header: the header carrying the user name (e.g. ``X-Forwarded-User``, ``X-Auth-Request-Email``).
+        rate_storage: a ``limits`` storage URI (``memory://``, or ``redis://...`` shared by every process).
+    """
+
+    def __init__(self, store: AccountStore, mode: str = "auto", loopback_token: str | None = None,
+                 trusted_proxies: str = "", proxy_header: str = "X-Forwarded-User", rate_storage: str = "memory://"):
+        from limits import storage, strategies
+
+        self.store, self.mode = store, mode
+        self.loopback_token = loopback_token or secrets.token_urlsafe(24)
+        self.proxies = _networks(trusted_proxies)
+        self.proxy_header = proxy_header or "X-Forwarded-User"
+        self.limiter = strategies.MovingWindowRateLimiter(storage.storage_from_string(rate_storage))
+        self._count: tuple[float, int] = (0.0, 0)
+        self._lock = threading.Lock()
+
+    def has_accounts(self) -> bool:
+        """True when some account can log in with a password (re-read at most every 2 s)."""
+        with self._lock:
+            at, n = self._count
+            if time.monotonic() - at > 2.0:
+                n = self.store.count()
+                self._count = (time.monotonic(), n)
+        return n > 0
+
+    def forget_count(self) -> None:
+        with self._lock:
+            self._count = (0.0, 0)
+
+    @property
+    def token_mode(self) -> bool:
+        """True when the loopback token is the way in (no password accounts, no proxy, auth on)."""
+        return self.mode != "none" and not self.proxies and not self.has_accounts()
+
+    def token_fingerprint(self) -> str:
+        """What a browser holding the loopback token keeps in its cookie (a new token ends old sessions)."""
+        return hashlib.sha256(self.loopback_token.encode()).hexdigest()[:32]
+
+    def hit(self, rate: str, *key: str) -> float:
+        """Count one event against ``rate`` (e.g. ``10/minute``) for ``key``; 0 if allowed, else the
+        seconds until the next one is (for Retry-After)."""
+        from limits import parse
+
+        item = parse(rate)
+        if self.limiter.hit(item, *key):
+            return 0.0
+        reset = self.limiter.get_window_stats(item, *key).reset_time
+        return max(1.0, reset - time.time())
+
+    def from_proxy(self) -> bool:
+        if not self.proxies:
+            return False
+        try:
+            addr = ipaddress.ip_address(request.remote_addr or "")
+        except ValueError:
+            return False
+        return any(addr in net for net in self.proxies)
+
+
+def _networks(spec: str) -> list[Any]:
+    out = []
+    for part in (spec or "").replace(";", ",").split(","):
+        part = part.strip()
+        if part:
+            out.append(ipaddress.ip_network(part, strict=False))
+    return out
+
+
+def auth_state() -> AuthState:
+    return current_app.extensions["aa_auth"]
+
+
+def _user(account: Account, via: str) -> WebUser:
+    return WebUser(account.name, account.role, via, account.epoch)
+
+
+def _load_session_user(user_id: str) -> WebUser | None:
+    """flask-login's user loader: ``name:epoch`` from the cookie, valid while the epoch and the expiry hold."""
+    name, _, epoch = (user_id or "").rpartition(":")
+    if float(session.get("exp", 0)) < time.time():
+        return None
+    account = auth_state().store.get(name)
+    if account is None or str(account.epoch) != epoch:
+        return None
+    return _user(account, "password")
+
+
+def _load_request_user(req) -> WebUser | None:
+    """flask-login's request loader: an API token, a trusted proxy's header, or the loopback token."""
+    state = auth_state()
+    header = req.headers.get("Authorization", "")
+    if header[:7].lower() == "bearer ":
+        account = state.store.check_token(header[7:].strip())
+        if account is None:
+            return None
+        g.aa_bearer = True
+        return _user(account, "api_token")
+    if state.from_proxy():
+        name = (req.headers.get(state.proxy_header) or "").strip()
+        if name:
+            return _user(state.store.ensure(name), "proxy")
+    if state.mode == "none":
+        return WebUser(_cookie_uid(), "admin", "none")
+    if state.token_mode and session.get("tok") == state.token_fingerprint():
+        return WebUser(_cookie_uid(), "admin", "loopback_token")
+    return None
+
+
+def _cookie_uid() -> str:
+    uid = session.get("uid")
+    if not uid:
+        uid = session["uid"] = secrets.token_urlsafe(16)
+        session.permanent = True
+    return uid
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or request.method not in ("GET", "HEAD") \
+        or request.accept_mimetypes.best == "application/json" or "Authorization" in request.headers
+
+
+def unauthorized():
+    """401 JSON for the API and scripts, a redirect to the login page for a browser's page request."""
+    if _wants_json():
+        resp = error_response(401, "auth", "Sign in first: log in on the page, or send an API token "
+                                           "(Authorization: Bearer ...).")
+        resp.headers["WWW-Authenticate"] = 'Bearer realm="auto-analyst"'
+        return resp
+    return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
+
+
+def _guard():
+    """Runs before every view (and before the CSRF check): sign the request in or refuse it."""
+    state = auth_state()
+    token = request.args.get("token")
+    if token and request.method == "GET" and state.token_mode:
+        if hmac.compare_digest(token, state.loopback_token):
+            session["tok"] = state.token_fingerprint()
+            _cookie_uid()
+            args = {k: v for k, v in request.args.items() if k != "token"}
+            return redirect(request.path + ("?" + "&".join(f"{k}={v}" for k, v in args.items()) if args else ""))
+    if request.endpoint in PUBLIC_ENDPOINTS:
+        return None
+    user = flask_login.current_user
+    if not user.is_authenticated:
+        return unauthorized()
+    g.aa_user, g.aa_role = user.name, user.role
+    return None
+
+
+def is_admin() -> bool:
+    return getattr(flask_login.current_user, "role", None) == "admin"
+
+
+def login_required(view: Callable) -> Callable:
+    """Refuse an anonymous client (every view already is behind :func:`_guard`; this states it at the view)."""
+
+    @functools.wraps(view)
+    def wrapped(*args, **kwargs):
+        if not flask_login.current_user.is_authenticated:
+            return unauthorized()
+        return view(*args, **kwargs)
+
+    return wrapped
+
+
+def admin_required(view: Callable) -> Callable:
+    """Let only admins run ``view``; others get 403 (anonymous clients 401/302 first)."""
+
+    @functools.wraps(view)
+    def wrapped(*args, **kwargs):
+        if not flask_login.current_user.is_authenticated:
+            return unauthorized()
+        if not is_admin():
+            raise ApiError(403, "forbidden", "Only an admin can do this; ask one of your server's admins.")
+        return view(*args, **kwargs)
+
+    return wrapped
+
+
+def safe_next(target: str | None) -> str:
+    """``target`` when it is a path on this site, else ``/`` (no open redirect to another host)."""
+    target = target or "/"
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target
+
+
+def sign_in(account: Account, lifetime: _dt.timedelta) -> None:
+    """Log ``account`` in on this browser: claim the browser's cookie-only data, new CSRF token, expiry."""
+    from auto_analyst.web.claim import claim_user_rows
+
+    old = session.get("uid")
+    if old and not session.get("claimed") and old != account.name:
+        claim_user_rows(auth_state().store.engine, old, account.name)
+    csrf = secrets.token_urlsafe(24)
+    session.clear()  # nothing from before the login carries over (session fixation)
+    flask_login.login_user(_user(account, "password"))
+    session.update({"uid": account.name, "claimed": True, "csrf": csrf,
+                    "exp": time.time() + lifetime.total_seconds()})
+    session.permanent = True
+
+
+def init_app(app: Flask, state: AuthState) -> None:
+    """Install the login manager and the guard; must run before the CSRF check is registered."""
+    app.extensions["aa_auth"] = state
+    manager = flask_login.LoginManager()
+    manager.session_protection = "basic"
+    manager.user_loader(_load_session_user)
+    manager.request_loader(_load_request_user)
+    manager.unauthorized_handler(unauthorized)
+    manager.init_app(app)
+    app.before_request(_guard)
