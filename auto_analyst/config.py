@@ -76,6 +76,7 @@ class Settings:
     trusted_proxies: str = field(default="", metadata={"help": "Addresses or networks of a login proxy (e.g. 127.0.0.1 or 10.0.0.0/24, comma-separated) whose user header the web server believes; see docs/team.md."})
     proxy_user_header: str = field(default="X-Forwarded-User", metadata={"help": "Header a trusted proxy names the signed-in user in (oauth2-proxy: X-Forwarded-User or X-Auth-Request-Email)."})
     members_choose_model: bool = field(default=False, metadata={"help": "Let members (not only admins) pick another model and key on the web page."})
+    web_token: str = field(default="", repr=False, metadata={"help": "Token of the loopback sign-in link `serve` prints when there are no accounts; empty = a new random one at each start."})
 
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> "Settings":

@@ -139,7 +139,7 @@ def test_every_cli_command_is_registered_and_fails_through_the_one_path():
     commands = list(walk(cli))
     assert {c.name for c in cli.commands.values()} == {"ask", "chat", "describe", "memory", "history", "profile",
                                                         "entities", "serve", "worker", "stack", "doctor", "eval",
-                                                        "optimize"}
+                                                        "optimize", "users", "tokens"}
     assert all(isinstance(c, (Command, Group)) for c in commands), [c.name for c in commands
                                                                     if not isinstance(c, (Command, Group))]
 

@@ -23,6 +23,7 @@ from auto_analyst.cli.optimize import optimize
 from auto_analyst.cli.profile import profile
 from auto_analyst.cli.serve import serve
 from auto_analyst.cli.stack import stack
+from auto_analyst.cli.users import tokens, users
 from auto_analyst.cli.worker import worker
 
 __all__ = ["main", "cli"]
@@ -43,7 +44,7 @@ def cli(ctx: click.Context, model: str | None, user: str | None) -> None:
 
 
 for _command in (ask, chat, describe, memory, history, profile, entities, serve, worker, stack, doctor, eval_group,
-                 optimize):
+                 optimize, users, tokens):
     cli.add_command(_command)
 
 

@@ -66,7 +66,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
                                                 max_live_workers=int(app.config["MAX_LIVE_WORKERS"]),
                                                 job_timeout=float(app.config["JOB_TIMEOUT"]))
     state = auth.AuthState(AccountStore(settings=settings), mode=str(app.config["AUTH"]),
-                           loopback_token=app.config.get("AUTH_TOKEN"), trusted_proxies=settings.trusted_proxies,
+                           loopback_token=app.config.get("AUTH_TOKEN") or settings.web_token or None, trusted_proxies=settings.trusted_proxies,
                            proxy_header=settings.proxy_user_header, rate_storage=settings.queue_url or "memory://")
     app.config["AUTH_TOKEN"] = state.loopback_token
     errors.init_app(app)

@@ -77,7 +77,10 @@ class AuthState:
                  trusted_proxies: str = "", proxy_header: str = "X-Forwarded-User", rate_storage: str = "memory://"):
         from limits import storage, strategies
 
+        from auto_analyst.web.quota import UsageMeter
+
         self.store, self.mode = store, mode
+        self.meter = UsageMeter(store)
         self.loopback_token = loopback_token or secrets.token_urlsafe(24)
         self.proxies = _networks(trusted_proxies)
         self.proxy_header = proxy_header or "X-Forwarded-User"

@@ -145,10 +145,11 @@ def ask(sid: str):
     if not conv.session.tables:
         raise ApiError(400, "bad_input", "No table is loaded; upload a CSV, Excel, Parquet or JSON file first.")
     from auto_analyst.web.auth import auth_state
-    from auto_analyst.web.quota import check_question, record_usage
+    from auto_analyst.web.quota import check_question
 
     state = auth_state()
     check_question(state.store, state, conv.user)  # over the daily cap or the rate: refused before any model call
+    meter = state.meter
 
     svc = service()  # the job thread has no app context
 
@@ -157,8 +158,11 @@ def ask(sid: str):
 
         # The first question of a session starts its worker (seconds); say so before the API's events.
         on_progress(ProgressEvent(stage="starting", message="Preparing the session"))
-        result = conv.session.ask(question, on_progress=on_progress, cancel=cancel, asked_at=asked_at)
-        record_usage(state.store, conv.user, result.usage)
+        meter.before(conv.session)
+        try:
+            result = conv.session.ask(question, on_progress=on_progress, cancel=cancel, asked_at=asked_at)
+        finally:
+            meter.after(conv.user, conv.session)
         svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 

@@ -7,13 +7,18 @@ day's recorded cost has reached it, before any model call; its questions-per-min
 
 from __future__ import annotations
 
+import logging
 import math
+import threading
+import weakref
 from typing import Any
 
 from auto_analyst.web.accounts import AccountStore
 from auto_analyst.web.errors import ApiError
 
-__all__ = ["check_question", "record_usage"]
+__all__ = ["check_question", "UsageMeter"]
+
+log = logging.getLogger(__name__)
 
 
 def check_question(store: AccountStore, limiter: Any, user: str) -> None:
@@ -43,6 +48,49 @@ def check_question(store: AccountStore, limiter: Any, user: str) -> None:
                            headers={"Retry-After": str(seconds)})
 
 
-def record_usage(store: AccountStore, user: str, usage: Any) -> None:
-    """Add one answered question's usage (``Result.usage``) to ``user``'s row of today."""
-    store.record(user, usage)
+class UsageMeter:
+    """Records each session's usage once, whole: the answer's LM calls and the summaries written after it.
+
+    ``Session.usage`` grows when a question's after-answer work (summaries, error-fix memory) ends, after
+    the answer is shown; so the meter waits for that in a background thread (``Session.settle``) and
+    records what the session used since the last recording.
+    """
+
+    def __init__(self, store: AccountStore) -> None:
+        self.store = store
+        self._seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def before(self, session: Any) -> None:
+        """Note the session's usage before its first question here (a reopened session's old usage is not new)."""
+        with self._lock:
+            self._seen.setdefault(session, _counts(session.usage))
+
+    def after(self, user: str, session: Any) -> threading.Thread:
+        """Record ``user``'s new usage once the session's after-answer work is done (returns the thread)."""
+        thread = threading.Thread(target=self._record, args=(user, session), daemon=True, name="aa-usage")
+        thread.start()
+        return thread
+
+    def _record(self, user: str, session: Any) -> None:
+        try:
+            session.settle()
+            with self._lock:
+                now = _counts(session.usage)
+                before = self._seen.get(session, (0, 0, 0, 0.0))
+                self._seen[session] = now
+            delta = [a - b for a, b in zip(now, before)]
+            self.store.record(user, _Delta(*delta))
+        except Exception:  # noqa: BLE001 - the answer stands; the operator sees why usage was not recorded
+            log.exception("usage of %s could not be recorded", user)
+
+
+class _Delta:
+    def __init__(self, lm_calls, prompt_tokens, completion_tokens, cost_usd):
+        self.lm_calls, self.prompt_tokens = lm_calls, prompt_tokens
+        self.completion_tokens, self.cost_usd = completion_tokens, cost_usd
+
+
+def _counts(usage: Any) -> tuple[int, int, int, float]:
+    return (int(usage.lm_calls or 0), int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0),
+            float(usage.cost_usd or 0.0))
