@@ -2,7 +2,8 @@
 
 Run: ``python benchmarks/bench_web_throughput.py [--clients 20] [--questions 5] [--baseline DIR]``.
 Starts ``auto-analyst serve`` (the embedded default: one command, SQLite, local Chroma, no services) as
-its own process on a free port, from a fresh state folder; every client opens its own conversation,
+its own process on a free port, from a fresh state folder with accounts ``bench0..`` (made with ``users
+add``); every client logs in through the real login form, opens its own conversation,
 uploads a small CSV (untimed), asks one untimed question (its worker starts), then asks
 ``--questions`` questions one after the other through ``/api/sessions/<id>/ask`` and its event
 stream. Prints answers per second with one client and with N, their ratio, the p95 latency of one
@@ -31,14 +32,27 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = ["total amount", "mean amount by group", "count rows by group", "max amount", "total amount by group"]
 _TICK = os.sysconf("SC_CLK_TCK")
+PASSWORD = "bench-password"
+
+
+def _login(s, base: str, name: str) -> None:
+    """Sign in through the real login form (GET it for its CSRF token, POST name and password)."""
+    form = s.get(base + "/login", timeout=60).text
+    csrf = form.split('name="csrf_token" value="')[1].split('"')[0]
+    r = s.post(base + "/login", data={"name": name, "password": PASSWORD, "csrf_token": csrf}, timeout=60,
+               allow_redirects=False)
+    if r.status_code != 302:
+        raise RuntimeError(f"login of {name} failed: {r.status_code} {r.text[:200]}")
 
 
 def _client(base: str, csv_path: Path, n: int, latencies: list[float], ready: threading.Barrier,
-            errors: list[str]) -> None:
+            errors: list[str], user: str | None = None) -> None:
     import requests
 
     try:
         s = requests.Session()
+        if user:
+            _login(s, base, user)
         page = s.get(base + "/", timeout=60).text
         h = {"X-CSRF-Token": page.split('name="csrf-token" content="')[1].split('"')[0]}
         sid = s.post(base + "/api/sessions", headers=h, timeout=60).json()["session"]["id"]
@@ -103,12 +117,13 @@ def cpu_seconds(root: int) -> tuple[float, float]:
     return own, below
 
 
-def _round(base: str, csv: Path, clients: int, questions: int, server_pid: int) -> dict:
+def _round(base: str, csv: Path, clients: int, questions: int, server_pid: int, logins: bool = False) -> dict:
     latencies: list[float] = []
     errors: list[str] = []
     ready = threading.Barrier(clients + 1)
-    threads = [threading.Thread(target=_client, args=(base, csv, questions, latencies, ready, errors))
-               for _ in range(clients)]
+    threads = [threading.Thread(target=_client, args=(base, csv, questions, latencies, ready, errors,
+                                                      f"bench{k}" if logins else None))
+               for k in range(clients)]
     for t in threads:
         t.start()
     try:
@@ -150,6 +165,19 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _add_users(code: Path, env: dict, clients: int) -> bool:
+    """Accounts bench0..bench{clients-1} (so every client logs in through the real login); False when the
+    checkout has no `users` command (a baseline from before logins: its clients just open the page)."""
+    for k in range(clients):
+        r = subprocess.run([sys.executable, "-m", "auto_analyst.cli", "users", "add", f"bench{k}"], env=env, cwd=code,
+                           input=PASSWORD + "\n", text=True, capture_output=True)
+        if r.returncode != 0:
+            if "No such command" in r.stderr:
+                return False
+            raise SystemExit(f"could not add the benchmark's users: {r.stderr.strip()}")
+    return True
+
+
 def serve_and_measure(code: Path, clients: int, questions: int, label: str) -> dict:
     """Start ``auto-analyst serve`` from checkout ``code`` with a fresh state folder; time one client, then N."""
     import pandas as pd
@@ -162,6 +190,7 @@ def serve_and_measure(code: Path, clients: int, questions: int, label: str) -> d
         port = _free_port()
         env = dict(os.environ, AUTO_ANALYST_HOME=str(home / "state"), LITELLM_LOCAL_MODEL_COST_MAP="True",
                    PYTHONPATH=str(code), PYTHONDONTWRITEBYTECODE="1")
+        logins = _add_users(code, env, clients)
         log = open(home / "serve.log", "wb")  # noqa: SIM115
         proc = subprocess.Popen([sys.executable, "-m", "auto_analyst.cli", "serve", "--host", "127.0.0.1",
                                  "--port", str(port)], env=env, cwd=code, stdout=log, stderr=subprocess.STDOUT)
@@ -178,8 +207,8 @@ def serve_and_measure(code: Path, clients: int, questions: int, label: str) -> d
                         raise SystemExit(f"serve did not start: {(home / 'serve.log').read_text()[-2000:]}") from None
                     time.sleep(0.2)
             _settle(proc.pid)
-            one = _round(base, csv, 1, questions * 2, proc.pid)
-            many = _round(base, csv, clients, questions, proc.pid)
+            one = _round(base, csv, 1, questions * 2, proc.pid, logins)
+            many = _round(base, csv, clients, questions, proc.pid, logins)
         finally:
             proc.terminate()
             try:

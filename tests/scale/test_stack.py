@@ -56,7 +56,8 @@ def stack(tmp_path):
     redis.Redis.from_url(queue).flushdb()
     port = _free_port()
     env = dict(os.environ, AUTO_ANALYST_HOME=str(tmp_path / "home"), AUTO_ANALYST_QUEUE_URL=queue,
-               AUTO_ANALYST_DATABASE_URL=db.rsplit("/", 1)[0] + "/" + name, AUTO_ANALYST_CHROMA_URL=chroma)
+               AUTO_ANALYST_DATABASE_URL=db.rsplit("/", 1)[0] + "/" + name, AUTO_ANALYST_CHROMA_URL=chroma,
+               AUTO_ANALYST_WEB_TOKEN="stack-test-token")  # the loopback sign-in link's token, fixed for the users
     logs = open(tmp_path / "stack.log", "ab")
     cli = [sys.executable, "-m", "auto_analyst.cli"]
     workers = [subprocess.Popen(cli + ["worker", "--name", f"it-w{i}"], env=env, stdout=logs, stderr=logs)
@@ -69,7 +70,7 @@ def stack(tmp_path):
     deadline = time.time() + 90
     while True:
         try:
-            if requests.get(base + "/api/state", timeout=2).status_code == 200 and len(_children(web.pid)) == 2:
+            if requests.get(base + "/login", timeout=2).status_code == 200 and len(_children(web.pid)) == 2:
                 break
         except requests.RequestException:
             pass
@@ -117,7 +118,7 @@ class User:
 
     def run(self) -> None:
         self.token = "-"
-        page = self.call("GET", "/").text
+        page = self.call("GET", "/?token=stack-test-token").text  # the link `serve` prints (no accounts)
         self.token = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
         self.sid = self.call("POST", "/api/sessions", json={}).json()["session"]["id"]
         with self.csv.open("rb") as f:
