@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
-import hashlib
 import hmac
 import ipaddress
 import secrets
@@ -107,8 +106,12 @@ class AuthState:
         return self.mode != "none" and not self.proxies and not self.has_accounts()
 
     def token_fingerprint(self) -> str:
-        """What a browser holding the loopback token keeps in its cookie (a new token ends old sessions)."""
-        return hashlib.sha256(self.loopback_token.encode()).hexdigest()[:32]
+        """What a browser that opened the token link keeps in its signed cookie.
+
+        Not derived from the token: as with Jupyter, the browser stays signed in when the server restarts
+        with a new token (the cookie is signed with the key under ``home/web``; deleting it signs everyone out).
+        """
+        return "loopback-owner"
 
     def hit(self, rate: str, *key: str) -> float:
         """Count one event against ``rate`` (e.g. ``10/minute``) for ``key``; 0 if allowed, else the

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.conftest import HOSTILE
+from tests.web.conftest import HOSTILE, LiveURL
 
 CHROMIUM = "/usr/bin/chromium"
 # Measured on the build machine: without the background-networking flags Chromium floods the closed network.
@@ -129,7 +129,9 @@ def test_after_a_server_restart_the_page_reopens_and_continues_the_conversation(
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         try:
-            yield f"http://127.0.0.1:{server.server_port}"
+            url = LiveURL(f"http://127.0.0.1:{server.server_port}")
+            url.entry = f"{url}/?token={app.config['AUTH_TOKEN']}"
+            yield url
         finally:
             server.shutdown()
             thread.join(10)
@@ -145,7 +147,7 @@ def test_after_a_server_restart_the_page_reopens_and_continues_the_conversation(
         pg.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
         pg.on("dialog", lambda d: d.accept())  # the delete confirmation
         with serve() as url:
-            pg.goto(url + "/")
+            pg.goto(url.entry)  # the sign-in link `serve` prints
             pg.set_input_files("#file-input", str(datasets_dir / "grunfeld.csv"))
             pg.locator(".tab.active", has_text="grunfeld").wait_for(timeout=30_000)
             pg.fill("#question", "total invest by firm")
