@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import flask_login
 from flask import Flask, current_app, g, redirect, request, session, url_for
@@ -214,8 +214,8 @@ def _guard():
         if hmac.compare_digest(token, state.loopback_token):
             session["tok"] = state.token_fingerprint()
             _cookie_uid()
-            args = {k: v for k, v in request.args.items() if k != "token"}
-            return redirect(request.path + ("?" + "&".join(f"{k}={v}" for k, v in args.items()) if args else ""))
+            args = [(k, v) for k, v in request.args.items(multi=True) if k != "token"]
+            return redirect(request.path + ("?" + urlencode(args) if args else ""))  # the token leaves the address bar
     if request.endpoint in PUBLIC_ENDPOINTS:
         return None
     user = flask_login.current_user
