@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import secrets
 import signal
+import sys
 
 import click
 
@@ -108,6 +109,7 @@ def _say_how_to_sign_in(host: str, port: int, auth: dict) -> None:
                     f"    http://{shown}:{port}/?token={auth['AUTH_TOKEN']}", bold=True)
     else:
         click.echo("Sign in with an account (`auto-analyst users list`) or through your login proxy.")
+    sys.stdout.flush()  # a log file (stack up) sees the link at once
 
 
 def _serve_gunicorn(settings, host: str, port: int, processes: int, auth: dict) -> None:

@@ -75,8 +75,12 @@ def up(folder: Path, workers: int, processes: int, port: int, no_web: bool) -> N
     if not no_web:
         _spawn(folder, "web", [sys.executable, "-m", "auto_analyst.cli", "serve", "--processes", str(processes),
                                "--port", str(port)], child_env)
-        _wait_http(f"http://127.0.0.1:{port}/api/state", "the web page", folder / "web.log")
+        _wait_http(f"http://127.0.0.1:{port}/login", "the web page", folder / "web.log")  # open without sign-in
         click.echo(f"web       http://127.0.0.1:{port}/  ({processes} processes)")
+        link = next((ln.strip() for ln in reversed((folder / "web.log").read_text(errors="replace").splitlines())
+                     if "/?token=" in ln), None)
+        if link:  # no accounts yet: the one-time sign-in link `serve` printed
+            click.echo(f"sign in   {link}")
     click.echo(f"Settings: source {folder / ENV_FILE}; stop with `auto-analyst stack down --dir {folder}`.")
 
 
