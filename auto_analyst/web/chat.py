@@ -66,8 +66,10 @@ def page():
     current_user()
     from flask_login import current_user as signed_in
 
+    from auto_analyst.web.auth import is_admin
+
     return render_template("index.html", csrf_token=csrf_token(), max_file_mb=service().settings.max_file_mb,
-                           user=signed_in)
+                           user=signed_in, can_choose_model=is_admin() or service().settings.members_choose_model)
 
 
 @bp.get("/api/state")

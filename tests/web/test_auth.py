@@ -307,6 +307,8 @@ def test_a_members_question_rate_answers_429_with_retry_after(team_app, accounts
 
 def test_only_an_admin_changes_the_model_or_sees_users_and_usage(team_app):
     bob, alice = login(team_app, "bob"), login(team_app, "alice")
+    assert re.search(r'id="model-btn"[^>]*disabled', bob.get("/").get_data(as_text=True))
+    assert not re.search(r'id="model-btn"[^>]*disabled', alice.get("/").get_data(as_text=True))
     r = bob.post("/api/model", json={"model": "openai/gpt-4o-mini", "api_key": "sk-x"})
     assert r.status_code == 403 and r.json["error"]["kind"] == "forbidden"
     assert bob.get("/api/admin/users").status_code == 403 and bob.get("/admin").status_code == 403
