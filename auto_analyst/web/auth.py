@@ -113,6 +113,15 @@ class AuthState:
         """
         return "loopback-owner"
 
+    def over(self, rate: str, *key: str) -> float:
+        """0 while ``key`` is under ``rate`` (nothing is counted), else the seconds until it is again."""
+        from limits import parse
+
+        item = parse(rate)
+        if self.limiter.test(item, *key):
+            return 0.0
+        return max(1.0, self.limiter.get_window_stats(item, *key).reset_time - time.time())
+
     def hit(self, rate: str, *key: str) -> float:
         """Count one event against ``rate`` (e.g. ``10/minute``) for ``key``; 0 if allowed, else the
         seconds until the next one is (for Retry-After)."""

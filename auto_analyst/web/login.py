@@ -1,7 +1,8 @@
 """The login page, logout, the user's own page (API tokens) and the JSON the page and scripts use.
 
-``POST /login`` is rate-limited per client address (``LOGIN_RATE``, default ``10/minute``) against
-password guessing; a refusal is 429 with ``Retry-After``.
+``POST /login`` is rate-limited against password guessing: after ``LOGIN_RATE`` (default ``10/minute``)
+failed attempts from one client address, every attempt from it is refused with 429 and ``Retry-After``
+until the window has passed (successful logins do not count).
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ def login():
 def login_post():
     """Check a name and password (or the loopback token); on success redirect to ``next`` (JSON: 200)."""
     state = auth_state()
-    wait = state.hit(current_app.config.get("LOGIN_RATE", "10/minute"), "login", request.remote_addr or "?")
+    # Only failed attempts count: a team behind one proxy or NAT address may all log in at 9 o'clock.
+    rate, client = current_app.config.get("LOGIN_RATE", "10/minute"), request.remote_addr or "?"
+    wait = state.over(rate, "login-failures", client)
     if wait:
         seconds = math.ceil(wait)
         raise ApiError(429, "rate_limit", f"Too many login attempts from this address; try again in {seconds} s.",
@@ -67,6 +70,7 @@ def login_post():
                                 "csrf_token": session["csrf"]})
             return redirect(safe_next(data.get("next")))
         message = "Wrong name or password."
+    state.hit(rate, "login-failures", client)
     if _is_json():
         raise ApiError(401, "auth", message)
     return _login_page(401, message)
