@@ -74,7 +74,7 @@ class Settings:
     worker_sessions: int = field(default=32, metadata={"help": "Sessions one `auto-analyst worker` keeps a live sandbox for; past it the least recently used one is closed (rebuilt by replay when used again)."})
     duckdb_min_mb: int = field(default=0, metadata={"help": "Files of at least this many MiB are loaded into DuckDB instead of pandas (0 = never); see docs/scale.md."})
     trusted_proxies: str = field(default="", metadata={"help": "Addresses or networks of a login proxy (e.g. 127.0.0.1 or 10.0.0.0/24, comma-separated) whose user header the web server believes; see docs/team.md."})
-    proxy_user_header: str = field(default="X-Forwarded-User", metadata={"help": "Header a trusted proxy names the signed-in user in (oauth2-proxy: X-Forwarded-User or X-Auth-Request-Email)."})
+    proxy_user_header: str = field(default="X-Forwarded-User", metadata={"help": "Header a trusted proxy names the signed-in user in (oauth2-proxy upstream: X-Forwarded-User or X-Forwarded-Email; nginx auth_request: the header nginx sets, e.g. X-Auth-Request-Email)."})
     members_choose_model: bool = field(default=False, metadata={"help": "Let members (not only admins) pick another model and key on the web page."})
     web_token: str = field(default="", repr=False, metadata={"help": "Token of the loopback sign-in link `serve` prints when there are no accounts; empty = a new random one at each start."})
 
