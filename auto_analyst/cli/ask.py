@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from pathlib import Path
 
 import click
@@ -86,7 +88,10 @@ def chat(ctx, files, resume, model, user, as_json, trace, no_code):
     while True:
         try:
             line = input("you> ") if interactive else sys.stdin.readline()
-        except (EOFError, KeyboardInterrupt):
+        except KeyboardInterrupt:  # Ctrl-C at an idle prompt ends the chat (a running question is cancelled instead)
+            click.echo("", err=True)
+            break
+        except EOFError:
             break
         if not interactive and line == "":
             break
@@ -102,9 +107,13 @@ def chat(ctx, files, resume, model, user, as_json, trace, no_code):
                 report(exc)
             continue
         try:
-            result = session.ask(line, on_progress=_progress(interactive and not as_json))
+            result = _ask_cancellable(session, line, _progress(interactive and not as_json))
         except AutoAnalystError as exc:  # one bad line must not end the conversation
             worst = max(worst, report(exc))
+            continue
+        if result.error is not None and result.error.kind == "cancelled":
+            click.secho("Cancelled: the question was stopped; the session goes on (Ctrl-C at the prompt ends it).",
+                        fg="yellow", err=True)
             continue
         if not as_json and not interactive:
             click.secho(f"\n>>> {line}", bold=True)
@@ -115,6 +124,37 @@ def chat(ctx, files, resume, model, user, as_json, trace, no_code):
     if session.usage.lm_calls:
         click.secho(f"Session: {session.turn} turn(s), {usage_text(session.usage)}.", err=True, dim=True)
     ctx.exit(2 if worst == 2 else 0)
+
+
+def _ask_cancellable(session, question: str, on_progress):
+    """``session.ask`` in a thread, so Ctrl-C (SIGINT, delivered to the main thread) cancels this question only.
+
+    The first Ctrl-C sets the question's cancel event: the pipeline stops at its next step and the sandbox kills
+    a running script; the turn comes back (and is recorded) with error kind ``cancelled``. Further Ctrl-Cs
+    while it stops are ignored, so the session is never left half-written.
+    """
+    cancel, done = threading.Event(), threading.Event()
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["result"] = session.ask(question, on_progress=on_progress, cancel=cancel)
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread, raised there
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="chat-question", daemon=True).start()
+    while not done.is_set():
+        try:  # a plain sleep: an interrupted Thread.join can leave the thread looking stopped (CPython 3.11)
+            time.sleep(0.05)
+        except KeyboardInterrupt:
+            if not cancel.is_set():
+                cancel.set()
+                click.secho("\nCancelling the question…", err=True, dim=True)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
 
 
 COMMANDS = "/load FILE, /tables, /use NAME, /reset, /quit"
