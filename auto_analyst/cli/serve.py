@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import signal
 
 import click
 
 from auto_analyst.cli.context import CliContext, Command
+from auto_analyst.cli.stack_health import check_port_free
 from auto_analyst.errors import BadInputError
 
 __all__ = ["serve"]
@@ -28,6 +30,8 @@ def serve(ctx: click.Context, host: str | None, port: int | None, processes: int
     """Serve the chat page: upload a file, ask questions, watch the work, export a notebook."""
     settings = CliContext.of(ctx).settings
     host, port = host or settings.host, port or settings.port
+    # Said before anything loads: gunicorn would only log its bind failure, and the page would never come up.
+    check_port_free("The web page", host, port)
     if processes > 1:
         if not settings.queue_url:
             raise BadInputError("--processes above 1 needs a queue: set AUTO_ANALYST_QUEUE_URL (Redis) and start "
@@ -42,7 +46,13 @@ def serve(ctx: click.Context, host: str | None, port: int | None, processes: int
 
     prepare(settings)  # the notice, and the worker warming up
     app = create_app({"SETTINGS": settings, "DEBUG": debug})
-    server = make_server(host, port, app, threaded=True)
+    try:
+        server = make_server(host, port, app, threaded=True)
+    except OSError as exc:  # taken since the check above
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        check_port_free("The web page", host, port)
+        raise
     click.echo(f"Auto-Analyst is serving on http://{host}:{server.server_port}/  (model: {settings.model}; Ctrl+C stops)")
     # SIGTERM (systemd, docker stop) ends the loop like Ctrl+C, so the workers are stopped cleanly.
     signal.signal(signal.SIGTERM, _stop)
