@@ -51,6 +51,8 @@ def _common(f):
     f = click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object (a line each).")(f)
     f = click.option("--trace", is_flag=True, help="Print why the answer was given (intent, memory, context, timings).")(f)
     f = click.option("--no-code", is_flag=True, help="Do not print the script and its output.")(f)
+    f = click.option("--open", "open_charts", is_flag=True,
+                     help="Open each chart in your browser (a self-contained HTML page beside the run's files).")(f)
     return f
 
 
@@ -59,14 +61,14 @@ def _common(f):
 @click.argument("question")
 @_common
 @click.pass_context
-def ask(ctx, file, question, model, user, as_json, trace, no_code):
+def ask(ctx, file, question, model, user, as_json, trace, no_code, open_charts):
     """Ask one QUESTION about FILE (CSV, TSV, Excel, Parquet, JSON) and print the answer.
 
     Start the question with @AGENT to send it to that agent directly.
     """
     session = _open_session(ctx, (file,), model, user)
     result = session.ask(question, on_progress=_progress(not as_json and sys.stderr.isatty()))
-    print_result(result, as_json=as_json, show_trace=trace, show_code=not no_code)
+    print_result(result, as_json=as_json, show_trace=trace, show_code=not no_code, open_charts=open_charts)
     ctx.exit(exit_code(result))
 
 
@@ -76,7 +78,7 @@ def ask(ctx, file, question, model, user, as_json, trace, no_code):
               help="Continue your last session (or SESSION): its tables, memory and turns.")
 @_common
 @click.pass_context
-def chat(ctx, files, resume, model, user, as_json, trace, no_code):
+def chat(ctx, files, resume, model, user, as_json, trace, no_code, open_charts):
     """A conversation over FILES: follow-ups work. Reads one question per line when input is piped.
 
     Commands inside: /load FILE, /tables, /use NAME (a table's name, its sheet's name or the start of it),
@@ -117,7 +119,7 @@ def chat(ctx, files, resume, model, user, as_json, trace, no_code):
             continue
         if not as_json and not interactive:
             click.secho(f"\n>>> {line}", bold=True)
-        print_result(result, as_json=as_json, show_trace=trace, show_code=not no_code)
+        print_result(result, as_json=as_json, show_trace=trace, show_code=not no_code, open_charts=open_charts)
         if not as_json:
             click.echo("")
     session.settle()
