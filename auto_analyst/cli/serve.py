@@ -72,7 +72,9 @@ def _stop(signum, frame):
 def _serve_gunicorn(settings, host: str, port: int, processes: int) -> None:
     """gunicorn's master with ``processes`` gthread workers, each building its own app (no preload: every
     process opens its own database engine and Redis connections after the fork)."""
-    from gunicorn.app.base import BaseApplication
+    from auto_analyst.extras import require
+
+    BaseApplication = require("gunicorn.app.base", "serve --processes above 1").BaseApplication
 
     from auto_analyst.web import load_secret_key
 

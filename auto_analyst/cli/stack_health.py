@@ -135,9 +135,9 @@ def redis_ok(port: int) -> bool:
 
 def worker_ok(port: int, worker_id: str) -> bool:
     """True when worker ``worker_id``'s heartbeat key is in Redis on ``port`` (``queue.routing.beat``)."""
-    from auto_analyst.queue.connection import PREFIX
+    from auto_analyst.queue import worker_key
 
-    key = f"{PREFIX}worker:{worker_id}".encode()
+    key = worker_key(worker_id).encode()
     return _redis_command(port, b"*2\r\n$6\r\nEXISTS\r\n$%d\r\n%s\r\n" % (len(key), key)).startswith(b":1")
 
 
