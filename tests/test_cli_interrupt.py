@@ -15,6 +15,7 @@ import subprocess
 import sys
 import termios
 import time
+from pathlib import Path
 
 import pytest
 
@@ -35,6 +36,8 @@ Session.ask = ask
 from auto_analyst.cli import main
 main(["chat", sys.argv[1]])
 """
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _controlling_tty():  # in the child, before exec: a new session whose controlling terminal is the pty
@@ -94,7 +97,7 @@ def terminal(tmp_path):
     data = tmp_path / "t.csv"
     data.write_text("x\n1\n2\n3\n")
     env = dict(os.environ, AUTO_ANALYST_HOME=str(tmp_path / "home"), AUTO_ANALYST_USER="pty",
-               PYTHONPATH=os.pathsep.join(p for p in [os.getcwd(), os.environ.get("PYTHONPATH", "")] if p),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")])),
                TERM="dumb")
     term = Terminal([sys.executable, "-c", CHILD, str(data)], env)
     yield term, tmp_path
