@@ -53,7 +53,7 @@ class Terminal:
         os.close(slave)
         self.seen = b""
 
-    def expect(self, text: str, timeout: float = 60.0) -> float:
+    def expect(self, text: str, timeout: float = 120.0) -> float:
         """Wait until ``text`` appears after what was already matched; returns the seconds it took."""
         t0 = time.monotonic()
         while text.encode() not in self.seen:
@@ -111,8 +111,8 @@ def test_ctrl_c_cancels_the_running_question_and_keeps_the_chat(terminal):
     term.expect("SCRIPT STARTS")
     time.sleep(1.5)  # the script is sleeping in the sandbox now
     term.type("\x03")
-    took = term.expect("Cancelled: the question was stopped", timeout=20)
-    assert took < 15  # the 120 s script was killed, not waited for
+    took = term.expect("Cancelled: the question was stopped", timeout=90)
+    assert took < 60  # the 120 s script was killed, not waited for (a few seconds on a quiet machine)
     term.expect("you> ")  # back at the prompt, same process
     assert term.proc.poll() is None
     term.type("fast\n")
