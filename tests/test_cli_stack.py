@@ -130,3 +130,10 @@ def test_stack_up_status_down_end_to_end():
         subprocess.run(cmd + ["down", "--dir", str(folder)], env=env, capture_output=True, timeout=120)
     assert not list(Path(folder).glob("*.pid"))
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_serve_on_an_address_of_another_machine_says_so_and_exits_2(tmp_path):
+    r = CliRunner().invoke(cli, ["serve", "--host", "192.0.2.1", "--port", "18799"],  # TEST-NET-1: never ours
+                           env={"AUTO_ANALYST_HOME": str(tmp_path / "home")})
+    assert r.exit_code == 2, r.output
+    assert "Error: The web page cannot listen on 192.0.2.1:18799 (Cannot assign requested address)" in r.stderr

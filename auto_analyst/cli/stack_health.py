@@ -60,8 +60,18 @@ def port_in_use(host: str, port: int) -> bool:
 
 
 def check_port_free(service: str, host: str, port: int) -> None:
-    """Raises :class:`PortInUse` (one sentence: what, where, what to do) when ``host:port`` is taken."""
-    if port and port_in_use(host, port):
+    """Raises :class:`PortInUse` (one sentence: what, where, what to do) when ``host:port`` is taken.
+
+    Raises:
+        PortInUse: another socket listens there.
+        BadInputError: the address cannot be bound at all (a privileged port, an address not of this machine).
+    """
+    try:
+        busy = bool(port) and port_in_use(host, port)
+    except OSError as exc:
+        raise BadInputError(f"{service} cannot listen on {host}:{port} ({exc.strerror}): choose a port above 1023 "
+                            f"and an address of this machine (--host, --port).") from None
+    if busy:
         raise PortInUse(f"{service} cannot listen on {host}:{port}: the port is already in use (another "
                         f"`auto-analyst serve` or stack?). Stop that process or choose another --port.")
 
