@@ -67,7 +67,8 @@ def ask(ctx, file, question, model, user, as_json, trace, no_code, open_charts):
     Start the question with @AGENT to send it to that agent directly.
     """
     session = _open_session(ctx, (file,), model, user)
-    result = session.ask(question, on_progress=_progress(not as_json and sys.stderr.isatty()))
+    # Ctrl-C stops the question as in chat: the script is killed and the turn kept as cancelled (exit 1)
+    result = _ask_cancellable(session, question, _progress(not as_json and sys.stderr.isatty()))
     print_result(result, as_json=as_json, show_trace=trace, show_code=not no_code, open_charts=open_charts)
     ctx.exit(exit_code(result))
 
