@@ -5,10 +5,12 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # the notebook runs the API end to end, as the API tests already do; CI runs it
 def test_walkthrough_notebook_runs(tmp_path):
     nb = nbformat.read(REPO / "notebooks" / "walkthrough.ipynb", as_version=4)
     nbformat.validate(nb)

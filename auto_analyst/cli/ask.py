@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from pathlib import Path
 
 import click
@@ -49,6 +51,8 @@ def _common(f):
     f = click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object (a line each).")(f)
     f = click.option("--trace", is_flag=True, help="Print why the answer was given (intent, memory, context, timings).")(f)
     f = click.option("--no-code", is_flag=True, help="Do not print the script and its output.")(f)
+    f = click.option("--open", "open_charts", is_flag=True,
+                     help="Open each chart in your browser (a self-contained HTML page beside the run's files).")(f)
     return f
 
 
@@ -57,14 +61,15 @@ def _common(f):
 @click.argument("question")
 @_common
 @click.pass_context
-def ask(ctx, file, question, model, user, as_json, trace, no_code):
+def ask(ctx, file, question, model, user, as_json, trace, no_code, open_charts):
     """Ask one QUESTION about FILE (CSV, TSV, Excel, Parquet, JSON) and print the answer.
 
     Start the question with @AGENT to send it to that agent directly.
     """
     session = _open_session(ctx, (file,), model, user)
-    result = session.ask(question, on_progress=_progress(not as_json and sys.stderr.isatty()))
-    print_result(result, as_json=as_json, show_trace=trace, show_code=not no_code)
+    # Ctrl-C stops the question as in chat: the script is killed and the turn kept as cancelled (exit 1)
+    result = _ask_cancellable(session, question, _progress(not as_json and sys.stderr.isatty()))
+    print_result(result, as_json=as_json, show_trace=trace, show_code=not no_code, open_charts=open_charts)
     ctx.exit(exit_code(result))
 
 
@@ -74,7 +79,7 @@ def ask(ctx, file, question, model, user, as_json, trace, no_code):
               help="Continue your last session (or SESSION): its tables, memory and turns.")
 @_common
 @click.pass_context
-def chat(ctx, files, resume, model, user, as_json, trace, no_code):
+def chat(ctx, files, resume, model, user, as_json, trace, no_code, open_charts):
     """A conversation over FILES: follow-ups work. Reads one question per line when input is piped.
 
     Commands inside: /load FILE, /tables, /use NAME (a table's name, its sheet's name or the start of it),
@@ -86,7 +91,10 @@ def chat(ctx, files, resume, model, user, as_json, trace, no_code):
     while True:
         try:
             line = input("you> ") if interactive else sys.stdin.readline()
-        except (EOFError, KeyboardInterrupt):
+        except KeyboardInterrupt:  # Ctrl-C at an idle prompt ends the chat (a running question is cancelled instead)
+            click.echo("", err=True)
+            break
+        except EOFError:
             break
         if not interactive and line == "":
             break
@@ -102,19 +110,54 @@ def chat(ctx, files, resume, model, user, as_json, trace, no_code):
                 report(exc)
             continue
         try:
-            result = session.ask(line, on_progress=_progress(interactive and not as_json))
+            result = _ask_cancellable(session, line, _progress(interactive and not as_json))
         except AutoAnalystError as exc:  # one bad line must not end the conversation
             worst = max(worst, report(exc))
             continue
+        if result.error is not None and result.error.kind == "cancelled":
+            click.secho("Cancelled: the question was stopped; the session goes on (Ctrl-C at the prompt ends it).",
+                        fg="yellow", err=True)
+            continue
         if not as_json and not interactive:
             click.secho(f"\n>>> {line}", bold=True)
-        print_result(result, as_json=as_json, show_trace=trace, show_code=not no_code)
+        print_result(result, as_json=as_json, show_trace=trace, show_code=not no_code, open_charts=open_charts)
         if not as_json:
             click.echo("")
     session.settle()
     if session.usage.lm_calls:
         click.secho(f"Session: {session.turn} turn(s), {usage_text(session.usage)}.", err=True, dim=True)
     ctx.exit(2 if worst == 2 else 0)
+
+
+def _ask_cancellable(session, question: str, on_progress):
+    """``session.ask`` in a thread, so Ctrl-C (SIGINT, delivered to the main thread) cancels this question only.
+
+    The first Ctrl-C sets the question's cancel event: the pipeline stops at its next step and the sandbox kills
+    a running script; the turn comes back (and is recorded) with error kind ``cancelled``. Further Ctrl-Cs
+    while it stops are ignored, so the session is never left half-written.
+    """
+    cancel, done = threading.Event(), threading.Event()
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["result"] = session.ask(question, on_progress=on_progress, cancel=cancel)
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread, raised there
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="chat-question", daemon=True).start()
+    while not done.is_set():
+        try:  # a plain sleep: an interrupted Thread.join can leave the thread looking stopped (CPython 3.11)
+            time.sleep(0.05)
+        except KeyboardInterrupt:
+            if not cancel.is_set():
+                cancel.set()
+                click.secho("\nCancelling the question…", err=True, dim=True)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
 
 
 COMMANDS = "/load FILE, /tables, /use NAME, /reset, /quit"

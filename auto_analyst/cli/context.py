@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from auto_analyst.errors import AutoAnalystError
+from auto_analyst.extras import explain
 
 if TYPE_CHECKING:
     from auto_analyst.api import Analyst
@@ -49,6 +50,9 @@ def to_cli_error(exc: Exception) -> CliError:
     """The :class:`CliError` for ``exc`` (re-raises ``exc`` itself when AUTO_ANALYST_RAISE_ERRORS is set)."""
     if _raise_errors():
         raise exc
+    missing = explain(exc)  # a package of an extra, imported late by a library: say which extra to install
+    if missing is not None:
+        return CliError(str(missing), missing.exit_code)
     if isinstance(exc, AutoAnalystError):
         return CliError(str(exc), exc.exit_code)
     return CliError(f"Something went wrong inside Auto-Analyst ({type(exc).__name__}: {str(exc)[:200]}); "

@@ -32,7 +32,10 @@ def exit_code(result: Result) -> int:
     return exit_code_of_kind(result.error.kind if result.error else "internal")
 
 
-def print_result(result: Result, as_json: bool = False, show_trace: bool = False, show_code: bool = True) -> None:
+def print_result(result: Result, as_json: bool = False, show_trace: bool = False, show_code: bool = True,
+                 open_charts: bool = False) -> None:
+    """Print ``result``; each chart as a clickable ``file://`` link to a page a browser opens (``open_charts``:
+    opened in the browser too, see :mod:`auto_analyst.cli.charts`)."""
     if as_json:
         click.echo(ascii_json(result.model_dump_json()))
         return
@@ -56,8 +59,7 @@ def print_result(result: Result, as_json: bool = False, show_trace: bool = False
     if show_code and result.stdout.strip():
         click.secho("── printed " + "─" * 49, dim=True)
         click.echo(result.stdout.rstrip())
-    for f in result.figures:
-        click.echo(f"Chart ({f.kind}): {f.path}" + (f"  — {f.title}" if f.title else ""))
+    _print_charts(result.figures, open_charts)
     if show_code and result.warnings:
         click.secho("warnings: " + "; ".join(result.warnings), dim=True)
     if len(result.attempts) > 1:
@@ -75,6 +77,19 @@ def print_result(result: Result, as_json: bool = False, show_trace: bool = False
         if t.memory_hits:
             click.echo("memory hits: " + ", ".join(f"{h.kind}:{h.id}" for h in t.memory_hits))
         click.echo("timings: " + ", ".join(f"{k}={v:.2f}s" for k, v in result.timings.items()))
+
+
+def _print_charts(figures, open_charts: bool) -> None:
+    from auto_analyst.cli.charts import chart_files, open_in_browser
+
+    for f in figures:
+        files = chart_files(f.kind, f.path)
+        click.echo(f"Chart: {files.best.absolute().as_uri()}" + (f"  — {f.title}" if f.title else ""))
+        if files.png is not None and files.png != files.best:
+            click.echo(f"       {files.png.absolute().as_uri()}")
+        if open_charts and not open_in_browser(files.best):
+            click.secho("No browser could be opened here; open the link above on a machine with one.", fg="yellow",
+                        err=True)
 
 
 def _print_table(t, max_rows: int = 15) -> None:

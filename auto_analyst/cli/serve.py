@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import secrets
 import signal
@@ -10,6 +11,7 @@ import sys
 import click
 
 from auto_analyst.cli.context import CliContext, Command
+from auto_analyst.cli.stack_health import check_port_free
 from auto_analyst.errors import BadInputError
 
 __all__ = ["serve"]
@@ -37,6 +39,8 @@ def serve(ctx: click.Context, host: str | None, port: int | None, processes: int
     settings = CliContext.of(ctx).settings
     host, port = host or settings.host, port or settings.port
     auth = _auth_plan(settings, host, no_auth)
+    # Said before anything loads: gunicorn would only log its bind failure, and the page would never come up.
+    check_port_free("The web page", host, port)
     if processes > 1:
         if not settings.queue_url:
             raise BadInputError("--processes above 1 needs a queue: set AUTO_ANALYST_QUEUE_URL (Redis) and start "
@@ -51,7 +55,13 @@ def serve(ctx: click.Context, host: str | None, port: int | None, processes: int
 
     prepare(settings)  # the notice, and the worker warming up
     app = create_app({"SETTINGS": settings, "DEBUG": debug, **auth})
-    server = make_server(host, port, app, threaded=True)
+    try:
+        server = make_server(host, port, app, threaded=True)
+    except OSError as exc:  # taken since the check above
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        check_port_free("The web page", host, port)
+        raise
     click.echo(f"Auto-Analyst is serving on http://{host}:{server.server_port}/  (model: {settings.model}; Ctrl+C stops)")
     _say_how_to_sign_in(host, server.server_port, auth)
     # SIGTERM (systemd, docker stop) ends the loop like Ctrl+C, so the workers are stopped cleanly.
@@ -115,7 +125,9 @@ def _say_how_to_sign_in(host: str, port: int, auth: dict) -> None:
 def _serve_gunicorn(settings, host: str, port: int, processes: int, auth: dict) -> None:
     """gunicorn's master with ``processes`` gthread workers, each building its own app (no preload: every
     process opens its own database engine and Redis connections after the fork)."""
-    from gunicorn.app.base import BaseApplication
+    from auto_analyst.extras import require
+
+    BaseApplication = require("gunicorn.app.base", "serve --processes above 1").BaseApplication
 
     from auto_analyst.web import load_secret_key
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import click
 
+from auto_analyst.cli import stack_health as health
 from auto_analyst.cli.context import Command, Group
 from auto_analyst.errors import BadInputError
 
@@ -43,11 +44,27 @@ def stack() -> None:
 @click.option("--port", default=8765, show_default=True, type=int, help="Port of the web page.")
 @click.option("--no-web", is_flag=True, help="Start the services and workers only (tests start their own web).")
 def up(folder: Path, workers: int, processes: int, port: int, no_web: bool) -> None:
-    """Start the stack (PostgreSQL, Redis, Chroma server, workers, web) under DIR."""
+    """Start the stack (PostgreSQL, Redis, Chroma server, workers, web) under DIR.
+
+    Each service is reported only once a real request to it answered (and the process answering is the one
+    started here); if one fails, what had started is stopped again and the error names the service, the
+    cause and its log (exit 1; a busy web port: exit 2 before anything starts).
+    """
     folder = folder.absolute()
     folder.mkdir(parents=True, exist_ok=True)
     if (folder / ENV_FILE).exists() and _running(folder):
         raise BadInputError(f"A stack is already running in {folder}; `auto-analyst stack down --dir {folder}` first.")
+    if not no_web:
+        health.check_port_free("The web page", "127.0.0.1", port)
+    try:
+        _up(folder, workers, processes, port, no_web)
+    except BaseException:
+        _stop_all(folder)
+        click.secho(f"What had started in {folder} was stopped again.", err=True)
+        raise
+
+
+def _up(folder: Path, workers: int, processes: int, port: int, no_web: bool) -> None:
     ports = {"postgres": _free_port(), "redis": _free_port(), "chroma": _free_port()}
     env = {
         "AUTO_ANALYST_HOME": str(folder / "home"),
@@ -58,24 +75,31 @@ def up(folder: Path, workers: int, processes: int, port: int, no_web: bool) -> N
     env |= {"AUTO_ANALYST_TEST_DATABASE_URL": env["AUTO_ANALYST_DATABASE_URL"],
             "AUTO_ANALYST_TEST_REDIS_URL": env["AUTO_ANALYST_QUEUE_URL"],
             "AUTO_ANALYST_TEST_CHROMA_URL": env["AUTO_ANALYST_CHROMA_URL"]}
+    worker_ids = [f"{socket.gethostname()}-{folder.name}-w{i + 1}" for i in range(workers)]
+    state = {"ports": ports, "workers": worker_ids, "web": None if no_web else {"port": port, "processes": processes}}
+    health.save_state(folder, state)
     (folder / ENV_FILE).write_text("".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items()))
     _postgres_up(folder, ports["postgres"])
+    health.wait_until("postgres", lambda: health.postgres_ok(ports["postgres"]), folder / "postgres" / "server.log")
     click.echo(f"postgres  127.0.0.1:{ports['postgres']}")
     _redis_up(folder, ports["redis"])
     click.echo(f"redis     127.0.0.1:{ports['redis']}")
-    _spawn(folder, "chroma", [sys.executable, "-c", "from chromadb.cli.cli import app; app()", "run", "--path",
-                              str(folder / "chroma"), "--host", "127.0.0.1", "--port", str(ports["chroma"])], env)
-    _wait_http(f"http://127.0.0.1:{ports['chroma']}/api/v2/heartbeat", "the Chroma server", folder / "chroma.log")
+    pid = _spawn(folder, "chroma", [sys.executable, "-c", "from chromadb.cli.cli import app; app()", "run", "--path",
+                                    str(folder / "chroma"), "--host", "127.0.0.1", "--port", str(ports["chroma"])], env)
+    health.wait_until("chroma", lambda: health.http_ok(f"http://127.0.0.1:{ports['chroma']}/api/v2/heartbeat"),
+                      folder / "chroma.log", pid)
     click.echo(f"chroma    127.0.0.1:{ports['chroma']}")
     child_env = dict(os.environ) | env
-    for i in range(workers):
-        _spawn(folder, f"worker-{i + 1}", [sys.executable, "-m", "auto_analyst.cli", "worker",
-                                           "--name", f"{socket.gethostname()}-w{i + 1}"], child_env)
+    pids = [_spawn(folder, f"worker-{i + 1}", [sys.executable, "-m", "auto_analyst.cli", "worker", "--name", worker_id],
+                   child_env) for i, worker_id in enumerate(worker_ids)]
+    for i, (worker_id, pid) in enumerate(zip(worker_ids, pids), start=1):
+        health.wait_until(f"worker-{i}", lambda w=worker_id: health.worker_ok(ports["redis"], w),
+                          folder / f"worker-{i}.log", pid)
     click.echo(f"workers   {workers}")
     if not no_web:
-        _spawn(folder, "web", [sys.executable, "-m", "auto_analyst.cli", "serve", "--processes", str(processes),
-                               "--port", str(port)], child_env)
-        _wait_http(f"http://127.0.0.1:{port}/login", "the web page", folder / "web.log")  # open without sign-in
+        pid = _spawn(folder, "web", [sys.executable, "-m", "auto_analyst.cli", "serve", "--processes", str(processes),
+                                     "--host", "127.0.0.1", "--port", str(port)], child_env)
+        health.wait_until("web", lambda: health.http_ok(f"http://127.0.0.1:{port}/login"), folder / "web.log", pid)  # open without sign-in
         click.echo(f"web       http://127.0.0.1:{port}/  ({processes} processes)")
         link = next((ln.strip() for ln in reversed((folder / "web.log").read_text(errors="replace").splitlines())
                      if "/?token=" in ln), None)
@@ -84,11 +108,36 @@ def up(folder: Path, workers: int, processes: int, port: int, no_web: bool) -> N
     click.echo(f"Settings: source {folder / ENV_FILE}; stop with `auto-analyst stack down --dir {folder}`.")
 
 
+@stack.command("status", cls=Command)
+@click.option("--dir", "folder", required=True, type=click.Path(file_okay=False, path_type=Path))
+def status(folder: Path) -> None:
+    """Check each service of the stack in DIR now (a real request to each); exit 0 when all are up, else 1."""
+    folder = folder.absolute()
+    state = health.load_state(folder)
+    if state is None:
+        raise BadInputError(f"No stack in {folder}; start one with `auto-analyst stack up --dir {folder}`.")
+    probes = health.probe(folder, state)
+    for p in probes:
+        click.echo(f"{p.service:<9} {'up  ' if p.up else 'DOWN'}  {p.detail}"
+                   + ("" if p.up else f"  (log: {_log_of(folder, p.service)})"))
+    if not all(p.up for p in probes):
+        raise click.exceptions.Exit(1)
+
+
+def _log_of(folder: Path, service: str) -> Path:
+    return folder / "postgres" / "server.log" if service == "postgres" else folder / f"{service}.log"
+
+
 @stack.command("down", cls=Command)
 @click.option("--dir", "folder", required=True, type=click.Path(file_okay=False, path_type=Path))
 def down(folder: Path) -> None:
     """Stop everything `stack up` started under DIR (the data stays)."""
     folder = folder.absolute()
+    _stop_all(folder)
+    click.echo(f"Stopped the stack in {folder}.")
+
+
+def _stop_all(folder: Path) -> None:
     for pidfile in sorted(folder.glob("*.pid"), key=lambda p: (p.stem == "chroma", p.stem)):
         if pidfile.stem == "redis":
             continue
@@ -99,7 +148,6 @@ def down(folder: Path) -> None:
     pg = folder / "postgres"
     if (pg / "postmaster.pid").exists():
         _as_postgres(["pg_ctl", "-D", str(pg), "-m", "fast", "-w", "stop"], check=False)
-    click.echo(f"Stopped the stack in {folder}.")
 
 
 @stack.command("env", cls=Command)
@@ -140,14 +188,22 @@ def _postgres_up(folder: Path, port: int) -> None:
         except KeyError:
             raise BadInputError("Running as root, PostgreSQL needs the 'postgres' user (apt-get install postgresql "
                                 "creates it), or run `stack up` as an ordinary user.") from None
+        closed = next((p for p in folder.parents if not os.stat(p).st_mode & 0o001), None)
+        if closed is not None:
+            raise BadInputError(f"PostgreSQL runs as the postgres user, which cannot enter {closed} (mode "
+                                f"{oct(os.stat(closed).st_mode & 0o777)}): choose a --dir it can reach, e.g. under /srv "
+                                f"or /var/tmp, or run `stack up` as an ordinary user.")
         pg.mkdir(exist_ok=True)
         os.chown(pg, pw.pw_uid, pw.pw_gid)
         os.chmod(folder, os.stat(folder).st_mode | 0o711)  # the postgres user must reach its folder
     if not (pg / "PG_VERSION").exists():
         _checked(_as_postgres(["initdb", "-D", str(pg), "-A", "trust", "-U", DB_USER, "-E", "UTF8"], check=False),
                  "initdb")
-    _checked(_as_postgres(["pg_ctl", "-D", str(pg), "-l", str(pg / "server.log"), "-w", "-o",
-                           f"-p {port} -k {pg} -c listen_addresses=127.0.0.1", "start"], check=False), "pg_ctl start")
+    started = _as_postgres(["pg_ctl", "-D", str(pg), "-l", str(pg / "server.log"), "-w", "-o",
+                            f"-p {port} -k {pg} -c listen_addresses=127.0.0.1", "start"], check=False)
+    if started.returncode:
+        raise health.ServiceFailed("postgres", "pg_ctl start failed: " + (started.stderr or started.stdout).strip()[-300:],
+                                   pg / "server.log")
     made = _as_postgres(["createdb", "-h", "127.0.0.1", "-p", str(port), "-U", DB_USER, DB_NAME], check=False)
     if made.returncode and "already exists" not in made.stderr:
         _checked(made, "createdb")
@@ -173,7 +229,8 @@ def _redis_up(folder: Path, port: int) -> None:
         except OSError:
             pass
         if time.time() > deadline:
-            raise BadInputError(f"redis-server did not start; see {folder / 'redis.log'}.")
+            raise health.ServiceFailed("redis", f"it did not answer PING on 127.0.0.1:{port} within 20 s",
+                                       folder / "redis.log")
         time.sleep(0.2)
 
 
@@ -182,26 +239,12 @@ def _checked(proc: subprocess.CompletedProcess, what: str) -> None:
         raise BadInputError(f"{what} failed: {(proc.stderr or proc.stdout).strip()[-400:]}")
 
 
-def _spawn(folder: Path, name: str, cmd: list[str], env: dict[str, str]) -> None:
-    log = open(folder / f"{name}.log", "ab")
-    proc = subprocess.Popen(cmd, env=dict(os.environ) | env, stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+def _spawn(folder: Path, name: str, cmd: list[str], env: dict[str, str]) -> int:
+    with open(folder / f"{name}.log", "ab") as log:
+        proc = subprocess.Popen(cmd, env=dict(os.environ) | env, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
     (folder / f"{name}.pid").write_text(str(proc.pid))
-
-
-def _wait_http(url: str, what: str, log: Path, timeout: float = 90.0) -> None:
-    import urllib.error
-    import urllib.request
-
-    deadline = time.time() + timeout
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=2).read()
-            return
-        except (urllib.error.URLError, OSError):
-            if time.time() > deadline:
-                raise BadInputError(f"{what} did not start within {timeout:.0f} s; see {log}.") from None
-            time.sleep(0.3)
+    return proc.pid
 
 
 def _free_port() -> int:
@@ -222,30 +265,17 @@ def _stop_pid(pidfile: Path, grace: float = 20.0) -> None:
         except (ProcessLookupError, PermissionError):
             break
         deadline = time.time() + grace
-        while time.time() < deadline and _alive(pid):
+        while time.time() < deadline and health.alive(pid):
             time.sleep(0.1)
-        if not _alive(pid):
+        if not health.alive(pid):
             break
     pidfile.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie child of ours counts as gone
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-    except OSError:
-        return False
 
 
 def _running(folder: Path) -> bool:
     for pidfile in folder.glob("*.pid"):
         try:
-            if _alive(int(pidfile.read_text().strip())):
+            if health.alive(int(pidfile.read_text().strip())):
                 return True
         except (OSError, ValueError):
             continue

@@ -21,6 +21,11 @@ def worker(ctx: click.Context, queue_url: str | None, name: str | None, burst: b
     settings = CliContext.of(ctx).settings
     if queue_url:
         settings = settings.replace(queue_url=queue_url)
+    if settings.queue_url:  # said before the banner, which would suggest the worker runs
+        from auto_analyst.extras import require
+
+        for package in ("redis", "rq"):
+            require(package, "auto-analyst worker")
     # RQ's own handlers make SIGTERM and Ctrl+C a warm shutdown: the current run finishes first.
     click.echo(f"Auto-Analyst worker on {settings.queue_url.split('@')[-1]} (Ctrl+C stops)", err=True)
     try:

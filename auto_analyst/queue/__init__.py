@@ -14,7 +14,7 @@ See docs/scale.md for why RQ, and why routing by session plus replay.
 
 from __future__ import annotations
 
-__all__ = ["QueueSandbox", "queue_sandbox_factory", "run_worker"]
+__all__ = ["QueueSandbox", "queue_sandbox_factory", "run_worker", "worker_key"]
 
 
 def __getattr__(name: str):
@@ -23,6 +23,10 @@ def __getattr__(name: str):
         from auto_analyst.queue import worker
 
         return worker.run_worker
+    if name == "worker_key":
+        from auto_analyst.queue import routing
+
+        return routing.worker_key
     if name in __all__:
         from auto_analyst.queue import remote
 

@@ -25,19 +25,15 @@ def redis_for(url: str, worker: bool = False) -> Any:
     ``worker`` gives the long socket timeout a worker's blocking dequeue needs.
 
     Raises:
-        AutoAnalystError: the ``redis`` package is missing (install ``auto-analyst[scale]``).
+        MissingExtraError: the ``redis`` package is missing (the ``scale`` extra).
     """
     key = (os.getpid(), url + ("#worker" if worker else ""))
     with _LOCK:
         client = _CLIENTS.get(key)
         if client is None:
-            try:
-                import redis
-            except ImportError:
-                from auto_analyst.errors import AutoAnalystError
+            from auto_analyst.extras import require
 
-                raise AutoAnalystError("queue_url is set but the redis package is missing; "
-                                       "run `pip install -e \".[scale]\"`.") from None
+            redis = require("redis")
             # RQ stores pickled jobs, so replies stay bytes (decode_responses=False).
             options = {"socket_timeout": WORKER_SOCKET_TIMEOUT} if worker else {}
             client = _CLIENTS[key] = redis.Redis.from_url(url, **options)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from auto_analyst.errors import BadInputError, SandboxError
+from auto_analyst.extras import require
 from auto_analyst.queue import routing
 from auto_analyst.queue.connection import PREFIX, redis_for, session_key
 from auto_analyst.queue.replay import ReplayLog
@@ -63,6 +64,7 @@ class QueueSandbox:
         self.key = session_key(work_dir)
         self.spec = {"work_dir": str(Path(work_dir).absolute()), "figures_dir": str(Path(figures_dir).absolute())}
         self.redis = redis_for(settings.queue_url)
+        require("rq")  # said now, not at the first run
         self.log = ReplayLog(database_url(settings))
         self._lock = threading.RLock()
         self._closed = False

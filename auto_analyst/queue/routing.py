@@ -28,16 +28,21 @@ def queue_name(worker_id: str) -> str:
     return f"{PREFIX}w:{worker_id}"
 
 
+def worker_key(worker_id: str) -> str:
+    """The key a live worker refreshes (``stack status`` reads it too)."""
+    return f"{PREFIX}worker:{worker_id}"
+
+
 def beat(redis: Any, worker_id: str, sessions: int) -> None:
-    redis.set(f"{PREFIX}worker:{worker_id}", str(sessions), ex=ALIVE_TTL)
+    redis.set(worker_key(worker_id), str(sessions), ex=ALIVE_TTL)
 
 
 def retire(redis: Any, worker_id: str) -> None:
-    redis.delete(f"{PREFIX}worker:{worker_id}")
+    redis.delete(worker_key(worker_id))
 
 
 def alive(redis: Any, worker_id: str) -> bool:
-    return bool(worker_id) and redis.exists(f"{PREFIX}worker:{worker_id}") == 1
+    return bool(worker_id) and redis.exists(worker_key(worker_id)) == 1
 
 
 def live_workers(redis: Any) -> dict[str, int]:

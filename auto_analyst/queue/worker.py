@@ -150,6 +150,9 @@ def run_worker(settings: Any, worker_id: str | None = None, burst: bool = False)
     global _HOST
     if not settings.queue_url:
         raise BadInputError("The worker needs a queue: set AUTO_ANALYST_QUEUE_URL (e.g. redis://127.0.0.1:6379/0).")
+    from auto_analyst.extras import require
+
+    require("rq", "auto-analyst worker")
     from rq import Queue, SimpleWorker
 
     from auto_analyst.queue import routing

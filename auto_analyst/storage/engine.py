@@ -79,10 +79,15 @@ def engine_for(target: Any) -> Engine:
 
     Raises:
         sqlalchemy.exc.ArgumentError: not a database URL SQLAlchemy knows.
+        MissingExtraError: a PostgreSQL URL without psycopg installed (the ``scale`` extra).
     """
     if hasattr(target, "connect") and hasattr(target, "dialect"):
         return target
     url = sqlite_url(target) if isinstance(target, Path) else normalise(str(target))
+    if url.startswith("postgresql+psycopg"):
+        from auto_analyst.extras import require
+
+        require("psycopg")  # one sentence naming the extra, not SQLAlchemy's "No module named 'psycopg'"
     key = (os.getpid(), url)
     with _LOCK:
         engine = _ENGINES.get(key)

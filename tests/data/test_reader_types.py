@@ -52,7 +52,8 @@ def _as_text(monkeypatch):
     monkeypatch.setattr(loader, "reader_types", lambda sample, names, skip: {})
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+# seed 1 covers every late value in the default run; seeds 2 and 3 repeat it on other tables (slow: ~2/3 of the time)
+@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("late", [None, {"price": "N/A"}, {"when": "soon"}, {"ok": "maybe"}, {"price": "1,234.50"}])
 def test_reader_conversions_equal_text_inference(tmp_path, monkeypatch, seed, late):
     p = tmp_path / "t.csv"

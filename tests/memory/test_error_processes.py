@@ -66,7 +66,7 @@ def test_entries_survive_a_new_process(settings):
     assert result == {"sqlite": 1, "index": 1, "top": e.document}
 
 
-@pytest.mark.parametrize("stop_after", [3, 17])
+@pytest.mark.parametrize("stop_after", [3, pytest.param(17, marks=pytest.mark.slow)])  # 17: the same kill, later
 def test_writer_killed_mid_loop_leaves_a_working_store(settings, stop_after):
     writer = subprocess.Popen([sys.executable, "-c", WRITER, "k", "100000"], stdout=subprocess.PIPE, text=True, env=os.environ.copy())
     acknowledged = -1

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlparse
 
 from auto_analyst.errors import AutoAnalystError, BadInputError
+from auto_analyst.extras import require
 
 if TYPE_CHECKING:
     from auto_analyst.config import Settings
@@ -63,10 +64,7 @@ class KuzuConnection:
     dialect = "kuzu"
 
     def __init__(self, path: str | Path):
-        try:
-            import kuzu
-        except ImportError:
-            raise BadInputError("graph_url uses Kùzu but the kuzu package is not installed: pip install kuzu") from None
+        kuzu = require("kuzu")
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = kuzu.Database(str(path))
@@ -98,11 +96,7 @@ class Neo4jConnection:
 
     def __init__(self, url: str, driver: Any = None, database: str | None = None):
         if driver is None:
-            try:
-                import neo4j
-            except ImportError:
-                raise BadInputError("graph_url points at Neo4j but the neo4j driver is not installed: "
-                                    "pip install neo4j") from None
+            neo4j = require("neo4j")
             parsed = urlparse(url)
             auth = (parsed.username, parsed.password or "") if parsed.username else None
             clean = parsed._replace(netloc=parsed.hostname + (f":{parsed.port}" if parsed.port else "")).geturl()
@@ -126,11 +120,7 @@ class FalkorConnection:
 
     def __init__(self, url: str, graph: Any = None):
         if graph is None:
-            try:
-                from falkordb import FalkorDB
-            except ImportError:
-                raise BadInputError("graph_url points at FalkorDB but the falkordb driver is not installed: "
-                                    "pip install falkordb") from None
+            FalkorDB = require("falkordb").FalkorDB
             parsed = urlparse(url)
             db = FalkorDB(host=parsed.hostname or "localhost", port=parsed.port or 6379,
                           password=parsed.password or None)
