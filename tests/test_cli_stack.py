@@ -134,6 +134,8 @@ def test_stack_up_status_down_end_to_end():
 
 def test_serve_on_an_address_of_another_machine_says_so_and_exits_2(tmp_path):
     r = CliRunner().invoke(cli, ["serve", "--host", "192.0.2.1", "--port", "18799"],  # TEST-NET-1: never ours
-                           env={"AUTO_ANALYST_HOME": str(tmp_path / "home")})
+                           env={"AUTO_ANALYST_HOME": str(tmp_path / "home"),
+                                # sign-in settled (a trusted proxy), so the address is what is refused
+                                "AUTO_ANALYST_TRUSTED_PROXIES": "127.0.0.1"})
     assert r.exit_code == 2, r.output
     assert "Error: The web page cannot listen on 192.0.2.1:18799 (Cannot assign requested address)" in r.stderr
