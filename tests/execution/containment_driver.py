@@ -113,10 +113,17 @@ def _sha(path: Path) -> str:
 def _rss_of_session(sb) -> int:
     """Resident bytes of a session's state process, read from here (outside) via /proc.
 
-    The state is the child of the session's init; right after a run an old state may still be
-    exiting beside the new one, so wait (up to 3 s) until there is just one.
+    Walled, the state is the child of the session's init; right after a run an old state may still be
+    exiting beside the new one, so wait (up to 3 s) until there is just one. Without the full wall
+    (no PID namespace) ``_state_pid`` is the state process itself.
     """
     init = sb._state_pid
+    if sb._pidfd < 0:
+        try:
+            return int(dict(line.split(":", 1) for line in Path(f"/proc/{init}/status").read_text().splitlines()
+                            if ":" in line).get("VmRSS", "0 kB").split()[0]) * 1024
+        except OSError:
+            return 0
     for _ in range(30):
         kids = []
         for entry in os.listdir("/proc"):
@@ -172,7 +179,12 @@ def main(base: Path) -> dict:
     except ImportError:  # an older checkout, measured for comparison
         def bwrap_source() -> str:
             return "system"
-    report: dict = {"uid": os.getuid(), "bwrap": bwrap_source(), "results": {}, "problems": []}
+    try:
+        from auto_analyst.execution.tiers import in_force
+    except ImportError:  # an older checkout
+        def in_force(settings=None) -> tuple[str, str]:
+            return "full", ""
+    report: dict = {"uid": os.getuid(), "bwrap": bwrap_source(), "tier": in_force(settings)[0], "results": {}, "problems": []}
     with Analyst(settings=settings, user="alice") as analyst:
         uploads = state / "uploads"
         (uploads / "bob").mkdir(parents=True)
