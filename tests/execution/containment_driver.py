@@ -88,6 +88,30 @@ PROGRAMS: dict[str, str] = {
     "network": "import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'{pwn}')",
     "ptrace": "import ctypes\nprint(ctypes.CDLL(None).syscall(101, 16, {server_pid}, 0, 0))",
     "unshare_user": "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nprint(libc.unshare(0x10000000), ctypes.get_errno())\nimport os\nos.setuid(0)",
+    # below the audit hook (no audit event, or one it does not judge): what the kernel layers of each tier stop
+    "raw_socket": "import socket\ns = socket.socket()\nprint('a socket was made')",
+    "environ_dirfd": ("import os\nd = os.open('/proc/{server_pid}', os.O_RDONLY)\n"
+                      "print(os.read(os.open('environ', os.O_RDONLY, dir_fd=d), 4000))"),
+    "pidfd_signal_server": ("import os, signal\nfd = os.pidfd_open({server_pid})\nsignal.pidfd_send_signal(fd, 0)\n"
+                            "print('the server could be signalled')"),
+    # every worker process of the machine but this session's (the run, its state, and in the full wall its init,
+    # PID 1 of its namespace): bob's, the zygote, other servers'
+    "signal_other_workers": ("import os, signal\nd = os.open('/proc', os.O_RDONLY)\nmine = {{os.getpid(), os.getppid(), 1}}\n"
+                             "reached = refused = 0\nfor p in os.listdir(d):\n"
+                             "    if not p.isdigit() or int(p) in mine: continue\n"
+                             "    try:\n        fd = os.open(p + '/cmdline', os.O_RDONLY, dir_fd=d)\n"
+                             "        cmd = os.read(fd, 300)\n        os.close(fd)\n    except OSError: continue\n"
+                             "    if b'auto_analyst.execution.worker' not in cmd: continue\n"
+                             "    try:\n        pfd = os.pidfd_open(int(p))\n    except OSError: continue\n"
+                             "    try:\n        signal.pidfd_send_signal(pfd, 0)\n        reached += 1\n"
+                             "    except OSError:\n        refused += 1\n    os.close(pfd)\n"
+                             "os.close(d)\nprint(reached, 'reached,', refused, 'refused')"),
+    "see_processes": ("import os\nd = os.open('/proc', os.O_RDONLY)\nseen = []\nfor p in os.listdir(d):\n"
+                      "    if p.isdigit():\n        try:\n            fd = os.open(p + '/cmdline', os.O_RDONLY, dir_fd=d)\n"
+                      "            seen.append(os.read(fd, 300))\n            os.close(fd)\n"
+                      "        except OSError: pass\nos.close(d)\n"
+                      "print(len(seen), 'processes seen;', 'the server among them' if any(b'containment_driver' in c for c in seen)"
+                      " else 'not the server')"),
     # resources
     "memfd": "import os\nfd = os.memfd_create('hold')\nfor _ in range(300): os.write(fd, b'x' * 2**20)\nkeep_fd = fd",
     "shm_flood": "f = open('/dev/shm/{pwn}-shm', 'wb')\nfor _ in range(400): f.write(b'x' * 2**20)\nf.flush()",
