@@ -55,6 +55,7 @@ class Settings:
     run_tmp_mb: int = field(default=256, metadata={"help": "MiB of a session's private /tmp, /var/tmp and /dev/shm together (a tmpfs, so it is memory)."})
     run_keep_memory_mb: int = field(default=512, metadata={"help": "MiB a successful run may add to its worker's resident memory and keep its variables; past it the session goes on from the state before the run."})
     allow_unsandboxed: bool = field(default=False, metadata={"help": "UNSAFE: run generated code even where no OS sandbox (bubblewrap) is available; it can then read and change whatever the server's user can."})
+    sandbox_wall: str = field(default="auto", metadata={"help": "Which wall generated code needs: 'auto' = the full wall (bubblewrap, namespaces) where it can be built, else the namespace-free one (Landlock + seccomp: containers); 'full' = the full wall or no run at all (docs/sandbox.md)."})
     max_table_rows: int = field(default=50, metadata={"help": "Rows of each result table kept in a Result."})
     max_file_mb: int = field(default=200, metadata={"help": "Largest data file accepted, MiB."})
     short_term_turns: int = field(default=5, metadata={"help": "Turns kept verbatim in short-term memory."})

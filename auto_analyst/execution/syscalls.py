@@ -1,7 +1,7 @@
 """A seccomp filter (libseccomp through ``pyseccomp``) for the processes that run scripts.
 
 It refuses (EPERM) system calls an analysis never needs and that would reach around the other
-layers: ``execve``/``execveat`` (a script never needs to start a program, and the audit hook's refusal of
+layers: ``socket`` (no network even without a network namespace), SysV IPC, ``execve``/``execveat`` (a script never needs to start a program, and the audit hook's refusal of
 new processes can be reached around, e.g. by ``_posixsubprocess.fork_exec``), ``memfd_create`` (anonymous memory files that no rlimit counts: the work folder and the
 temp tmpfs are the places to write), ``ptrace``/``process_vm_*``, making or joining namespaces
 and mounts, ``bpf``, ``perf_event_open``, ``userfaultfd``, ``io_uring`` (which runs system calls
@@ -24,6 +24,9 @@ DENIED = (
     "fspick", "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
     "keyctl", "add_key", "request_key", "init_module", "finit_module", "delete_module", "kexec_load",
     "kexec_file_load", "open_by_handle_at", "swapon", "swapoff", "reboot", "acct", "quotactl",
+    # no new sockets (socketpair stays: the worker's own channels) and no SysV IPC, which no rlimit counts and which,
+    # without namespaces (the namespace-free tier), would be shared with every process of the machine
+    "socket", "shmget", "shmat", "msgget", "msgsnd", "msgrcv", "semget", "semop", "semtimedop",
 )
 _CLONE_NEWUSER = 0x10000000
 _state = {"installed": False}

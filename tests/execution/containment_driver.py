@@ -88,6 +88,30 @@ PROGRAMS: dict[str, str] = {
     "network": "import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'{pwn}')",
     "ptrace": "import ctypes\nprint(ctypes.CDLL(None).syscall(101, 16, {server_pid}, 0, 0))",
     "unshare_user": "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nprint(libc.unshare(0x10000000), ctypes.get_errno())\nimport os\nos.setuid(0)",
+    # below the audit hook (no audit event, or one it does not judge): what the kernel layers of each tier stop
+    "raw_socket": "import socket\ns = socket.socket()\nprint('a socket was made')",
+    "environ_dirfd": ("import os\nd = os.open('/proc/{server_pid}', os.O_RDONLY)\n"
+                      "print(os.read(os.open('environ', os.O_RDONLY, dir_fd=d), 4000))"),
+    "pidfd_signal_server": ("import os, signal\nfd = os.pidfd_open({server_pid})\nsignal.pidfd_send_signal(fd, 0)\n"
+                            "print('the server could be signalled')"),
+    # every worker process of the machine but this session's (the run, its state, and in the full wall its init,
+    # PID 1 of its namespace): bob's, the zygote, other servers'
+    "signal_other_workers": ("import os, signal\nd = os.open('/proc', os.O_RDONLY)\nmine = {{os.getpid(), os.getppid(), 1}}\n"
+                             "reached = refused = 0\nfor p in os.listdir(d):\n"
+                             "    if not p.isdigit() or int(p) in mine: continue\n"
+                             "    try:\n        fd = os.open(p + '/cmdline', os.O_RDONLY, dir_fd=d)\n"
+                             "        cmd = os.read(fd, 300)\n        os.close(fd)\n    except OSError: continue\n"
+                             "    if b'auto_analyst.execution.worker' not in cmd: continue\n"
+                             "    try:\n        pfd = os.pidfd_open(int(p))\n    except OSError: continue\n"
+                             "    try:\n        signal.pidfd_send_signal(pfd, 0)\n        reached += 1\n"
+                             "    except OSError:\n        refused += 1\n    os.close(pfd)\n"
+                             "os.close(d)\nprint(reached, 'reached,', refused, 'refused')"),
+    "see_processes": ("import os\nd = os.open('/proc', os.O_RDONLY)\nseen = []\nfor p in os.listdir(d):\n"
+                      "    if p.isdigit():\n        try:\n            fd = os.open(p + '/cmdline', os.O_RDONLY, dir_fd=d)\n"
+                      "            seen.append(os.read(fd, 300))\n            os.close(fd)\n"
+                      "        except OSError: pass\nos.close(d)\n"
+                      "print(len(seen), 'processes seen;', 'the server among them' if any(b'containment_driver' in c for c in seen)"
+                      " else 'not the server')"),
     # resources
     "memfd": "import os\nfd = os.memfd_create('hold')\nfor _ in range(300): os.write(fd, b'x' * 2**20)\nkeep_fd = fd",
     "shm_flood": "f = open('/dev/shm/{pwn}-shm', 'wb')\nfor _ in range(400): f.write(b'x' * 2**20)\nf.flush()",
@@ -113,10 +137,17 @@ def _sha(path: Path) -> str:
 def _rss_of_session(sb) -> int:
     """Resident bytes of a session's state process, read from here (outside) via /proc.
 
-    The state is the child of the session's init; right after a run an old state may still be
-    exiting beside the new one, so wait (up to 3 s) until there is just one.
+    Walled, the state is the child of the session's init; right after a run an old state may still be
+    exiting beside the new one, so wait (up to 3 s) until there is just one. Without the full wall
+    (no PID namespace) ``_state_pid`` is the state process itself.
     """
     init = sb._state_pid
+    if sb._pidfd < 0:
+        try:
+            return int(dict(line.split(":", 1) for line in Path(f"/proc/{init}/status").read_text().splitlines()
+                            if ":" in line).get("VmRSS", "0 kB").split()[0]) * 1024
+        except OSError:
+            return 0
     for _ in range(30):
         kids = []
         for entry in os.listdir("/proc"):
@@ -167,7 +198,17 @@ def main(base: Path) -> dict:
               "run_keep_memory_mb": 256, "max_file_mb": 64}
     # (settings an older checkout does not know are left out, so its containment can be measured too)
     settings = Settings.load({k: v for k, v in wanted.items() if k in Settings.__dataclass_fields__})
-    report: dict = {"uid": os.getuid(), "results": {}, "problems": []}
+    try:
+        from auto_analyst.execution.wall import bwrap_source
+    except ImportError:  # an older checkout, measured for comparison
+        def bwrap_source() -> str:
+            return "system"
+    try:
+        from auto_analyst.execution.tiers import in_force
+    except ImportError:  # an older checkout
+        def in_force(settings=None) -> tuple[str, str]:
+            return "full", ""
+    report: dict = {"uid": os.getuid(), "bwrap": bwrap_source(), "tier": in_force(settings)[0], "results": {}, "problems": []}
     with Analyst(settings=settings, user="alice") as analyst:
         uploads = state / "uploads"
         (uploads / "bob").mkdir(parents=True)

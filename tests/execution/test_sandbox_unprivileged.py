@@ -1,5 +1,6 @@
 """No OS sandbox possible: uid 0 without any capability can neither mount nor map uid 0 into a user
-namespace (the kernel wants CAP_SETFCAP for that), so bubblewrap cannot build the wall. Generated code
+namespace (the kernel wants CAP_SETFCAP for that), so bubblewrap cannot build the wall; nor can it give
+sessions a uid of their own, so the namespace-free tier is refused too. Generated code
 is then refused with one sentence, unless ``allow_unsandboxed`` is set: then the old layers (audit
 hook, rlimits, non-dumpable caller) are all that stands.
 
@@ -72,8 +73,9 @@ def test_without_a_wall_code_is_refused_unless_allowed(tmp_path):
 ROOT_FALLBACK = textwrap.dedent('''
     import json, os, sys
     from pathlib import Path
-    from auto_analyst.execution import wall
+    from auto_analyst.execution import tiers, wall
     wall.probe = lambda: (False, "bubblewrap disabled for this test")
+    tiers.namespace_free = lambda: (False, "the namespace-free tier disabled for this test")
     from auto_analyst.config import Settings
     from auto_analyst.execution.sandbox import Sandbox, Zygote
     home = Path(sys.argv[1])

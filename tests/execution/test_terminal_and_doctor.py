@@ -43,5 +43,6 @@ def test_doctor_lists_the_protections():
     items = {p["name"]: p for p in json.loads(out.output.splitlines()[0])["protections"]}
     assert items["OS sandbox (bubblewrap)"]["active"] is wall.probe()[0]
     assert "system-call filter (seccomp)" in items and "resource limits" in items
+    assert items["wall in force"]["detail"].startswith("full: " if wall.probe()[0] else ("namespace-free: ", "none: "))
     text = CliRunner().invoke(cli, ["doctor"]).output
-    assert text.startswith("[on ] OS sandbox (bubblewrap)") if wall.probe()[0] else "[OFF] OS sandbox" in text
+    assert text.startswith("[on ] wall in force: full: bubblewrap") if wall.probe()[0] else "[OFF] OS sandbox" in text
