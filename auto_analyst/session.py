@@ -22,8 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from auto_analyst.data.catalog import describe_session, for_question
 from auto_analyst.data.description import DatasetDescription
-from auto_analyst.data.duck import describe_all, is_duck, load_duckdb, use_duckdb
+from auto_analyst.data.dictionary import DataDictionary, is_dictionary_file
+from auto_analyst.data.duck import is_duck, load_duckdb, use_duckdb
+from auto_analyst.data.sql_source import is_sql, is_sql_url
 from auto_analyst.data.load import LoadedTable, LoadReport, load, load_all, table_name
 from auto_analyst.errors import BadInputError
 from auto_analyst.memory.scope import Scope
@@ -75,6 +78,10 @@ class Session:
         self._state_lock = threading.Lock()  # the after-answer worker saves the state too
         self._runner = SessionRunner(runtime, self.dir)
         self._description: DatasetDescription | None = None
+        self.dictionary: DataDictionary | None = None
+        """The data dictionary loaded beside the tables (``.md``/``.txt``), if any (docs/sources.md)."""
+        self.source: Any = None
+        """The SQL database connected (:meth:`connect`), if any: a ``data.sql_source.SqlSource``."""
         self.turn = 0
         self.results: list[Result] = []
         self.memory = ShortTermMemory(max_turns=self.settings.short_term_turns)
@@ -101,6 +108,11 @@ class Session:
         Raises:
             DataLoadError: the file cannot be read as a table (the message says why and what to do).
         """
+        if is_sql_url(str(path)):
+            return self.connect(str(path))
+        if is_dictionary_file(path):
+            self.load_dictionary(path)
+            return []
         options = {"max_file_mb": self.settings.max_file_mb} | options
         if use_duckdb(path, self.settings):  # past duckdb_min_mb: into DuckDB, never into pandas (docs/scale.md)
             from auto_analyst.execution.duckns import FOLDER
@@ -117,6 +129,52 @@ class Session:
                 self.tables[t.name] = t
             self._changed(loaded[0].name)
         return loaded
+
+    def connect(self, url: str, tables: list[str] | None = None) -> list[LoadedTable]:
+        """Add the tables of a SQL database (all, or ``tables``); the first becomes active.
+
+        The tables stay in the database: they are described from its catalog and first rows, and scripts read them
+        with ``sql("SELECT ...")``, run read-only by this process (docs/sources.md). One database per session.
+
+        Args:
+            url: a SQLAlchemy URL (``postgresql://user@host/db``, ``sqlite:///file.db``, ``duckdb:///file.duckdb``);
+                a password may be in it or in the environment (``PGPASSWORD``); it is never stored.
+            tables: the tables to add (default: every table and view).
+
+        Raises:
+            DataLoadError: the database cannot be reached or has no tables.
+            BadInputError: another database is already connected, or a name is not a table of it.
+        """
+        from auto_analyst.data.sql_source import SqlSource, load_sql_tables
+
+        source = SqlSource(url, timeout_s=getattr(self.settings, "sql_timeout_s", 30.0),
+                           max_rows=getattr(self.settings, "sql_max_rows", 100_000))
+        if self.source is not None and self.source.safe_url != source.safe_url:
+            source.close()
+            raise BadInputError(f"This session already reads {self.source.safe_url}; one database per session "
+                                "(start another session for another database).")
+        loaded = load_sql_tables(source, tables)
+        with self._lock:
+            self.source = source
+            for t in loaded:
+                t.name = self._unique(table_name(t.name, base=t.name))
+                self.tables[t.name] = t
+            self._runner.sql_source = source
+            self._changed(loaded[0].name)
+        return loaded
+
+    def load_dictionary(self, path: str | Path) -> DataDictionary:
+        """Load a data dictionary (``.md``/``.txt``: what the columns mean); a second one adds to the first.
+
+        Raises:
+            DataLoadError: the file cannot be read as text.
+        """
+        loaded = DataDictionary.load(path)
+        with self._lock:
+            self.dictionary = loaded if self.dictionary is None else self.dictionary.merged(loaded)
+            self.dictionary_paths = [*getattr(self, "dictionary_paths", []), str(Path(path).expanduser().resolve())]
+            self._description = None
+        return self.dictionary
 
     def add_frame(self, name: str, frame: pd.DataFrame) -> LoadedTable:
         """Add an in-memory DataFrame as a table (it becomes the active one)."""
@@ -203,7 +261,7 @@ class Session:
     def description(self) -> DatasetDescription:
         """The compact dataset description the agents get (built once per change of tables)."""
         if self._description is None:
-            self._description = describe_all(self.tables, self.active)
+            self._description = describe_session(self.tables, self.active, self.dictionary)
         return self._description
 
     def describe(self) -> SessionDescription:
@@ -212,7 +270,7 @@ class Session:
 
     def _scope(self) -> Scope:
         return Scope(user=self.user, session_id=self.id, description=self.description if self.tables else None,
-                     frames={n: t.frame.sample() if is_duck(t) else t.frame for n, t in self.tables.items()},
+                     frames={n: t.frame.sample() if is_duck(t) or is_sql(t) else t.frame for n, t in self.tables.items()},
                      sources=tuple(str(t.report.path) for t in self.tables.values() if getattr(t.report, "path", "")),
                      paths={n: str(t.report.path) for n, t in self.tables.items() if getattr(t.report, "path", "")})
 
@@ -244,7 +302,7 @@ class Session:
         if not question:
             raise BadInputError("The question is empty; type what you want to know about the data.")
         if not self.tables:
-            raise BadInputError("No table is loaded; load a CSV, Excel, Parquet or JSON file first.")
+            raise BadInputError("No table is loaded; load a CSV, Excel, Parquet or JSON file, or connect a database, first.")
         agent, _ = addressed_agent(question)
         if agent is not None:
             self.runtime.agents.agent(agent)
@@ -254,7 +312,7 @@ class Session:
             pipeline = self._runner.start(self.tables, self.active)
             self._runner.settle()  # the previous question's summaries complete this one's memory
             self.turn += 1
-            desc = self.description.to_prompt()
+            desc = for_question(self.description, question, self.dictionary).to_prompt()
             scope = self._scope()
             services = self.runtime.memory
             prepared = services.prepare(scope, question, desc, self.memory)
@@ -263,6 +321,7 @@ class Session:
                               variables=json.dumps(self._result_variables()), known_fixes=prepared.known_fixes,
                               tables=list(self.tables), active=self.active, previous_result=prepared.previous_result,
                               duckdb_tables=[n for n, t in self.tables.items() if is_duck(t)],
+                              sql_source=self.description.source,
                               memory=services.port(scope), session_id=self.id, turn=self.turn,
                               context=prepared.sizes, memory_hits=prepared.hits, load_notes=self._load_notes(),
                               after=lambda r, usage, tables=list(self.tables), active=self.active: self._after_turn(
@@ -349,8 +408,10 @@ class Session:
     def save_state(self) -> None:
         """Keep what ``chat --resume`` needs: table sources, short-term memory, turn counter."""
         with self._state_lock:  # snapshot and write as one, so the last write holds the newest memory
-            self.runtime.memory.save_state(Scope(self.user, self.id), snapshot(self.tables, self.active, self.memory,
-                                                                               self.turn))
+            state = snapshot(self.tables, self.active, self.memory, self.turn)
+            if getattr(self, "dictionary_paths", None):
+                state["dictionaries"] = list(self.dictionary_paths)
+            self.runtime.memory.save_state(Scope(self.user, self.id), state)
 
     @classmethod
     def resume(cls, runtime: Runtime, user: str, session_id: str | None = None) -> Session:
@@ -364,9 +425,18 @@ class Session:
         """
         session_id, state = saved_state(runtime.memory, user, session_id)
         s = cls(runtime, user, session_id)
+        databases: dict[str, list[str]] = {}
         for name, path, sheet in table_sources(state):
-            if Path(path).exists():
+            if is_sql_url(path):  # reconnected with the credentials of the environment (none are stored)
+                url, _, table = path.rpartition("#")
+                databases.setdefault(url, []).append(table)
+            elif Path(path).exists():
                 s.load(path, name=name, sheet=sheet)  # one sheet of a workbook, not all of them again
+        for url, names in databases.items():
+            s.connect(url, names)
+        for path in state.get("dictionaries", []):
+            if Path(path).exists():
+                s.load_dictionary(path)
         if state.get("active") in s.tables:
             s.active = state["active"]
         if state.get("memory"):

@@ -1,0 +1,193 @@
+"""A SQL database as a source: described from catalog + sample, queried read-only from scripts via sql()."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from auto_analyst import Analyst
+from auto_analyst.data.sql_check import SqlRefused, check_read_only
+from auto_analyst.data.sql_source import SqlQueryError, SqlSource
+from auto_analyst.sql_runs import literal_queries
+from tests.services import service_url
+
+JOIN = ("SELECT c.region, round(sum(o.amount), 2) AS total FROM orders o JOIN customers c "
+        "ON o.customer_id = c.customer_id GROUP BY c.region ORDER BY c.region")
+
+
+def shop_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(11)
+    customers = pd.DataFrame({"customer_id": np.arange(1, 41), "region": rng.choice(["East", "North", "South"], 40)})
+    orders = pd.DataFrame({"order_id": np.arange(1, 201), "customer_id": rng.integers(1, 41, 200),
+                           "amount": rng.gamma(2.0, 20.0, 200).round(2)})
+    return orders, customers
+
+
+def truth(orders: pd.DataFrame, customers: pd.DataFrame) -> dict[str, float]:
+    by = orders.merge(customers, on="customer_id").groupby("region")["amount"].sum().round(2)
+    return {k: float(v) for k, v in by.items()}
+
+
+@pytest.fixture
+def shop_db(tmp_path) -> tuple[str, dict[str, float]]:
+    orders, customers = shop_frames()
+    path = tmp_path / "shop.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE customers (customer_id INTEGER PRIMARY KEY, region TEXT)")
+    con.execute("CREATE TABLE orders (order_id INTEGER PRIMARY KEY, "
+                "customer_id INTEGER REFERENCES customers(customer_id), amount REAL)")
+    con.executemany("INSERT INTO customers VALUES (?, ?)", [(int(a), b) for a, b in customers.itertuples(index=False)])
+    con.executemany("INSERT INTO orders VALUES (?, ?, ?)",
+                    [(int(a), int(b), float(c)) for a, b, c in orders.itertuples(index=False)])
+    con.commit()
+    con.close()
+    return f"sqlite:///{path}", truth(orders, customers)
+
+
+@pytest.mark.parametrize("query", [
+    "DELETE FROM orders", "DROP TABLE orders", "UPDATE orders SET amount = 0", "INSERT INTO orders VALUES (1, 1, 1)",
+    "SELECT 1; DELETE FROM orders", "SELECT * INTO copy FROM orders", "WITH d AS (DELETE FROM orders RETURNING *) SELECT * FROM d",
+    "SELECT * FROM orders FOR UPDATE", "COPY orders TO '/tmp/x.csv'", "SELECT pg_read_file('/etc/passwd')",
+    "SELECT * FROM read_csv('/etc/passwd')", "SELECT nextval('s')", "PRAGMA writable_schema = 1", "", "SELEC 1 FROM"])
+def test_read_only_check_refuses(query):
+    with pytest.raises(SqlRefused):
+        check_read_only(query, "postgres")
+
+
+def test_read_only_check_keeps_selects():
+    assert check_read_only("WITH t AS (SELECT 1 AS x) SELECT x FROM t;  ", "postgres") == "WITH t AS (SELECT 1 AS x) SELECT x FROM t"
+    assert check_read_only("SELECT a FROM x UNION ALL SELECT b FROM y", "sqlite")
+    assert check_read_only(JOIN, "duckdb") == JOIN
+
+
+def test_queries_are_read_from_the_script_text():
+    code = ('Q = "SELECT 1 AS a"\nx = sql(Q)\ny = sql("SELECT " + "2 AS b;")\nz = sql(f"SELECT 3")\n'
+            'for t in ["a", "b"]:\n    w = sql(f"SELECT * FROM {t}")\n')
+    assert literal_queries(code) == ["SELECT 1 AS a", "SELECT 2 AS b", "SELECT 3"]  # the loop's query is not readable
+
+
+def test_sqlite_source_describes_from_catalog_and_links_by_foreign_key(shop_db):
+    url, _ = shop_db
+    s = Analyst().session()
+    loaded = s.connect(url)
+    assert [t.name for t in loaded] == ["customers", "orders"]
+    desc = s.description
+    assert desc.source["dialect"] == "sqlite" and desc.source["tables"] == ["customers", "orders"]
+    orders = desc.table("orders")
+    assert orders.n_rows == 200 and any("sample" in n for n in orders.load_notes)
+    [rel] = desc.relationships
+    assert (rel.left, rel.right, rel.kind, rel.checked_on) == ("orders", "customers", "many-to-one", "catalog") or \
+        (rel.left, rel.right, rel.kind_from("orders"), rel.checked_on) == ("customers", "orders", "many-to-one", "catalog")
+    assert len(s.tables["orders"].frame) == 200 and list(s.tables["orders"].frame.head(2).columns) == \
+        ["order_id", "customer_id", "amount"]
+
+
+def test_script_reads_the_database_with_sql_and_a_delete_changes_nothing(shop_db):
+    url, want = shop_db
+    s = Analyst().session()
+    s.connect(url)
+    try:
+        r = s.run_code(f"by_region = sql({JOIN!r})\nshow(by_region, name='total by region')\n"
+                       "show(round(float(by_region['total'].sum()), 2), name='all')")
+        assert r.status == "ok", r.error
+        table = r.tables[0]
+        assert {row[0]: row[1] for row in table.rows} == want
+        # a model reply that deletes is refused before anything runs; the table keeps its rows
+        bad = s.run_code("sql('DELETE FROM orders')\nshow(1)")
+        assert bad.status == "error" and bad.error.kind == "sql_refused" and "DELETE" in bad.error.message
+        assert bad.stdout == "" and not bad.tables
+        assert sqlite3.connect(url.removeprefix("sqlite:///")).execute("SELECT count(*) FROM orders").fetchone() == (200,)
+        # a query made at run time cannot be read from the text: one clear sentence
+        dyn = s.run_code("t = 'orders'\nfor name in [t]:\n    x = sql('SELECT count(*) AS n FROM ' + name)")
+        assert dyn.status == "error" and "written out as one string" in dyn.error.message
+    finally:
+        s.close()
+
+
+def test_row_cap_and_database_errors_are_one_sentence(shop_db):
+    url, _ = shop_db
+    src = SqlSource(url, max_rows=50)
+    with pytest.raises(SqlQueryError, match="more than 50 rows"):
+        src.query("SELECT * FROM orders")
+    assert len(src.query("SELECT * FROM orders LIMIT 50")) == 50
+    with pytest.raises(SqlQueryError, match="no such column"):
+        src.query("SELECT nope FROM orders")
+    src.close()
+
+
+def test_timeout_stops_a_long_query(shop_db):
+    url, _ = shop_db
+    src = SqlSource(url, timeout_s=0.5)
+    slow = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000) "
+            "SELECT count(*) FROM n")
+    with pytest.raises(SqlQueryError, match="limit"):
+        src.query(slow)
+    src.close()
+
+
+def test_duckdb_file_is_a_source(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    pytest.importorskip("duckdb_engine")
+    orders, customers = shop_frames()
+    path = tmp_path / "shop.duckdb"
+    con = duckdb.connect(str(path))
+    con.register("o", orders)
+    con.register("c", customers)
+    con.execute("CREATE TABLE orders AS SELECT * FROM o")
+    con.execute("CREATE TABLE customers AS SELECT * FROM c")
+    con.close()
+    src = SqlSource(f"duckdb:///{path}")
+    got = src.query(JOIN)
+    assert dict(zip(got["region"], got["total"].astype(float))) == truth(orders, customers)
+    with pytest.raises(SqlRefused):
+        src.query("DROP TABLE orders")
+    src.close()
+
+
+@pytest.mark.services
+def test_postgresql_source_joins_and_refuses_writes():
+    url = service_url("database")
+    orders, customers = shop_frames()
+    schema = f"aa_src_{uuid.uuid4().hex[:8]}"
+    from sqlalchemy import create_engine, text
+
+    admin = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    with admin.begin() as c:
+        c.execute(text(f"CREATE SCHEMA {schema}"))
+        c.execute(text(f"CREATE TABLE {schema}.customers (customer_id int PRIMARY KEY, region text)"))
+        c.execute(text(f"CREATE TABLE {schema}.orders (order_id int PRIMARY KEY, customer_id int REFERENCES "
+                       f"{schema}.customers(customer_id), amount numeric(10,2))"))
+        c.execute(text(f"COMMENT ON COLUMN {schema}.orders.amount IS 'order total in euros, VAT included'"))
+        # a function that writes: the parser cannot see inside it, the read-only transaction stops it
+        c.execute(text(f"CREATE FUNCTION {schema}.wipe() RETURNS bigint LANGUAGE sql AS "
+                       f"$$ DELETE FROM {schema}.orders RETURNING 1; SELECT 1::bigint $$"))
+        c.execute(text(f"INSERT INTO {schema}.customers VALUES (:a, :b)"),
+                  [{"a": int(a), "b": b} for a, b in customers.itertuples(index=False)])
+        c.execute(text(f"INSERT INTO {schema}.orders VALUES (:a, :b, :c)"),
+                  [{"a": int(a), "b": int(b), "c": float(x)} for a, b, x in orders.itertuples(index=False)])
+    try:
+        s = Analyst().session()
+        s.connect(f"{url}?options=-csearch_path%3D{schema}")
+        desc = s.description
+        assert desc.source["dialect"] == "postgres"
+        assert desc.table("orders").columns[2].meaning == "order total in euros, VAT included"
+        assert [r.checked_on for r in desc.relationships] == ["catalog"]
+        r = s.run_code(f"t = sql({JOIN!r})\nshow(t, name='by region')")
+        assert r.status == "ok", r.error
+        assert {row[0]: float(row[1]) for row in r.tables[0].rows} == truth(orders, customers)
+        bad = s.run_code("sql('DELETE FROM orders')")
+        assert bad.error.kind == "sql_refused"
+        # past the parser (a function that deletes), the transaction is read-only
+        wiped = s.run_code("sql('SELECT wipe() AS n')")
+        assert wiped.error.kind == "sql_error" and "read-only transaction" in wiped.error.message
+        s.close()
+        with admin.connect() as c:
+            assert c.execute(text(f"SELECT count(*) FROM {schema}.orders")).scalar() == 200
+    finally:
+        with admin.begin() as c:
+            c.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
