@@ -73,6 +73,8 @@ class Settings:
     queue_url: str = field(default="", repr=False, metadata={"help": "Redis URL of the run queue (e.g. redis://127.0.0.1:6379/0): scripts run in `auto-analyst worker` processes and web progress goes through Redis; empty = in this process tree."})
     worker_sessions: int = field(default=32, metadata={"help": "Sessions one `auto-analyst worker` keeps a live sandbox for; past it the least recently used one is closed (rebuilt by replay when used again)."})
     duckdb_min_mb: int = field(default=0, metadata={"help": "Files of at least this many MiB are loaded into DuckDB instead of pandas (0 = never); see docs/scale.md."})
+    sql_timeout_s: float = field(default=30.0, metadata={"help": "Seconds one query of a SQL source may run (statement timeout); see docs/sources.md."})
+    sql_max_rows: int = field(default=100_000, metadata={"help": "Most rows one query of a SQL source may return; more is an error that says to aggregate in SQL (docs/sources.md)."})
 
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> "Settings":

@@ -110,6 +110,11 @@ class Session:
         """
         if is_sql_url(str(path)):
             return self.connect(str(path))
+        from auto_analyst.data.parquet_folder import folder_database, is_parquet_folder
+
+        if is_parquet_folder(path):  # read by DuckDB in place, as a database (docs/sources.md)
+            return self.connect(folder_database(path, self.dir / "sources", name or table_name(Path(path).name,
+                                                                                              base=Path(path).name)))
         if is_dictionary_file(path):
             self.load_dictionary(path)
             return []

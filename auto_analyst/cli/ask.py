@@ -55,7 +55,7 @@ def _common(f):
 
 
 @click.command("ask", cls=Command)
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @click.argument("question")
 @_common
 @click.pass_context
@@ -74,7 +74,7 @@ def ask(ctx, file, question, model, user, as_json, trace, no_code):
 
 
 @click.command("chat", cls=Command)
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, type=click.Path())
 @click.option("--resume", is_flag=False, flag_value="last", default=None, metavar="[SESSION]",
               help="Continue your last session (or SESSION): its tables, memory and turns.")
 @click.option("--source", default=None, metavar="URL",

@@ -34,7 +34,8 @@ def describe_session(tables: Mapping[str, Any], active: str, dictionary: Any = N
         for name, t in tables.items():
             if is_duck(t) or is_sql(t):
                 frames[name] = t.frame.sample()
-                sampled.append(name)
+                if len(frames[name]) < len(t.frame):  # a sample of the first rows, not the whole table
+                    sampled.append(name)
             else:
                 frames[name] = getattr(t, "frame", t)  # a LoadedTable, or a DataFrame given as it is
         desc.relationships = detect_relationships(frames, sampled, declared_relationships(dict(tables)))
