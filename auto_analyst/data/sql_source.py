@@ -132,17 +132,20 @@ class SqlSource:
         if name not in self.table_names:
             raise BadInputError(f"No table {name!r} in {self.safe_url}; tables: {', '.join(self.table_names) or 'none'}.")
         with self.engine.connect() as conn:
-            insp = inspect(conn)
-            columns = insp.get_columns(name)
-            try:
-                pk = list(insp.get_pk_constraint(name).get("constrained_columns") or [])
-                fks = insp.get_foreign_keys(name)
-            except NotImplementedError:
-                pk, fks = [], []
-            try:
-                comment = (insp.get_table_comment(name) or {}).get("text") or ""
-            except NotImplementedError:
-                comment = ""
+            if self.backend == "duckdb":  # duckdb-engine's inspector asks catalog tables DuckDB 2 does not have
+                columns, pk, fks, comment = _duckdb_catalog(conn, name)
+            else:
+                insp = inspect(conn)
+                columns = insp.get_columns(name)
+                try:
+                    pk = list(insp.get_pk_constraint(name).get("constrained_columns") or [])
+                    fks = insp.get_foreign_keys(name)
+                except NotImplementedError:
+                    pk, fks = [], []
+                try:
+                    comment = (insp.get_table_comment(name) or {}).get("text") or ""
+                except NotImplementedError:
+                    comment = ""
         sample = self.sample(name)
         n_rows, estimated = self._row_count(name)
         notes = [f"engine=sql: table {name!r} of the {self.dialect} database {self.safe_url}; read it with "
@@ -246,6 +249,28 @@ class SqlSource:
                                     "BY) or add a LIMIT, and bring back only what the answer needs.")
             frame = frame.iloc[:limit]
         return _typed(frame)
+
+
+def _duckdb_catalog(conn: Any, name: str) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]], str]:
+    """(columns, primary key, foreign keys, table comment) of a DuckDB table or view from DuckDB's own catalog."""
+    from sqlalchemy import text
+
+    cols = [{"name": r[0], "type": r[1], "comment": r[2]} for r in conn.execute(text(
+        "SELECT column_name, data_type, comment FROM duckdb_columns() WHERE table_name = :t ORDER BY column_index"),
+        {"t": name}).fetchall()]
+    pk: list[str] = []
+    fks: list[dict[str, Any]] = []
+    for kind, columns, ref_table, ref_columns in conn.execute(text(
+            "SELECT constraint_type, constraint_column_names, referenced_table, referenced_column_names "
+            "FROM duckdb_constraints() WHERE table_name = :t"), {"t": name}).fetchall():
+        if kind == "PRIMARY KEY":
+            pk = list(columns)
+        elif kind == "FOREIGN KEY":
+            fks.append({"constrained_columns": list(columns), "referred_table": ref_table,
+                        "referred_columns": list(ref_columns or [])})
+    row = conn.execute(text("SELECT comment FROM duckdb_tables() WHERE table_name = :t UNION ALL "
+                            "SELECT comment FROM duckdb_views() WHERE view_name = :t"), {"t": name}).fetchone()
+    return cols, pk, fks, (row[0] or "") if row else ""
 
 
 def _interrupt(raw: Any) -> None:

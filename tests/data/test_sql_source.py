@@ -141,6 +141,11 @@ def test_duckdb_file_is_a_source(tmp_path):
     con.execute("CREATE TABLE customers AS SELECT * FROM c")
     con.close()
     src = SqlSource(f"duckdb:///{path}")
+    from auto_analyst.data.sql_source import load_sql_tables
+
+    described = {t.name: t.description for t in load_sql_tables(src)}
+    assert described["orders"].n_rows == 200 and [c.name for c in described["customers"].columns] == \
+        ["customer_id", "region"]
     got = src.query(JOIN)
     assert dict(zip(got["region"], got["total"].astype(float))) == truth(orders, customers)
     with pytest.raises(SqlRefused):
@@ -191,3 +196,43 @@ def test_postgresql_source_joins_and_refuses_writes():
         with admin.begin() as c:
             c.execute(text(f"DROP SCHEMA {schema} CASCADE"))
         admin.dispose()
+
+
+def test_parquet_folder_with_hive_partitions_is_read_in_place(tmp_path):
+    pytest.importorskip("duckdb_engine")
+    orders, customers = shop_frames()
+    frame = orders.merge(customers, on="customer_id")
+    frame.to_parquet(tmp_path / "sales", partition_cols=["region"], index=False)
+    s = Analyst().session()
+    try:
+        [t] = s.load(tmp_path / "sales")
+        assert t.name == "sales" and s.description.source["dialect"] == "duckdb"
+        assert "region" in [c.name for c in s.description.table("sales").columns]  # the partition key is a column
+        r = s.run_code("t = sql('SELECT region, round(sum(amount), 2) AS total FROM sales GROUP BY region "
+                       "ORDER BY region')\nshow(t, name='total')")
+        assert r.status == "ok", r.error
+        assert {row[0]: row[1] for row in r.tables[0].rows} == truth(orders, customers)
+        refused = s.run_code(f"sql(\"SELECT * FROM read_csv('{tmp_path}/x.csv')\")")
+        assert refused.error.kind == "sql_refused"
+    finally:
+        s.close()
+
+
+def test_cli_ask_a_database_url_and_chat_connect(shop_db, tmp_path):
+    from click.testing import CliRunner
+
+    from auto_analyst.cli import cli
+
+    url, _ = shop_db
+    runner = CliRunner()
+    # the offline model writes pandas only: it declines plainly for a database table (exit 3), no traceback
+    r = runner.invoke(cli, ["ask", url, "What is the mean amount?", "--no-code"])
+    assert r.exit_code == 3, r.output
+    assert "table of a SQL database" in r.stdout and "Traceback" not in r.output
+    r = runner.invoke(cli, ["chat", "--source", url], input="/tables\n")
+    assert r.exit_code == 0, r.output
+    assert f"orders: {url}#orders, 200 rows x 3 columns" in r.stdout
+    r = runner.invoke(cli, ["chat"], input=f"/connect {url}\n/connect\n/connect sqlite:///{tmp_path}/none/x.db\n")
+    assert "Loaded: customers (40 rows), orders (200 rows); active: customers" in r.stdout
+    assert "Error: /connect needs a database URL" in r.stderr
+    assert "Error: Cannot connect to sqlite:///" in r.stderr
