@@ -74,6 +74,7 @@ class Settings:
     worker_sessions: int = field(default=32, metadata={"help": "Sessions one `auto-analyst worker` keeps a live sandbox for; past it the least recently used one is closed (rebuilt by replay when used again)."})
     duckdb_min_mb: int = field(default=0, metadata={"help": "Files of at least this many MiB are loaded into DuckDB instead of pandas (0 = never); see docs/scale.md."})
     sql_timeout_s: float = field(default=30.0, metadata={"help": "Seconds one query of a SQL source may run (statement timeout); see docs/sources.md."})
+    web_connect: bool = field(default=False, metadata={"help": "Let the page connect a SQL database to a conversation (the server then reads any database URL a page user gives, SQLite files on the server included: turn on only where every page user may do that; admins only once logins exist)."})
     sql_max_rows: int = field(default=100_000, metadata={"help": "Most rows one query of a SQL source may return; more is an error that says to aggregate in SQL (docs/sources.md)."})
 
     @classmethod

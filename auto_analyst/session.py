@@ -34,6 +34,7 @@ from auto_analyst.memory.short_term import MemoryItem, ShortTermMemory
 from auto_analyst.question_text import addressed_agent
 from auto_analyst.results import ProgressEvent, Result, Usage
 from auto_analyst.session_runner import SessionRunner
+from auto_analyst.session_sources import SourceMethods
 from auto_analyst.session_state import saved_state, snapshot, table_sources
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ class SessionDescription:
                 "description": self.description.model_dump(mode="json")}
 
 
-class Session:
+class Session(SourceMethods):
     """One conversation over a set of tables, with its own worker process and short-term memory.
 
     Args:
@@ -134,52 +135,6 @@ class Session:
                 self.tables[t.name] = t
             self._changed(loaded[0].name)
         return loaded
-
-    def connect(self, url: str, tables: list[str] | None = None) -> list[LoadedTable]:
-        """Add the tables of a SQL database (all, or ``tables``); the first becomes active.
-
-        The tables stay in the database: they are described from its catalog and first rows, and scripts read them
-        with ``sql("SELECT ...")``, run read-only by this process (docs/sources.md). One database per session.
-
-        Args:
-            url: a SQLAlchemy URL (``postgresql://user@host/db``, ``sqlite:///file.db``, ``duckdb:///file.duckdb``);
-                a password may be in it or in the environment (``PGPASSWORD``); it is never stored.
-            tables: the tables to add (default: every table and view).
-
-        Raises:
-            DataLoadError: the database cannot be reached or has no tables.
-            BadInputError: another database is already connected, or a name is not a table of it.
-        """
-        from auto_analyst.data.sql_source import SqlSource, load_sql_tables
-
-        source = SqlSource(url, timeout_s=getattr(self.settings, "sql_timeout_s", 30.0),
-                           max_rows=getattr(self.settings, "sql_max_rows", 100_000))
-        if self.source is not None and self.source.safe_url != source.safe_url:
-            source.close()
-            raise BadInputError(f"This session already reads {self.source.safe_url}; one database per session "
-                                "(start another session for another database).")
-        loaded = load_sql_tables(source, tables)
-        with self._lock:
-            self.source = source
-            for t in loaded:
-                t.name = self._unique(table_name(t.name, base=t.name))
-                self.tables[t.name] = t
-            self._runner.sql_source = source
-            self._changed(loaded[0].name)
-        return loaded
-
-    def load_dictionary(self, path: str | Path) -> DataDictionary:
-        """Load a data dictionary (``.md``/``.txt``: what the columns mean); a second one adds to the first.
-
-        Raises:
-            DataLoadError: the file cannot be read as text.
-        """
-        loaded = DataDictionary.load(path)
-        with self._lock:
-            self.dictionary = loaded if self.dictionary is None else self.dictionary.merged(loaded)
-            self.dictionary_paths = [*getattr(self, "dictionary_paths", []), str(Path(path).expanduser().resolve())]
-            self._description = None
-        return self.dictionary
 
     def add_frame(self, name: str, frame: pd.DataFrame) -> LoadedTable:
         """Add an in-memory DataFrame as a table (it becomes the active one)."""
@@ -430,18 +385,10 @@ class Session:
         """
         session_id, state = saved_state(runtime.memory, user, session_id)
         s = cls(runtime, user, session_id)
-        databases: dict[str, list[str]] = {}
         for name, path, sheet in table_sources(state):
-            if is_sql_url(path):  # reconnected with the credentials of the environment (none are stored)
-                url, _, table = path.rpartition("#")
-                databases.setdefault(url, []).append(table)
-            elif Path(path).exists():
+            if not is_sql_url(path) and Path(path).exists():
                 s.load(path, name=name, sheet=sheet)  # one sheet of a workbook, not all of them again
-        for url, names in databases.items():
-            s.connect(url, names)
-        for path in state.get("dictionaries", []):
-            if Path(path).exists():
-                s.load_dictionary(path)
+        s.reconnect(state)
         if state.get("active") in s.tables:
             s.active = state["active"]
         if state.get("memory"):

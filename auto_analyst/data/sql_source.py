@@ -88,7 +88,7 @@ class SqlSource:
         except exc.ArgumentError:
             raise DataLoadError(f"{url.split('@')[-1]!r} is not a database URL; write it as "
                                 "postgresql://user@host/db, sqlite:///file.db or duckdb:///file.duckdb.") from None
-        self.safe_url = self.url.set(password=None).render_as_string(hide_password=True)
+        self.safe_url = self.url._replace(password=None).render_as_string(hide_password=True)  # set() keeps it
         self.backend = self.url.get_backend_name()
         self.dialect = sqlglot_dialect(self.backend)
         self.timeout_s, self.max_rows = float(timeout_s), int(max_rows)

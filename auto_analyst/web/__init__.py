@@ -38,7 +38,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         Call ``app.extensions["auto_analyst"].close()`` when done to stop the workers.
     """
     from auto_analyst.config import Settings
-    from auto_analyst.web import chat, errors, exports, facts, security, uploads
+    from auto_analyst.web import chat, errors, exports, facts, security, sources, uploads
     from auto_analyst.web.service import WebService
 
     app = Flask(__name__)
@@ -59,7 +59,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
                                                 job_timeout=float(app.config["JOB_TIMEOUT"]))
     errors.init_app(app)
     security.init_app(app)
-    for bp in (chat.bp, uploads.bp, exports.bp, facts.bp):
+    for bp in (chat.bp, uploads.bp, exports.bp, facts.bp, sources.bp):
         app.register_blueprint(bp)
 
     @app.get("/vendor/plotly.min.js")

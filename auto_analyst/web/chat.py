@@ -64,7 +64,8 @@ def conversation_json(conv: Conversation) -> dict[str, Any]:
 def page():
     """The single page; its data comes from the JSON endpoints below."""
     current_user()
-    return render_template("index.html", csrf_token=csrf_token(), max_file_mb=service().settings.max_file_mb)
+    return render_template("index.html", csrf_token=csrf_token(), max_file_mb=service().settings.max_file_mb,
+                           web_connect=service().settings.web_connect)
 
 
 @bp.get("/api/state")

@@ -236,3 +236,33 @@ def test_cli_ask_a_database_url_and_chat_connect(shop_db, tmp_path):
     assert "Loaded: customers (40 rows), orders (200 rows); active: customers" in r.stdout
     assert "Error: /connect needs a database URL" in r.stderr
     assert "Error: Cannot connect to sqlite:///" in r.stderr
+
+
+def test_resume_reconnects_the_database_and_the_dictionary_without_storing_a_password(shop_db, tmp_path):
+    url, want = shop_db
+    doc = tmp_path / "notes.md"
+    doc.write_text("- amount: order total in euros\n")
+    analyst = Analyst()
+    s = analyst.session()
+    s.connect(url)
+    s.load(doc)
+    s.save_state()
+    s.close()
+    again = analyst.resume(s.id)
+    assert list(again.tables) == ["customers", "orders"] and again.source is not None
+    assert again.description.table("orders").columns[2].meaning == "order total in euros"
+    r = again.run_code(f"show(sql({JOIN!r}), name='t')")
+    assert {row[0]: row[1] for row in r.tables[0].rows} == want
+    again.close()
+
+
+def test_a_password_never_reaches_the_description_or_messages():
+    from auto_analyst.data.sql_source import _engine_url
+
+    u = _engine_url("postgresql://me:s3cret@127.0.0.1:1/db")
+    assert u.drivername == "postgresql+psycopg" and u.password == "s3cret"
+    from auto_analyst.errors import DataLoadError
+
+    with pytest.raises(DataLoadError) as err:
+        SqlSource("postgresql://me:s3cret@127.0.0.1:1/db")
+    assert "s3cret" not in str(err.value) and "postgresql+psycopg://me@127.0.0.1:1/db" in str(err.value)
