@@ -103,7 +103,7 @@ def _condition(cond: Sequence[Any], dialect: str = "duckdb") -> str:
     """One filter ``(column, op, value[, value2])``: ops ==, !=, <, <=, >, >=, between, in, year, month, years."""
     column, op, value = cond[0], cond[1], cond[2]
     value2 = cond[3] if len(cond) > 3 else None
-    c = quote(column)
+    c = _ref(column)
     parts = _DIALECT_PARTS[dialect]
 
     def literal(v: Any) -> str:
@@ -128,7 +128,7 @@ def _condition(cond: Sequence[Any], dialect: str = "duckdb") -> str:
 def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Sequence[str] = (),
                   where: Sequence[Sequence[Any]] = (), grain: tuple[str, str] | None = None,
                   order: str = "groups", limit: int | None = None, labels: Sequence[str] | None = None,
-                  dialect: str = "duckdb") -> str:
+                  dialect: str = "duckdb", joins: Sequence[Any] = ()) -> str:
     """SQL for aggregates of ``table``, per group of ``by`` (and of a time grain), over the rows ``where`` keeps.
 
     Args:
@@ -143,6 +143,10 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
         labels: the result's column name of each measure (default ``func_column``, ``count_rows``).
         dialect: one of :data:`DIALECTS` (``data.sql_check.sqlglot_dialect`` maps a SQLAlchemy URL's); the
             semantics stay pandas' in each (``tests/data/test_sql_dialects.py`` checks them against pandas).
+        joins: relationships (``JoinPath.steps``, ``data/relations.py``) leading from ``table`` to the tables other
+            columns live in; each column may then be ``(table, column)``. A path that repeats ``table``'s rows
+            (its far side not unique: one-to-many or many-to-many) is refused for every aggregate but min, max
+            and nunique, which repetition does not change.
 
     Returns:
         One SELECT statement, parsed back by sqlglot in that dialect.
@@ -153,6 +157,7 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
     """
     if dialect not in DIALECTS:
         raise ValueError(f"Unknown SQL dialect {dialect!r}; use one of {', '.join(DIALECTS)}.")
+    source = _from_clause(table, joins, measures)
     funcs = {**FUNCS, **_DIALECT_FUNCS.get(dialect, {})}
     grains = {**GRAINS, **_DIALECT_GRAINS.get(dialect, {})}
     if not measures:
@@ -161,13 +166,13 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
         raise ValueError("labels must name every measure, in order.")
     select, keys = [], []
     for b in by:
-        select.append(quote(b))
-        keys.append(quote(b))
+        select.append(_ref(b) + (f" AS {quote(b[1])}" if isinstance(b, tuple) else ""))
+        keys.append(_ref(b))
     if grain is not None:
         unit, column = grain
         if unit not in grains:
             raise ValueError(f"Unknown time grain {unit!r}; use one of {', '.join(grains)}.")
-        select.append(f"{grains[unit].format(quote(column))} AS {quote(unit)}")
+        select.append(f"{grains[unit].format(_ref(column))} AS {quote(unit)}")
         keys.append(quote(unit))
     for k, (func, column) in enumerate(measures):
         if funcs.get(str(func).lower(), "") is None:
@@ -175,12 +180,13 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
         expr = funcs.get(str(func).lower())
         if expr is None:
             raise ValueError(f"Unknown aggregate {func!r}; use one of {', '.join(sorted(FUNCS))}.")
-        arg = "*" if column is None else quote(column)
+        arg = "*" if column is None else _ref(column)
         if column is None and func != "count":
             raise ValueError(f"{func} needs a column; only count counts rows.")
-        label = labels[k] if labels is not None else (f"{func}_{column}" if column is not None else "count_rows")
+        name = column[1] if isinstance(column, tuple) else column
+        label = labels[k] if labels is not None else (f"{func}_{name}" if column is not None else "count_rows")
         select.append(f"{expr.format(arg)} AS {quote(label)}")
-    sql = f"SELECT {', '.join(select)} FROM {quote(table)}"
+    sql = f"SELECT {', '.join(select)} FROM {source}"
     if where:
         sql += " WHERE " + " AND ".join(_condition(c, dialect) for c in where)
     if keys:
@@ -199,6 +205,32 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
 
         sqlglot.parse_one(sql, read=dialect)  # a statement the dialect's parser cannot read is a bug here, not later
     return sql
+
+
+def _ref(column: Any) -> str:
+    """A column reference: ``name`` or ``(table, name)`` (qualified, for joins)."""
+    if isinstance(column, tuple):
+        return f"{quote(column[0])}.{quote(column[1])}"
+    return quote(column)
+
+
+_UNCHANGED_BY_REPEATS = {"min", "max", "nunique"}
+
+
+def _from_clause(table: str, joins: Sequence[Any], measures: Sequence[tuple[Any, Any]]) -> str:
+    """``"table" JOIN "other" ON ...`` along the relationships, refusing a path that inflates the measures."""
+    out, here = quote(table), table
+    for step in joins:
+        if step.duplicates(here):
+            touched = [f for f, _ in measures if str(f).lower() not in _UNCHANGED_BY_REPEATS]
+            if touched:
+                raise ValueError(f"Joining {here} to {step.other(here)} ({step.kind_from(here)}) repeats rows of "
+                                 f"{here}: a {touched[0]} over the join would count them more than once; aggregate "
+                                 f"{step.other(here)} first, or answer without the join.")
+        other = step.other(here)
+        out += f" JOIN {quote(other)} ON {step.sql_on(quote=quote)}"
+        here = other
+    return out
 
 
 def grouped_aggregate_sql(table: str, by: list[str] | str, value: str, func: str = "mean") -> str:

@@ -99,3 +99,32 @@ def test_postgres_matches_pandas(sales):
         with engine.begin() as c:
             c.execute(text(f"DROP SCHEMA {schema} CASCADE"))
         engine.dispose()
+
+
+def test_an_aggregate_across_joined_tables_matches_pandas_and_refuses_inflating_joins():
+    from auto_analyst.data.relations import detect_relationships, join_path
+    from tests.sources_cases import shop_frames
+
+    f = shop_frames()
+    con = sqlite3.connect(":memory:")
+    for name, frame in f.items():
+        frame.to_sql(name, con, index=False)
+    rels = detect_relationships(f)
+    path = join_path(rels, "orders", "regions")
+    assert path.status == "linked" and len(path.steps) == 2
+    sql = aggregate_sql("orders", [("sum", ("orders", "amount")), ("count", None)], by=[("regions", "region_name")],
+                        where=[(("orders", "amount"), ">", 10)], joins=path.steps, dialect="sqlite")
+    got = pd.read_sql_query(sql, con)
+    joined = f["orders"].merge(f["customers"], on="customer_id").merge(f["regions"], on="region_id")
+    kept = joined[joined["amount"] > 10]
+    want = kept.groupby("region_name").agg(total=("amount", "sum"), rows=("amount", "size"))
+    assert got["region_name"].tolist() == want.index.tolist()
+    assert got["sum_amount"].round(6).tolist() == want["total"].round(6).tolist()
+    assert got["count_rows"].tolist() == want["rows"].tolist()
+    # from regions to orders the join repeats each region's row: a sum of a regions column is refused
+    back = join_path(rels, "regions", "orders")
+    with pytest.raises(ValueError, match="repeats rows of regions"):
+        aggregate_sql("regions", [("sum", ("regions", "region_id"))], joins=back.steps, dialect="sqlite")
+    # ... while a distinct count is unchanged by the repeats
+    assert aggregate_sql("regions", [("nunique", ("orders", "customer_id"))], by=[("regions", "region_name")],
+                         joins=back.steps, dialect="sqlite")
