@@ -266,3 +266,39 @@ def test_a_password_never_reaches_the_description_or_messages():
     with pytest.raises(DataLoadError) as err:
         SqlSource("postgresql://me:s3cret@127.0.0.1:1/db")
     assert "s3cret" not in str(err.value) and "postgresql+psycopg://me@127.0.0.1:1/db" in str(err.value)
+
+
+def test_a_model_reply_that_deletes_is_refused_the_fixer_is_told_and_nothing_changes(shop_db, tmp_path):
+    import json
+
+    from auto_analyst.config import Settings
+    from tests.scripted import ANALYST, ANSWER, ERROR_SUMMARY, FIXER, PLANNER, SUMMARY, scripted_lm
+
+    url, want = shop_db
+    step = [{"agent": "statistics", "instruction": "total by region", "uses": [], "creates": []}]
+    lm, engine = scripted_lm({
+        PLANNER: lambda p: {"intent": "analysis", "standalone_question": p.inputs["goal"], "plan": step,
+                            "assumptions": [], "decline_reason": ""},
+        ANALYST: lambda p: {"code": "sql('DELETE FROM orders')\nx = sql('SELECT count(*) AS n FROM orders')\nshow(x)",
+                            "summary": "cleans first"},
+        # the fixer is told why; its script reads only
+        FIXER: lambda p: {"fixed_script": f"t = sql({JOIN!r})\nshow(t, name='total by region')",
+                          "explanation": "only SELECT runs"},
+        ANSWER: lambda p: {"answer": "Totals by region."},
+        SUMMARY: lambda p: {"summary": "totals"},
+        ERROR_SUMMARY: lambda p: {"summary": "use SELECT only"},
+    })
+    with Analyst(settings=Settings.load({"home": tmp_path / "home"}), lm=lm) as analyst:
+        s = analyst.session()
+        s.connect(url)
+        r = s.ask("What is the total order amount by customer region?")
+        s.settle()
+    assert r.status == "ok", r.answer
+    assert r.attempts[0].error.kind == "sql_refused" and "DELETE" in r.attempts[0].error.message
+    fixer = engine.calls(FIXER)[0]
+    assert "Only a SELECT query runs" in fixer.inputs["error"]
+    assert {row[0]: row[1] for row in r.tables[0].rows} == want
+    env = json.loads(engine.calls(ANALYST)[0].inputs["environment"])
+    assert "sql" in env["preloaded"] and "sqlite" in env["preloaded"]["sql"] and "orders" not in env["preloaded"]
+    assert sqlite3.connect(url.removeprefix("sqlite:///")).execute("SELECT count(*) FROM orders").fetchone() == (200,)
+
