@@ -148,10 +148,14 @@ class SqlSource:
                     comment = ""
         sample = self.sample(name)
         n_rows, estimated = self._row_count(name)
+        whole = len(sample) < SAMPLE_ROWS and (estimated or n_rows == len(sample))  # LIMIT returned every row
         notes = [f"engine=sql: table {name!r} of the {self.dialect} database {self.safe_url}; read it with "
                  f"sql('SELECT ...') in {self.dialect} SQL, aggregating in the database",
+                 f"values described from all {len(sample)} rows" if whole else
                  f"values described from the first {len(sample)} rows (a sample): counts, ranges and top values are "
                  "of the sample, not the table"]
+        if whole:
+            n_rows, estimated = len(sample), False
         if comment:
             notes.append(f"table comment: {comment}")
         desc = describe_frame(name, sample, load_notes=notes)
@@ -170,10 +174,12 @@ class SqlSource:
                  "foreign_keys": fks, "comment": comment}
         return desc, facts
 
-    def sample(self, name: str, n: int = SAMPLE_ROWS) -> pd.DataFrame:
-        """The first ``n`` rows of table ``name`` (``SELECT * ... LIMIT n``, under the timeout)."""
+    def sample(self, name: str, n: int | None = None) -> pd.DataFrame:
+        """The first ``n`` (default :data:`SAMPLE_ROWS`) rows of table ``name`` (``SELECT * ... LIMIT n``, under the
+        timeout)."""
         from sqlalchemy import select, table
 
+        n = SAMPLE_ROWS if n is None else n
         stmt = select("*").select_from(table(name)).limit(int(n))
         return self._fetch(stmt, int(n))
 

@@ -78,7 +78,7 @@ def test_sqlite_source_describes_from_catalog_and_links_by_foreign_key(shop_db):
     desc = s.description
     assert desc.source["dialect"] == "sqlite" and desc.source["tables"] == ["customers", "orders"]
     orders = desc.table("orders")
-    assert orders.n_rows == 200 and any("sample" in n for n in orders.load_notes)
+    assert orders.n_rows == 200 and "values described from all 200 rows" in orders.load_notes
     [rel] = desc.relationships
     assert (rel.left, rel.right, rel.kind, rel.checked_on) == ("orders", "customers", "many-to-one", "catalog") or \
         (rel.left, rel.right, rel.kind_from("orders"), rel.checked_on) == ("customers", "orders", "many-to-one", "catalog")
@@ -106,6 +106,18 @@ def test_script_reads_the_database_with_sql_and_a_delete_changes_nothing(shop_db
         assert dyn.status == "error" and "written out as one string" in dyn.error.message
     finally:
         s.close()
+
+
+def test_a_big_table_is_described_from_its_first_rows_only(shop_db, monkeypatch):
+    import auto_analyst.data.sql_source as sql_source
+
+    monkeypatch.setattr(sql_source, "SAMPLE_ROWS", 50)
+    url, _ = shop_db
+    src = SqlSource(url)
+    desc, facts = src.describe("orders")
+    assert desc.n_rows == 200 and len(facts["sample"]) == 50
+    assert any("first 50 rows (a sample)" in n for n in desc.load_notes)
+    src.close()
 
 
 def test_row_cap_and_database_errors_are_one_sentence(shop_db):
