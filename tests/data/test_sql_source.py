@@ -314,3 +314,24 @@ def test_a_model_reply_that_deletes_is_refused_the_fixer_is_told_and_nothing_cha
     assert "sql" in env["preloaded"] and "sqlite" in env["preloaded"]["sql"] and "orders" not in env["preloaded"]
     assert sqlite3.connect(url.removeprefix("sqlite:///")).execute("SELECT count(*) FROM orders").fetchone() == (200,)
 
+
+
+def test_an_exported_script_reads_the_database_with_its_own_sql(shop_db, tmp_path):
+    import subprocess
+    import sys
+
+    from auto_analyst.export import export_script
+
+    url, want = shop_db
+    s = Analyst().session()
+    s.connect(url)
+    assert s.run_code(f"t = sql({JOIN!r})\nshow(t, name='total by region')").status == "ok"
+    script = export_script(s)
+    s.close()
+    assert "def sql(query)" in script and "read_table(HERE / 'shop.db" not in script
+    path = tmp_path / "analysis.py"
+    path.write_text(script)
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    for region, total in want.items():
+        assert region in out.stdout and f"{total}" in out.stdout
