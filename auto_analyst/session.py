@@ -357,7 +357,9 @@ class Session(SourceMethods):
     def _tables_read(result: Result, tables: list[str], active: str) -> list[str]:
         """The tables a turn read: those its script names (``df`` is ``active``), else those its plan's steps
         name, else ``active`` (``tables`` and ``active`` as they were when it was asked)."""
-        names = _names_read(result.code)
+        from auto_analyst.sql_runs import tables_in_queries
+
+        names = _names_read(result.code) | tables_in_queries(result.code)  # a database table is read in sql()
         read = [n for n in tables if n in names]
         if "df" in names and active and active not in read:
             read.append(active)

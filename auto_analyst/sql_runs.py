@@ -33,7 +33,7 @@ from typing import Any
 
 from auto_analyst.results import ErrorInfo, RunResult
 
-__all__ = ["SqlSandbox", "literal_queries", "SQL_FUNCTION"]
+__all__ = ["SqlSandbox", "literal_queries", "tables_in_queries", "SQL_FUNCTION"]
 
 SQL_FUNCTION = "sql"
 """The name a script calls to read the database (``sql("SELECT ...")`` → DataFrame)."""
@@ -93,6 +93,22 @@ def literal_queries(code: str) -> list[str]:
             if text is not None and text.strip():
                 out.append(text.strip().rstrip(";").strip())
     return list(dict.fromkeys(out))
+
+
+def tables_in_queries(code: str) -> set[str]:
+    """The table names the script's ``sql(...)`` queries read (``FROM``/``JOIN``), as sqlglot parses them."""
+    import sqlglot
+    from sqlglot import exp
+
+    out: set[str] = set()
+    for query in literal_queries(code):
+        try:
+            tree = sqlglot.parse_one(query)
+        except sqlglot.errors.SqlglotError:
+            continue
+        ctes = {c.alias_or_name for c in tree.find_all(exp.CTE)}
+        out |= {t.name for t in tree.find_all(exp.Table) if t.name and t.name not in ctes}
+    return out
 
 
 class SqlSandbox:

@@ -1,8 +1,8 @@
 """Keys that link the loaded tables, checked on the data: which columns, how much they cover, the join's kind.
 
 Two tables are linked by a column pair when the names are the same (compared without case, spaces and
-underscores: ``customer_id`` = ``CustomerID``), or one table's ``id`` is the other's ``<table>_id`` (``customers.id``
-and ``orders.customer_id``), and their values are compatible (both whole numbers, both text, both dates; whole
+underscores: ``customer_id`` = ``CustomerID``; not a row number such as ``id`` in both, :data:`ROW_KEYS`), or one
+table's ``id`` is the other's ``<table>_id`` (``customers.id`` and ``orders.customer_id``), and their values are compatible (both whole numbers, both text, both dates; whole
 numbers and digit-only text compared as text) and overlap: at least :data:`MIN_COVERAGE` of the distinct values
 of one side are found in the other. Measures (numbers with fractions) and booleans are never keys. A foreign key
 declared in a database's catalog is a link whatever the values say (``checked_on="catalog"``).
@@ -32,13 +32,18 @@ from typing import Literal
 import pandas as pd
 from pydantic import BaseModel, Field
 
-__all__ = ["MIN_COVERAGE", "Relationship", "JoinPath", "detect_relationships", "join_path", "links_between"]
+__all__ = ["MIN_COVERAGE", "ROW_KEYS", "Relationship", "JoinPath", "detect_relationships", "join_path", "links_between"]
 
 MIN_COVERAGE = 0.5
 """Share of one side's distinct key values that must be found in the other for a name match to count as a link.
 
 Half: a foreign key is usually covered fully (every order's customer exists), a key shared by two extracts of one
 system often partly; below half a shared name is more likely a coincidence (two unrelated ``code`` columns)."""
+
+ROW_KEYS = frozenset({"id", "index", "idx", "rowid", "row", "rownum", "rownumber", "unnamed0", "pk", "key", "no",
+                      "number", "nr"})
+"""Column names (normalised) that number a table's own rows: the same name in two tables is not a link between
+them (``customers.id`` is linked to ``orders.customer_id``, never to ``orders.id``)."""
 
 Kind = Literal["one-to-one", "one-to-many", "many-to-one", "many-to-many"]
 _FLIP = {"one-to-many": "many-to-one", "many-to-one": "one-to-many"}
@@ -173,6 +178,8 @@ def _name_pairs(a_table: str, a_cols: Sequence[str], b_table: str, b_cols: Seque
     for c in b_cols:
         b_by_norm.setdefault(_norm(c), []).append(c)
     for a in a_cols:
+        if _norm(a) in ROW_KEYS:
+            continue  # each table's own row number: orders.id and customers.id share values, not meaning
         for b in b_by_norm.get(_norm(a), []):
             pairs.append((a, b))
     for (t1, cols1), (t2, cols2), flip in (((a_table, a_cols), (b_table, b_cols), False),

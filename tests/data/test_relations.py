@@ -102,3 +102,10 @@ def test_session_description_names_the_keys_for_the_prompt(shop):
     assert '"relationships"' in text and "many-to-one" in text
     one = describe_session({"orders": shop["orders"]}, "orders")
     assert one.relationships == [] and '"relationships"' not in one.to_prompt()
+
+
+def test_each_tables_own_id_column_is_not_a_link():
+    customers = pd.DataFrame({"id": [1, 2, 3], "region": ["E", "N", "S"]})
+    orders = pd.DataFrame({"id": [1, 2, 3, 4], "customer_id": [1, 1, 2, 3], "amount": [1.0, 2.0, 3.0, 4.0]})
+    rels = detect_relationships({"customers": customers, "orders": orders})
+    assert [(r.left_columns, r.right_columns) for r in rels] == [(["id"], ["customer_id"])]

@@ -305,7 +305,9 @@ def test_a_model_reply_that_deletes_is_refused_the_fixer_is_told_and_nothing_cha
         s.connect(url)
         r = s.ask("What is the total order amount by customer region?")
         s.settle()
+        read = s.memory.items[-1].tables  # follow-ups know which tables the turn read, from its SQL
     assert r.status == "ok", r.answer
+    assert read == ["customers", "orders"]
     assert r.attempts[0].error.kind == "sql_refused" and "DELETE" in r.attempts[0].error.message
     fixer = engine.calls(FIXER)[0]
     assert "Only a SELECT query runs" in fixer.inputs["error"]
