@@ -6,13 +6,16 @@ session module stays about the conversation. See docs/sources.md.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
 from auto_analyst.data.dictionary import DataDictionary
 from auto_analyst.data.load import LoadedTable, table_name
 from auto_analyst.data.sql_source import is_sql_url
-from auto_analyst.errors import BadInputError
+from auto_analyst.errors import BadInputError, DataLoadError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["SourceMethods"]
 
@@ -72,7 +75,8 @@ class SourceMethods:
 
     def reconnect(self, state: dict[str, Any]) -> None:
         """Reconnect the databases and reload the dictionaries of a saved state (credentials from the environment:
-        none are stored); the file tables are reloaded by ``Session.resume``."""
+        none are stored); the file tables are reloaded by ``Session.resume``. A database that cannot be reached (a
+        password that was only in the URL typed earlier) is left out, as a file that is gone."""
         from auto_analyst.session_state import table_sources
 
         databases: dict[str, list[str]] = {}
@@ -81,7 +85,10 @@ class SourceMethods:
                 url, _, table = path.rpartition("#")
                 databases.setdefault(url, []).append(table)
         for url, names in databases.items():
-            self.connect(url, names)
+            try:
+                self.connect(url, names)
+            except (DataLoadError, BadInputError) as exc:  # as a file that is gone: left out, the session goes on
+                log.warning("not reconnected to %s on resume: %s", url, exc)
         for path in state.get("dictionaries", []):
             if Path(path).exists():
                 self.load_dictionary(path)

@@ -23,6 +23,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -93,6 +94,10 @@ class SqlSource:
         self.dialect = sqlglot_dialect(self.backend)
         self.timeout_s, self.max_rows = float(timeout_s), int(max_rows)
         args: dict[str, Any] = {}
+        db_file = self.url.database or ""
+        if self.backend in ("sqlite", "duckdb") and db_file not in ("", ":memory:") and not Path(db_file).is_file():
+            # SQLite would make an empty database there: a mistyped path must not leave a file behind
+            raise DataLoadError(f"No such {self.backend} database file: {db_file}; check the path.")
         if self.backend == "duckdb":
             args = {"connect_args": {"read_only": True, "config": {"autoinstall_known_extensions": False,
                                                                     "autoload_known_extensions": False}}}

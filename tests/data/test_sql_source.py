@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -247,7 +248,8 @@ def test_cli_ask_a_database_url_and_chat_connect(shop_db, tmp_path):
     r = runner.invoke(cli, ["chat"], input=f"/connect {url}\n/connect\n/connect sqlite:///{tmp_path}/none/x.db\n")
     assert "Loaded: customers (40 rows), orders (200 rows); active: customers" in r.stdout
     assert "Error: /connect needs a database URL" in r.stderr
-    assert "Error: Cannot connect to sqlite:///" in r.stderr
+    assert f"Error: No such sqlite database file: {tmp_path}/none/x.db" in r.stderr
+    assert not (tmp_path / "none").exists()
 
 
 def test_resume_reconnects_the_database_and_the_dictionary_without_storing_a_password(shop_db, tmp_path):
@@ -337,3 +339,18 @@ def test_an_exported_script_reads_the_database_with_its_own_sql(shop_db, tmp_pat
     assert out.returncode == 0, out.stderr
     for region, total in want.items():
         assert region in out.stdout and f"{total}" in out.stdout
+
+
+def test_resume_leaves_out_a_database_it_cannot_reach(shop_db, tmp_path):
+    url, _ = shop_db
+    doc = tmp_path / "notes.md"
+    doc.write_text("- amount: order total\n")
+    analyst = Analyst()
+    s = analyst.session()
+    s.connect(url)
+    s.load(doc)
+    s.save_state()
+    s.close()
+    Path(url.removeprefix("sqlite:///")).rename(tmp_path / "moved.db")
+    again = analyst.resume(s.id)  # the dictionary comes back; the database is left out, no error
+    assert again.tables == {} and again.dictionary is not None
