@@ -78,6 +78,9 @@ class Settings:
     proxy_user_header: str = field(default="X-Forwarded-User", metadata={"help": "Header a trusted proxy names the signed-in user in (oauth2-proxy upstream: X-Forwarded-User or X-Forwarded-Email; nginx auth_request: the header nginx sets, e.g. X-Auth-Request-Email)."})
     members_choose_model: bool = field(default=False, metadata={"help": "Let members (not only admins) pick another model and key on the web page."})
     web_token: str = field(default="", repr=False, metadata={"help": "Token of the loopback sign-in link `serve` prints when there are no accounts; empty = a new random one at each start."})
+    sql_timeout_s: float = field(default=30.0, metadata={"help": "Seconds one query of a SQL source may run (statement timeout); see docs/sources.md."})
+    web_connect: bool = field(default=False, metadata={"help": "Let the page connect a SQL database to a conversation (the server then reads any database URL a page user gives, SQLite files on the server included: turn on only where every page user may do that; admins only once logins exist)."})
+    sql_max_rows: int = field(default=100_000, metadata={"help": "Most rows one query of a SQL source may return; more is an error that says to aggregate in SQL (docs/sources.md)."})
 
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> "Settings":

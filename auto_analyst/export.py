@@ -96,10 +96,27 @@ def table_sources(session: Any, files: dict[str, str] | None = None) -> list[Tab
     """
     out = []
     for name, t in session.tables.items():
+        if getattr(t, "source", None) is not None:  # a database table: read with sql() (see _sql_lines)
+            continue
         path = (files or {}).get(name) or t.report.path
         file = "" if path.startswith("<") else Path(path).name
         out.append(TableSource(name=name, file=file, sheet=t.report.sheet))
     return out
+
+
+def _sql_lines(session: Any) -> str:
+    """``sql()`` for an exported session that read a database: the same URL (never its password: that comes from
+    ``AUTO_ANALYST_SOURCE_URL`` or the driver's environment, e.g. PGPASSWORD); '' without a database."""
+    source = getattr(session, "source", None)
+    if source is None:
+        return ""
+    return (f"import os\nfrom sqlalchemy import create_engine, text\n\n"
+            f"# the database this session read ({source.dialect}); set AUTO_ANALYST_SOURCE_URL to give a password\n"
+            f"_DB = create_engine(os.environ.get('AUTO_ANALYST_SOURCE_URL', {source.safe_url!r}))\n\n\n"
+            "def sql(query):\n"
+            "    \"\"\"The rows of one SELECT, run in the database.\"\"\"\n"
+            "    with _DB.connect() as c:\n"
+            "        return pd.read_sql_query(text(query), c)\n")
 
 
 def _comment(text: str) -> str:
@@ -117,7 +134,7 @@ def _load_lines(sources: Iterable[TableSource], active: str, script: bool) -> st
         lines.append(f"{s.name} = read_table({where}{sheet})")
     names = [s.name for s in sources]
     lines.append("tables = {" + ", ".join(f"{n!r}: {n}" for n in names) + "}")
-    if active:
+    if active and active in names:
         lines.append(f"df = {active}  # the active table")
     return "\n".join(lines)
 
@@ -144,7 +161,7 @@ def export_script(session: Any, sources: list[TableSource] | None = None) -> str
     """
     sources = sources if sources is not None else table_sources(session)
     parts = [_comment(_header(session, sources, script=True)) + "\n", "from pathlib import Path\n\nimport numpy as np\nimport pandas as pd\n",
-             _SHOW, _READ, "HERE = Path(__file__).resolve().parent  # the data files sit next to this script\n",
+             _SHOW, _READ, _sql_lines(session), "HERE = Path(__file__).resolve().parent  # the data files sit next to this script\n",
              _load_lines(sources, session.active, script=True) + "\n"]
     for k, (r, runnable) in enumerate(_turns(session), 1):
         head = _comment(f"--- {k}. {r.question}")
@@ -173,7 +190,7 @@ def export_notebook(session: Any, sources: list[TableSource] | None = None):
     sources = sources if sources is not None else table_sources(session)
     cells = [v4.new_markdown_cell("# Auto-Analyst analysis\n\n" + _header(session, sources)),
              v4.new_code_cell("import numpy as np\nimport pandas as pd\n\n" + _SHOW.rstrip()),
-             v4.new_code_cell(_READ + "\n" + _load_lines(sources, session.active, script=False))]
+             v4.new_code_cell(_READ + "\n" + _sql_lines(session) + "\n" + _load_lines(sources, session.active, script=False))]
     for k, (r, runnable) in enumerate(_turns(session), 1):
         quoted = "\n".join(f"> {line}" for line in r.question.splitlines()) or ">"
         cells.append(v4.new_markdown_cell(f"## {k}. Question\n\n{quoted}"))

@@ -69,6 +69,8 @@ class TurnContext:
         memory_hits: memory items the context used (first in ``Trace.memory_hits``).
         load_notes: what loading left out (rows skipped); said with every answer computed from the data.
         duckdb_tables: the tables that are DuckDB relations (too big for pandas; the script gets ``con``).
+        sql_source: the database the session reads (``DatasetDescription.source``: dialect, tables, row cap); its
+            tables are read with ``sql("SELECT ...")`` (auto_analyst/sql_runs.py). Empty without one.
         after: called (in the after-answer worker) once the turn's summaries are done, with the Result and
             the question's whole usage; the session keeps the turn in short-term memory there.
     """
@@ -90,6 +92,7 @@ class TurnContext:
     memory_hits: list[MemoryHit] = field(default_factory=list)
     load_notes: list[str] = field(default_factory=list)
     duckdb_tables: list[str] = field(default_factory=list)
+    sql_source: dict[str, Any] = field(default_factory=dict)
     after: Callable[[Result, Usage], None] | None = None
 
 
@@ -239,9 +242,10 @@ class Pipeline:
             return
         check_cancel()
         goal = trace.standalone_question
-        env = script_environment(ctx.tables, ctx.active, ctx.duckdb_tables)
+        env = script_environment(ctx.tables, ctx.active, ctx.duckdb_tables, ctx.sql_source)
         script, declined = self._write_code(ctx, goal, env, steps, budget, trace, timings, emit)
-        declined = declined or sql_decline(self.lm, script, ctx.duckdb_tables, ctx.active)
+        declined = declined or sql_decline(self.lm, script, ctx.duckdb_tables, ctx.active,
+                                           ctx.sql_source.get("tables", []))
         if declined:
             result.status, result.answer = "declined", declined
             return
@@ -345,7 +349,7 @@ class Pipeline:
             raise ModelError("The agents wrote no code for this plan.")
         if len(blocks) == 1:
             return blocks[0]["code"], ""
-        known = set(PRELOADED) | set(ctx.tables) | set(_names(ctx.variables)) | ({"con"} if ctx.duckdb_tables else set())
+        known = set(PRELOADED) | set(ctx.tables) | set(_names(ctx.variables)) | ({"con"} if ctx.duckdb_tables else set()) | ({"sql"} if ctx.sql_source else set())
         merged = merge_blocks([b["code"] for b in blocks], known)
         if merged.ok:
             return merged.script, ""

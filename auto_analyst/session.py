@@ -22,8 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from auto_analyst.data.catalog import describe_session, for_question
 from auto_analyst.data.description import DatasetDescription
-from auto_analyst.data.duck import describe_all, is_duck, load_duckdb, use_duckdb
+from auto_analyst.data.dictionary import DataDictionary, is_dictionary_file
+from auto_analyst.data.duck import is_duck, load_duckdb, use_duckdb
+from auto_analyst.data.sql_source import is_sql, is_sql_url
 from auto_analyst.data.load import LoadedTable, LoadReport, load, load_all, table_name
 from auto_analyst.errors import BadInputError
 from auto_analyst.memory.scope import Scope
@@ -31,6 +34,7 @@ from auto_analyst.memory.short_term import MemoryItem, ShortTermMemory
 from auto_analyst.question_text import addressed_agent
 from auto_analyst.results import ProgressEvent, Result, Usage
 from auto_analyst.session_runner import SessionRunner
+from auto_analyst.session_sources import SourceMethods
 from auto_analyst.session_state import saved_state, snapshot, table_sources
 
 if TYPE_CHECKING:
@@ -54,7 +58,7 @@ class SessionDescription:
                 "description": self.description.model_dump(mode="json")}
 
 
-class Session:
+class Session(SourceMethods):
     """One conversation over a set of tables, with its own worker process and short-term memory.
 
     Args:
@@ -75,6 +79,10 @@ class Session:
         self._state_lock = threading.Lock()  # the after-answer worker saves the state too
         self._runner = SessionRunner(runtime, self.dir)
         self._description: DatasetDescription | None = None
+        self.dictionary: DataDictionary | None = None
+        """The data dictionary loaded beside the tables (``.md``/``.txt``), if any (docs/sources.md)."""
+        self.source: Any = None
+        """The SQL database connected (:meth:`connect`), if any: a ``data.sql_source.SqlSource``."""
         self.turn = 0
         self.results: list[Result] = []
         self.memory = ShortTermMemory(max_turns=self.settings.short_term_turns)
@@ -101,6 +109,16 @@ class Session:
         Raises:
             DataLoadError: the file cannot be read as a table (the message says why and what to do).
         """
+        if is_sql_url(str(path)):
+            return self.connect(str(path))
+        from auto_analyst.data.parquet_folder import folder_database, is_parquet_folder
+
+        if is_parquet_folder(path):  # read by DuckDB in place, as a database (docs/sources.md)
+            return self.connect(folder_database(path, self.dir / "sources", name or table_name(Path(path).name,
+                                                                                              base=Path(path).name)))
+        if is_dictionary_file(path):
+            self.load_dictionary(path)
+            return []
         options = {"max_file_mb": self.settings.max_file_mb} | options
         if use_duckdb(path, self.settings):  # past duckdb_min_mb: into DuckDB, never into pandas (docs/scale.md)
             from auto_analyst.execution.duckns import FOLDER
@@ -203,7 +221,7 @@ class Session:
     def description(self) -> DatasetDescription:
         """The compact dataset description the agents get (built once per change of tables)."""
         if self._description is None:
-            self._description = describe_all(self.tables, self.active)
+            self._description = describe_session(self.tables, self.active, self.dictionary)
         return self._description
 
     def describe(self) -> SessionDescription:
@@ -212,7 +230,7 @@ class Session:
 
     def _scope(self) -> Scope:
         return Scope(user=self.user, session_id=self.id, description=self.description if self.tables else None,
-                     frames={n: t.frame.sample() if is_duck(t) else t.frame for n, t in self.tables.items()},
+                     frames={n: t.frame.sample() if is_duck(t) or is_sql(t) else t.frame for n, t in self.tables.items()},
                      sources=tuple(str(t.report.path) for t in self.tables.values() if getattr(t.report, "path", "")),
                      paths={n: str(t.report.path) for n, t in self.tables.items() if getattr(t.report, "path", "")})
 
@@ -244,7 +262,7 @@ class Session:
         if not question:
             raise BadInputError("The question is empty; type what you want to know about the data.")
         if not self.tables:
-            raise BadInputError("No table is loaded; load a CSV, Excel, Parquet or JSON file first.")
+            raise BadInputError("No table is loaded; load a CSV, Excel, Parquet or JSON file, or connect a database, first.")
         agent, _ = addressed_agent(question)
         if agent is not None:
             self.runtime.agents.agent(agent)
@@ -254,7 +272,7 @@ class Session:
             pipeline = self._runner.start(self.tables, self.active)
             self._runner.settle()  # the previous question's summaries complete this one's memory
             self.turn += 1
-            desc = self.description.to_prompt()
+            desc = for_question(self.description, question, self.dictionary).to_prompt()
             scope = self._scope()
             services = self.runtime.memory
             prepared = services.prepare(scope, question, desc, self.memory)
@@ -263,6 +281,7 @@ class Session:
                               variables=json.dumps(self._result_variables()), known_fixes=prepared.known_fixes,
                               tables=list(self.tables), active=self.active, previous_result=prepared.previous_result,
                               duckdb_tables=[n for n, t in self.tables.items() if is_duck(t)],
+                              sql_source=self.description.source,
                               memory=services.port(scope), session_id=self.id, turn=self.turn,
                               context=prepared.sizes, memory_hits=prepared.hits, load_notes=self._load_notes(),
                               after=lambda r, usage, tables=list(self.tables), active=self.active: self._after_turn(
@@ -338,7 +357,9 @@ class Session:
     def _tables_read(result: Result, tables: list[str], active: str) -> list[str]:
         """The tables a turn read: those its script names (``df`` is ``active``), else those its plan's steps
         name, else ``active`` (``tables`` and ``active`` as they were when it was asked)."""
-        names = _names_read(result.code)
+        from auto_analyst.sql_runs import tables_in_queries
+
+        names = _names_read(result.code) | tables_in_queries(result.code)  # a database table is read in sql()
         read = [n for n in tables if n in names]
         if "df" in names and active and active not in read:
             read.append(active)
@@ -349,8 +370,10 @@ class Session:
     def save_state(self) -> None:
         """Keep what ``chat --resume`` needs: table sources, short-term memory, turn counter."""
         with self._state_lock:  # snapshot and write as one, so the last write holds the newest memory
-            self.runtime.memory.save_state(Scope(self.user, self.id), snapshot(self.tables, self.active, self.memory,
-                                                                               self.turn))
+            state = snapshot(self.tables, self.active, self.memory, self.turn)
+            if getattr(self, "dictionary_paths", None):
+                state["dictionaries"] = list(self.dictionary_paths)
+            self.runtime.memory.save_state(Scope(self.user, self.id), state)
 
     @classmethod
     def resume(cls, runtime: Runtime, user: str, session_id: str | None = None) -> Session:
@@ -365,8 +388,9 @@ class Session:
         session_id, state = saved_state(runtime.memory, user, session_id)
         s = cls(runtime, user, session_id)
         for name, path, sheet in table_sources(state):
-            if Path(path).exists():
+            if not is_sql_url(path) and Path(path).exists():
                 s.load(path, name=name, sheet=sheet)  # one sheet of a workbook, not all of them again
+        s.reconnect(state)
         if state.get("active") in s.tables:
             s.active = state["active"]
         if state.get("memory"):

@@ -34,6 +34,8 @@ class SessionRunner:
         self.sandbox: Any = None
         self.pipeline: Pipeline | None = None
         self._pushed: dict[str, pd.DataFrame] = {}  # table name -> the frame whose Parquet copy the worker has
+        self._in_worker: set[str] = set()
+        self.sql_source: Any = None  # the session's database: scripts' sql() queries run here (auto_analyst/sql_runs.py)
 
     @property
     def started(self) -> bool:
@@ -56,7 +58,10 @@ class SessionRunner:
             from auto_analyst.execution.duckns import FOLDER
 
             (self.folder / FOLDER).mkdir(mode=0o700, parents=True, exist_ok=True)
-        self.sandbox = self.runtime.new_sandbox(self.folder / "work", self.folder / "figures")
+        from auto_analyst.sql_runs import SqlSandbox
+
+        # every run goes through SqlSandbox: with a database connected, its sql() queries run here first
+        self.sandbox = SqlSandbox(self.runtime.new_sandbox(self.folder / "work", self.folder / "figures"), self.sql_source)
         # the worker's warm-up (importing pandas, sklearn, plotly...) overlaps with ours (dspy, litellm)
         starter = threading.Thread(target=self.sandbox.start, daemon=True)
         starter.start()
@@ -70,10 +75,14 @@ class SessionRunner:
         """Give the worker the tables as Parquet files (written once per table); DuckDB tables as their database file."""
         if self.sandbox is None or not tables:
             return
+        if hasattr(self.sandbox, "source"):
+            self.sandbox.source = self.sql_source
         tdir = self.folder / "tables"
         tdir.mkdir(parents=True, exist_ok=True)
         paths = {}
         for name, t in tables.items():
+            if getattr(t, "source", None) is not None:  # a database table stays there: scripts read it with sql()
+                continue
             if getattr(t, "database", None) is not None:  # a DuckDB table: the worker reads its file in place
                 paths[name] = t.database
                 continue
@@ -84,10 +93,12 @@ class SessionRunner:
                 _to_parquet(t.frame, p)
                 self._pushed[name] = t.frame
             paths[name] = p
-        self.sandbox.load_tables(paths, active)
+        self._in_worker = set(paths)
+        if paths:  # df stays the first file table when the active table is in the database
+            self.sandbox.load_tables(paths, active if active in paths else next(iter(paths)))
 
     def set_active(self, name: str) -> None:
-        if self.sandbox is not None:
+        if self.sandbox is not None and name in self._in_worker:  # a database table is not in the worker
             self.sandbox.set_active(name)
 
     def settle(self) -> None:

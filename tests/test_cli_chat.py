@@ -55,7 +55,7 @@ def test_a_bad_use_is_reported_and_the_chat_goes_on_with_exit_code_0(runner, tmp
     assert "Error: No table 'fiar'. Did you mean 'econ_fair'?" in r.stderr
     assert "Error: 'econ' fits several tables (econ_macrodata, econ_fair); type more of the name." in r.stderr
     assert "Error: /use needs a table name" in r.stderr
-    assert "Error: Unknown command '/frobnicate'; commands: /load FILE, /tables, /use NAME, /reset, /quit." in r.stderr
+    assert "Error: Unknown command '/frobnicate'; commands: /load FILE, /connect URL, /tables, /use NAME, /reset, /quit." in r.stderr
     assert "Traceback" not in r.output
     assert "**Mean realgdp**: 2.33" in r.stdout and "**Mean age**: 30.5" in r.stdout
     assert r.stdout.count("**Mean realgdp**: 2.33") == 2 and "Active table: econ_fair" in r.stdout

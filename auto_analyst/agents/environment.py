@@ -41,13 +41,16 @@ def library_versions() -> dict[str, str]:
     return out
 
 
-def script_environment(tables: Iterable[str], active: str, duckdb_tables: Iterable[str] = ()) -> str:
+def script_environment(tables: Iterable[str], active: str, duckdb_tables: Iterable[str] = (),
+                       sql_source: dict | None = None) -> str:
     """The ``environment`` input of the analysts, the combiner and the fixer, as JSON.
 
     Args:
         tables: the session's table names (each is a DataFrame variable of that name when it is an identifier).
         active: the table bound to ``df``.
         duckdb_tables: those of them that are DuckDB relations; then ``con`` (the DuckDB connection) is preloaded too.
+        sql_source: the database the session reads (``DatasetDescription.source``): its tables are not variables;
+            ``sql(query)`` is preloaded instead, in the database's dialect.
 
     Returns:
         ``{"preloaded": {name: what it is}, "installed": {distribution: version}}``.
@@ -61,10 +64,20 @@ def script_environment(tables: Iterable[str], active: str, duckdb_tables: Iterab
         "tables": "dict: table name -> DataFrame",
     }
     duck = set(duckdb_tables)
+    in_db = set((sql_source or {}).get("tables", []))
     for name in tables:
+        if name in in_db:
+            continue
         if name.isidentifier() and not keyword.iskeyword(name) and name not in PRELOADED:
             preloaded[name] = "DuckDB relation (a table too big for pandas)" if name in duck else "DataFrame (a table)"
     installed = dict(versions)
+    if in_db:
+        preloaded["sql"] = (f"sql(query) -> DataFrame: runs one read-only SELECT in the {sql_source.get('dialect')} "
+                            f"database holding the tables {', '.join(sorted(in_db))}, returns at most "
+                            f"{int(sql_source.get('max_rows', 0)):,} rows")
+        if active in in_db:
+            preloaded["df"] = f"not the active table: {active!r} is in the database, read it with sql()"
+        preloaded["tables"] = "dict: table name -> DataFrame (the tables loaded from files; not the database's)"
     if duck:
         preloaded["con"] = "DuckDB connection (read-only) with a view of each DuckDB table under its name"
         if active in duck:

@@ -50,7 +50,11 @@ ENVIRONMENT = (
     "questions. A table described with the "
     "load note engine=duckdb is a DuckDB relation (too big for memory) and con a read-only DuckDB connection: "
     "aggregate in SQL and bring back only the results as DataFrames, e.g. show(con.sql('SELECT g, avg(x) AS mean_x "
-    "FROM big GROUP BY g').df(), name=...); never .df() the whole table (relations last one script).")
+    "FROM big GROUP BY g').df(), name=...); never .df() the whole table (relations last one script). When `preloaded` has sql, the tables named there live "
+    "in a SQL database: sql('SELECT ...') returns a DataFrame; write each query out whole as one string inside the "
+    "sql(...) call (the host runs it before the script, so no variables or formatting in it), in the dialect given, "
+    "one read-only SELECT (WITH allowed), aggregating and joining in SQL (GROUP BY, JOIN ... ON the keys the "
+    "description's relationships give) so few rows come back; then use pandas on the result.")
 """The one statement of the code contract, given to every prompt that writes or fixes code (``environment``)."""
 
 

@@ -17,7 +17,7 @@ __all__ = ["ask", "chat"]
 
 
 def _open_session(ctx: click.Context, files: tuple[str, ...], model: str | None, user: str | None,
-                  resume: str | None = None):
+                  resume: str | None = None, source: str | None = None):
     analyst = CliContext.of(ctx).analyst(model=model, user=user)
     from auto_analyst.cli.doctor import prepare
 
@@ -27,6 +27,8 @@ def _open_session(ctx: click.Context, files: tuple[str, ...], model: str | None,
         click.secho(f"Resumed session {session.id}: {len(session.tables)} table(s), {session.turn} turn(s).", err=True)
     else:
         session = analyst.session()
+    if source and session.source is None:  # a database's tables first: a resumed session is already connected
+        session.connect(source)
     loaded = {str(Path(t.report.path).resolve()) for t in session.tables.values()}
     for f in files:
         if str(Path(f).resolve()) not in loaded:  # a resumed session already has it
@@ -57,12 +59,15 @@ def _common(f):
 
 
 @click.command("ask", cls=Command)
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @click.argument("question")
 @_common
 @click.pass_context
 def ask(ctx, file, question, model, user, as_json, trace, no_code, open_charts):
-    """Ask one QUESTION about FILE (CSV, TSV, Excel, Parquet, JSON) and print the answer.
+    """Ask one QUESTION about FILE (CSV, TSV, Excel, Parquet, JSON) or a database URL and print the answer.
+
+    FILE may be a SQLAlchemy URL (postgresql://user@host/db, sqlite:///file.db, duckdb:///file.duckdb): its tables
+    are read in the database, read-only; the password comes from the URL or the environment (PGPASSWORD).
 
     Start the question with @AGENT to send it to that agent directly.
     """
@@ -74,18 +79,21 @@ def ask(ctx, file, question, model, user, as_json, trace, no_code, open_charts):
 
 
 @click.command("chat", cls=Command)
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, type=click.Path())
 @click.option("--resume", is_flag=False, flag_value="last", default=None, metavar="[SESSION]",
               help="Continue your last session (or SESSION): its tables, memory and turns.")
+@click.option("--source", default=None, metavar="URL",
+              help="A database to read (SQLAlchemy URL: postgresql://user@host/db, sqlite:///file.db); read-only.")
 @_common
 @click.pass_context
-def chat(ctx, files, resume, model, user, as_json, trace, no_code, open_charts):
+def chat(ctx, files, resume, source, model, user, as_json, trace, no_code, open_charts):
     """A conversation over FILES: follow-ups work. Reads one question per line when input is piped.
 
-    Commands inside: /load FILE, /tables, /use NAME (a table's name, its sheet's name or the start of it),
-    /reset (forget the conversation so far), /quit. A command that fails says why and the chat goes on.
+    Commands inside: /load FILE (a table, or a .md/.txt data dictionary), /connect URL (a database), /tables,
+    /use NAME (a table's name, its sheet's name or the start of it), /reset (forget the conversation so far),
+    /quit. A command that fails says why and the chat goes on.
     """
-    session = _open_session(ctx, files, model, user, resume)
+    session = _open_session(ctx, files, model, user, resume, source)
     interactive = sys.stdin.isatty()
     worst = 0
     while True:
@@ -160,7 +168,7 @@ def _ask_cancellable(session, question: str, on_progress):
     return outcome["result"]
 
 
-COMMANDS = "/load FILE, /tables, /use NAME, /reset, /quit"
+COMMANDS = "/load FILE, /connect URL, /tables, /use NAME, /reset, /quit"
 
 
 def _command(session, line: str, to_stderr: bool = False) -> None:
@@ -178,9 +186,13 @@ def _command(session, line: str, to_stderr: bool = False) -> None:
     def say(text: str) -> None:
         click.echo(text, err=to_stderr)
 
-    if command == "/load" and arg:
-        loaded = session.load(arg)
-        say("Loaded: " + ", ".join(f"{t.name} ({len(t.frame)} rows)" for t in loaded) + f"; active: {session.active}")
+    if command in ("/load", "/connect") and arg:
+        loaded = session.connect(arg) if command == "/connect" else session.load(arg)
+        if loaded:
+            say("Loaded: " + ", ".join(f"{t.name} ({len(t.frame)} rows)" for t in loaded) + f"; active: {session.active}")
+        else:  # a data dictionary: no table, the columns' meanings
+            described = sum(1 for t in session.description.tables for c in t.columns if c.meaning)
+            say(f"Loaded the data dictionary {Path(arg).name}: {described} column(s) described by it.")
     elif command == "/tables" and not arg:
         say(tables_text(session))
     elif command == "/use" and arg:
@@ -188,9 +200,9 @@ def _command(session, line: str, to_stderr: bool = False) -> None:
     elif command == "/reset" and not arg:
         session.reset_memory()
         say("The conversation so far is forgotten; the tables stay.")
-    elif command in ("/load", "/use"):
-        raise BadInputError(f"{command} needs {'a file' if command == '/load' else 'a table name'}: "
-                            f"{command} {'FILE' if command == '/load' else 'NAME'}. Tables: "
+    elif command in ("/load", "/use", "/connect"):
+        what = {"/load": ("a file", "FILE"), "/use": ("a table name", "NAME"), "/connect": ("a database URL", "URL")}
+        raise BadInputError(f"{command} needs {what[command][0]}: {command} {what[command][1]}. Tables: "
                             f"{', '.join(session.tables) or 'none loaded'}.")
     else:
         raise BadInputError(f"Unknown command {line!r}; commands: {COMMANDS}.")
@@ -202,7 +214,7 @@ def tables_text(session) -> str:
         return "No table is loaded; /load FILE."
     lines = []
     for name, t in session.tables.items():
-        source = Path(str(t.report.path)).name
+        source = str(t.report.path) if getattr(t, "source", None) is not None else Path(str(t.report.path)).name
         sheet = getattr(t.report, "sheet", None)
         where = f"{source}, sheet {sheet!r}" if sheet is not None else source
         mark = "  (active)" if name == session.active else ""

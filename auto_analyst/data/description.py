@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
+from auto_analyst.data.relations import JoinPath, Relationship, join_path, links_between
+
 __all__ = ["ColumnInfo", "TableDescription", "DatasetDescription", "clip", "describe_column", "describe_frame",
            "describe_tables"]
 
@@ -43,6 +45,8 @@ class ColumnInfo(BaseModel):
     top_values: list[tuple[Any, int]] = Field(default_factory=list, description="(value, count), most frequent first.")
     examples: list[str] = Field(default_factory=list)
     note: str = Field(default="", description="What loading inferred or converted for this column.")
+    meaning: str = Field(default="", description="What the column means, from the data dictionary or the "
+                                                 "database's column comment (docs/sources.md).")
 
 
 class TableDescription(BaseModel):
@@ -74,6 +78,20 @@ class DatasetDescription(BaseModel):
 
     tables: list[TableDescription] = Field(default_factory=list)
     active: str = ""
+    relationships: list[Relationship] = Field(default_factory=list, description="Keys linking the tables, checked "
+                                              "on the data (data/relations.py): columns, coverage, kind of join.")
+    source: dict[str, Any] = Field(default_factory=dict, description="Where the tables live when not in memory: "
+                                   "{'kind': 'sql', 'dialect': 'postgres', 'tables': [...], 'max_rows': N}.")
+    dictionary: list[str] = Field(default_factory=list, description="Passages of the data dictionary the "
+                                  "question is about (all of it when short).")
+
+    def links(self, a: str, b: str) -> list[Relationship]:
+        """Every relationship between tables ``a`` and ``b``."""
+        return links_between(self.relationships, a, b)
+
+    def join_path(self, start: str, end: str) -> JoinPath:
+        """The one chain of key joins from ``start`` to ``end``, or why there is none (see ``relations.join_path``)."""
+        return join_path(self.relationships, start, end)
 
     def table(self, name: str | None = None) -> TableDescription:
         """The named table, or the active one. Raises KeyError for an unknown name."""

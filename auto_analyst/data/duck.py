@@ -327,11 +327,12 @@ def _load(p: Path, folder: Path, settings: Any, name: str | None, sheet: str | N
 
 
 def describe_all(tables: Mapping[str, Any], active: str | None = None) -> DatasetDescription:
-    """:func:`~auto_analyst.data.description.describe_tables` with DuckDB tables described from DuckDB.
+    """:func:`~auto_analyst.data.description.describe_tables` with DuckDB tables described from DuckDB (and
+    database tables from their catalog: any table carrying its own ``description``).
 
-    Without DuckDB tables this is ``describe_tables(tables, active)`` itself.
+    Without such tables this is ``describe_tables(tables, active)`` itself.
     """
-    ducks = {n for n, t in tables.items() if is_duck(t)}
+    ducks = {n for n, t in tables.items() if getattr(t, "description", None) is not None}  # DuckDB and SQL tables
     if not ducks:
         return describe_tables(tables, active)
     rest = describe_tables({n: t for n, t in tables.items() if n not in ducks}, active)

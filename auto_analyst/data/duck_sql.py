@@ -20,7 +20,7 @@ import datetime as _dt
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["FUNCS", "GRAINS", "quote", "literal", "aggregate_sql", "grouped_aggregate_sql", "sql_decline"]
+__all__ = ["FUNCS", "GRAINS", "DIALECTS", "quote", "literal", "aggregate_sql", "grouped_aggregate_sql", "sql_decline"]
 
 FUNCS = {"mean": "avg({})", "average": "avg({})", "avg": "avg({})", "median": "median({})", "sum": "sum({})",
          "total": "sum({})", "count": "count({})", "min": "min({})", "max": "max({})", "std": "stddev_samp({})",
@@ -36,6 +36,34 @@ GRAINS = {
 }
 """Time grain → the group key DuckDB computes, written as pandas writes it (see the module docstring)."""
 
+_PCT = "100.0 * avg(CASE WHEN {0} THEN 1.0 WHEN NOT {0} THEN 0.0 END)"
+_DIALECT_FUNCS = {
+    "postgres": {"median": "percentile_cont(0.5) WITHIN GROUP (ORDER BY {})", "pct_true": _PCT},
+    "sqlite": {"median": None, "std": None, "var": None, "pct_true": _PCT},
+}
+"""Per dialect: aggregates written otherwise than DuckDB's (None: the database has no such aggregate)."""
+_DIALECT_GRAINS = {
+    "postgres": {
+        "day": "to_char({}, 'YYYY-MM-DD')",
+        "week": "to_char(date_trunc('week', {0}), 'YYYY-MM-DD') || '/' || to_char(date_trunc('week', {0}) + INTERVAL '6 days', 'YYYY-MM-DD')",
+        "month": "to_char({}, 'YYYY-MM')",
+        "quarter": "to_char({0}, 'YYYY') || 'Q' || to_char({0}, 'Q')",
+        "year": "CAST(extract(year FROM {}) AS INTEGER)",
+    },
+    "sqlite": {  # dates are ISO text in SQLite; 'weekday 0' moves to the week's Sunday, six days back is its Monday
+        "day": "strftime('%Y-%m-%d', {})",
+        "week": "date({0}, 'weekday 0', '-6 days') || '/' || date({0}, 'weekday 0')",
+        "month": "strftime('%Y-%m', {})",
+        "quarter": "strftime('%Y', {0}) || 'Q' || ((CAST(strftime('%m', {0}) AS INTEGER) + 2) / 3)",
+        "year": "CAST(strftime('%Y', {}) AS INTEGER)",
+    },
+}
+_DIALECT_PARTS = {"duckdb": {"year": "year({})", "month": "month({})"},
+                  "postgres": {"year": "extract(year FROM {})", "month": "extract(month FROM {})"},
+                  "sqlite": {"year": "CAST(strftime('%Y', {}) AS INTEGER)", "month": "CAST(strftime('%m', {}) AS INTEGER)"}}
+DIALECTS = ("duckdb", "postgres", "sqlite")
+"""The dialects :func:`aggregate_sql` writes (sqlglot's names; SQLAlchemy's ``postgresql`` is ``postgres``)."""
+
 _OPS = {"==": "=", "!=": "<>", ">": ">", ">=": ">=", "<": "<", "<=": "<="}
 
 
@@ -44,12 +72,16 @@ def quote(name: str) -> str:
     return '"' + str(name).replace('"', '""') + '"'
 
 
-def literal(value: Any) -> str:
-    """A SQL literal: NULL, TRUE/FALSE, a number, a DATE/TIMESTAMP, or a quoted string.
+def literal(value: Any, dialect: str = "duckdb") -> str:
+    """A SQL literal: NULL, TRUE/FALSE, a number, a DATE/TIMESTAMP (ISO text in SQLite), or a quoted string.
 
     Raises:
         ValueError: a float that is not finite (no SQL literal compares equal to it).
     """
+    return _literal(value, dialect)
+
+
+def _literal(value: Any, dialect: str) -> str:
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -61,17 +93,22 @@ def literal(value: Any) -> str:
             raise ValueError(f"{value!r} cannot be compared in SQL; filter with IS NULL or isfinite() instead.")
         return repr(value)
     if isinstance(value, _dt.datetime):
-        return f"TIMESTAMP '{value.isoformat(sep=' ')}'"
+        return f"'{value.isoformat(sep=' ')}'" if dialect == "sqlite" else f"TIMESTAMP '{value.isoformat(sep=' ')}'"
     if isinstance(value, _dt.date):
-        return f"DATE '{value.isoformat()}'"
+        return f"'{value.isoformat()}'" if dialect == "sqlite" else f"DATE '{value.isoformat()}'"
     return "'" + str(value).replace("'", "''") + "'"
 
 
-def _condition(cond: Sequence[Any]) -> str:
+def _condition(cond: Sequence[Any], dialect: str = "duckdb") -> str:
     """One filter ``(column, op, value[, value2])``: ops ==, !=, <, <=, >, >=, between, in, year, month, years."""
     column, op, value = cond[0], cond[1], cond[2]
     value2 = cond[3] if len(cond) > 3 else None
-    c = quote(column)
+    c = _ref(column)
+    parts = _DIALECT_PARTS[dialect]
+
+    def literal(v: Any) -> str:
+        return _literal(v, dialect)
+
     if op in _OPS:
         return f"{c} IS NULL" if value is None and op == "==" else f"{c} {_OPS[op]} {literal(value)}"
     if op == "between":
@@ -79,17 +116,19 @@ def _condition(cond: Sequence[Any]) -> str:
     if op == "in":
         return f"{c} IN ({', '.join(literal(v) for v in value)})"
     if op in ("year", "month"):
-        return f"{op}({c}) = {literal(value)}"
+        return f"{parts[op].format(c)} = {literal(value)}"
     if op == "years":  # a range of years of a date column, open at either end (a column of year numbers: >=, <=)
-        parts = ([f"year({c}) >= {literal(value)}"] if value is not None else []) + \
-                ([f"year({c}) <= {literal(value2)}"] if value2 is not None else [])
-        return " AND ".join(parts) or "TRUE"
+        year = parts["year"].format(c)
+        out = ([f"{year} >= {literal(value)}"] if value is not None else []) + \
+              ([f"{year} <= {literal(value2)}"] if value2 is not None else [])
+        return " AND ".join(out) or "1 = 1"
     raise ValueError(f"Unknown filter operator {op!r}; use one of {', '.join([*_OPS, 'between', 'in', 'year', 'month', 'years'])}.")
 
 
 def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Sequence[str] = (),
                   where: Sequence[Sequence[Any]] = (), grain: tuple[str, str] | None = None,
-                  order: str = "groups", limit: int | None = None, labels: Sequence[str] | None = None) -> str:
+                  order: str = "groups", limit: int | None = None, labels: Sequence[str] | None = None,
+                  dialect: str = "duckdb", joins: Sequence[Any] = ()) -> str:
     """SQL for aggregates of ``table``, per group of ``by`` (and of a time grain), over the rows ``where`` keeps.
 
     Args:
@@ -102,39 +141,54 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
         order: ``groups`` (by the group keys), ``desc`` or ``asc`` (by the first measure, ties by the keys).
         limit: keep this many rows (top/bottom n with ``order``).
         labels: the result's column name of each measure (default ``func_column``, ``count_rows``).
+        dialect: one of :data:`DIALECTS` (``data.sql_check.sqlglot_dialect`` maps a SQLAlchemy URL's); the
+            semantics stay pandas' in each (``tests/data/test_sql_dialects.py`` checks them against pandas).
+        joins: relationships (``JoinPath.steps``, ``data/relations.py``) leading from ``table`` to the tables other
+            columns live in; each column may then be ``(table, column)``. A path that repeats ``table``'s rows
+            (its far side not unique: one-to-many or many-to-many) is refused for every aggregate but min, max
+            and nunique, which repetition does not change.
 
     Returns:
-        One SELECT statement.
+        One SELECT statement, parsed back by sqlglot in that dialect.
 
     Raises:
-        ValueError: an unknown aggregate, grain, operator or order, or labels not matching the measures.
+        ValueError: an unknown aggregate, grain, operator, order or dialect, an aggregate the dialect does not have
+            (SQLite has no median, std or var), or labels not matching the measures.
     """
+    if dialect not in DIALECTS:
+        raise ValueError(f"Unknown SQL dialect {dialect!r}; use one of {', '.join(DIALECTS)}.")
+    source = _from_clause(table, joins, measures)
+    funcs = {**FUNCS, **_DIALECT_FUNCS.get(dialect, {})}
+    grains = {**GRAINS, **_DIALECT_GRAINS.get(dialect, {})}
     if not measures:
         raise ValueError("aggregate_sql needs at least one measure.")
     if labels is not None and len(labels) != len(measures):
         raise ValueError("labels must name every measure, in order.")
     select, keys = [], []
     for b in by:
-        select.append(quote(b))
-        keys.append(quote(b))
+        select.append(_ref(b) + (f" AS {quote(b[1])}" if isinstance(b, tuple) else ""))
+        keys.append(_ref(b))
     if grain is not None:
         unit, column = grain
-        if unit not in GRAINS:
-            raise ValueError(f"Unknown time grain {unit!r}; use one of {', '.join(GRAINS)}.")
-        select.append(f"{GRAINS[unit].format(quote(column))} AS {quote(unit)}")
+        if unit not in grains:
+            raise ValueError(f"Unknown time grain {unit!r}; use one of {', '.join(grains)}.")
+        select.append(f"{grains[unit].format(_ref(column))} AS {quote(unit)}")
         keys.append(quote(unit))
     for k, (func, column) in enumerate(measures):
-        expr = FUNCS.get(str(func).lower())
+        if funcs.get(str(func).lower(), "") is None:
+            raise ValueError(f"{dialect} has no {func} aggregate; compute it in pandas on the rows the query brings back.")
+        expr = funcs.get(str(func).lower())
         if expr is None:
             raise ValueError(f"Unknown aggregate {func!r}; use one of {', '.join(sorted(FUNCS))}.")
-        arg = "*" if column is None else quote(column)
+        arg = "*" if column is None else _ref(column)
         if column is None and func != "count":
             raise ValueError(f"{func} needs a column; only count counts rows.")
-        label = labels[k] if labels is not None else (f"{func}_{column}" if column is not None else "count_rows")
+        name = column[1] if isinstance(column, tuple) else column
+        label = labels[k] if labels is not None else (f"{func}_{name}" if column is not None else "count_rows")
         select.append(f"{expr.format(arg)} AS {quote(label)}")
-    sql = f"SELECT {', '.join(select)} FROM {quote(table)}"
+    sql = f"SELECT {', '.join(select)} FROM {source}"
     if where:
-        sql += " WHERE " + " AND ".join(_condition(c) for c in where)
+        sql += " WHERE " + " AND ".join(_condition(c, dialect) for c in where)
     if keys:
         sql += " GROUP BY " + ", ".join(keys)
     first = select[len(keys)].rsplit(" AS ", 1)[1]
@@ -146,7 +200,37 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
         raise ValueError(f"Unknown order {order!r}; use groups, desc or asc.")
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
+    if dialect != "duckdb":
+        import sqlglot
+
+        sqlglot.parse_one(sql, read=dialect)  # a statement the dialect's parser cannot read is a bug here, not later
     return sql
+
+
+def _ref(column: Any) -> str:
+    """A column reference: ``name`` or ``(table, name)`` (qualified, for joins)."""
+    if isinstance(column, tuple):
+        return f"{quote(column[0])}.{quote(column[1])}"
+    return quote(column)
+
+
+_UNCHANGED_BY_REPEATS = {"min", "max", "nunique"}
+
+
+def _from_clause(table: str, joins: Sequence[Any], measures: Sequence[tuple[Any, Any]]) -> str:
+    """``"table" JOIN "other" ON ...`` along the relationships, refusing a path that inflates the measures."""
+    out, here = quote(table), table
+    for step in joins:
+        if step.duplicates(here):
+            touched = [f for f, _ in measures if str(f).lower() not in _UNCHANGED_BY_REPEATS]
+            if touched:
+                raise ValueError(f"Joining {here} to {step.other(here)} ({step.kind_from(here)}) repeats rows of "
+                                 f"{here}: a {touched[0]} over the join would count them more than once; aggregate "
+                                 f"{step.other(here)} first, or answer without the join.")
+        other = step.other(here)
+        out += f" JOIN {quote(other)} ON {step.sql_on(quote=quote)}"
+        here = other
+    return out
 
 
 def grouped_aggregate_sql(table: str, by: list[str] | str, value: str, func: str = "mean") -> str:
@@ -162,7 +246,8 @@ OFFLINE_MODEL = "local/offline"
 """The model string of the embedded offline model (``llm/offline/engine.py: offline_lm``)."""
 
 
-def sql_decline(lm: Any, code: str, duckdb_tables: Sequence[str], active: str) -> str:
+def sql_decline(lm: Any, code: str, duckdb_tables: Sequence[str], active: str,
+                database_tables: Sequence[str] = ()) -> str:
     """The sentence to decline with when ``lm`` wrote pandas code that reads a DuckDB table; else ''.
 
     That is the embedded offline model until its engine says it writes SQL for DuckDB tables (an attribute
@@ -174,8 +259,19 @@ def sql_decline(lm: Any, code: str, duckdb_tables: Sequence[str], active: str) -
         lm: the session's ``dspy.LM``.
         code: the script the model wrote.
         duckdb_tables: the session's DuckDB tables; ``active`` the table bound to ``df``.
+        database_tables: the session's tables in a SQL database (declined the same way until the engine says
+            ``writes_sql = True``: it then reads them with ``sql("SELECT ...")``).
     """
-    if not duckdb_tables or getattr(lm, "model", "") != OFFLINE_MODEL:
+    if getattr(lm, "model", "") != OFFLINE_MODEL:
+        return ""
+    if database_tables and not getattr(getattr(lm, "engine", None), "writes_sql", False):
+        names = _names_read(code)
+        read = [t for t in database_tables if t in names] + ([active] if "df" in names and active in database_tables else [])
+        if read:
+            return (f"The embedded offline model cannot answer this yet: {', '.join(dict.fromkeys(read))} is a table "
+                    "of a SQL database (read in the database, never loaded whole) and the offline model writes only "
+                    "pandas code. Use a language model (--model openai/gpt-4o-mini, or any model LiteLLM supports).")
+    if not duckdb_tables:
         return ""
     if getattr(getattr(lm, "engine", None), "writes_duckdb_sql", False):
         return ""

@@ -116,7 +116,8 @@ class LoadReport:
         """The report in a few short lines (used by ``describe_tables`` as ``load_notes``)."""
         where = f"sheet {self.sheet!r}, " if self.sheet is not None else ""
         packed = f" ({self.compression})" if self.compression else ""
-        first = f"{self.format} file{packed}, {where}{self.n_rows} rows × {len(self.columns)} columns"
+        kind = "database table" if self.format == "sql" else f"{self.format} file{packed}"
+        first = f"{kind}, {where}{self.n_rows} rows × {len(self.columns)} columns"
         if self.format == "csv":
             first += f"; encoding {self.encoding}, delimiter {self.delimiter!r}"
             if self.decimal != "." or self.thousands:

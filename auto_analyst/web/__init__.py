@@ -45,7 +45,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         Call ``app.extensions["auto_analyst"].close()`` when done to stop the workers.
     """
     from auto_analyst.config import Settings
-    from auto_analyst.web import admin, auth, chat, errors, exports, facts, login, security, uploads
+    from auto_analyst.web import admin, auth, chat, errors, exports, facts, login, security, sources, uploads
     from auto_analyst.web.accounts import AccountStore
     from auto_analyst.web.service import WebService
 
@@ -72,7 +72,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     errors.init_app(app)
     auth.init_app(app, state)  # before the CSRF check: an anonymous client gets 401/302, not a CSRF error
     security.init_app(app)
-    for bp in (chat.bp, uploads.bp, exports.bp, facts.bp, login.bp, admin.bp):
+    for bp in (chat.bp, uploads.bp, exports.bp, facts.bp, sources.bp, login.bp, admin.bp):
         app.register_blueprint(bp)
 
     @app.get("/vendor/plotly.min.js")

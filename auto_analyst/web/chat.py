@@ -69,7 +69,8 @@ def page():
     from auto_analyst.web.auth import is_admin
 
     return render_template("index.html", csrf_token=csrf_token(), max_file_mb=service().settings.max_file_mb,
-                           user=signed_in, can_choose_model=is_admin() or service().settings.members_choose_model)
+                           user=signed_in, can_choose_model=is_admin() or service().settings.members_choose_model,
+                           web_connect=service().settings.web_connect and is_admin())
 
 
 @bp.get("/api/state")

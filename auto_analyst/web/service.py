@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from auto_analyst.api import Analyst
 from auto_analyst.config import Settings
+from auto_analyst.data.dictionary import is_dictionary_file
 from auto_analyst.data.formats import FORMATS
 from auto_analyst.data.load import table_name
 from auto_analyst.errors import AutoAnalystError, DataLoadError, ModelError
@@ -156,7 +157,7 @@ class WebService:
         suffix = Path(name).suffix.lower()
         if not name:
             raise ApiError(400, "bad_upload", "The upload has no file name; choose a file to upload.")
-        if suffix not in FORMATS:
+        if suffix not in FORMATS and not is_dictionary_file(name):  # a table, or a .md/.txt data dictionary
             raise ApiError(400, "bad_upload", f"Unsupported file type {suffix or '(none)'!r}; upload one of "
                                               f"{', '.join(sorted(FORMATS))}.")
         folder = self.upload_dir(conv)

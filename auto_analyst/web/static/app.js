@@ -152,6 +152,31 @@
     } catch (e) { flash(e.message); }
   }
 
+  // a database (the form exists only when the server allows it: the web_connect setting)
+  async function connectDatabase(url) {
+    const conv = state.conv || await newConversation();
+    flash("Connecting…", "info");
+    try {
+      await api("POST", `/api/sessions/${conv.id}/sources`, { url });
+      $("flash").hidden = true;
+      $("connect-form").hidden = true;
+      $("connect-url").value = "";
+      await openConversation(conv.id);
+      await refreshSessions();
+      $("question").focus();
+    } catch (e) { flash(e.message); }
+  }
+
+  if ($("connect-form")) {
+    $("connect-btn").addEventListener("click", () => { $("connect-form").hidden = !$("connect-form").hidden; });
+    $("connect-cancel").addEventListener("click", () => { $("connect-form").hidden = true; });
+    $("connect-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const url = $("connect-url").value.trim();
+      if (url) connectDatabase(url);
+    });
+  }
+
   // ------------------------------------------------------------ asking, jobs
   function closeStream() {
     if (state.source) { state.source.close(); state.source = null; }
