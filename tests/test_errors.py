@@ -92,7 +92,7 @@ def test_a_failed_model_call_keeps_its_kind(tmp_path, exc, kind):
 
 
 def test_the_offline_engine_declines_only_a_prompt_of_no_registered_signature(monkeypatch):
-    from auto_analyst.llm.offline import engine as offline
+    from auto_analyst.offline import engine as offline
 
     class Request:
         model = "local/offline"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
-from auto_analyst.llm.offline.conversation import memory_answer, route
-from auto_analyst.llm.offline.protocol import Prompt
+from auto_analyst.offline.conversation import memory_answer, route
+from auto_analyst.offline.protocol import Prompt
 
 
 def turn(id, n, question, answer, session="current"):
