@@ -14,7 +14,7 @@ from auto_analyst.offline.canonical import parse_many, render
 from auto_analyst.offline.codegen import ROLES, code_for
 from auto_analyst.offline.fixes import fix_script
 from auto_analyst.offline.planning import MODEL_HINT, dataset
-from auto_analyst.offline.protocol import Prompt
+from auto_analyst.offline.request import Request
 from auto_analyst.offline.reader import read_question
 
 __all__ = ["analyst", "combiner", "fixer", "merge_blocks"]
@@ -27,7 +27,7 @@ def _specs(goal: str, desc: DatasetDescription) -> list:
     return [s for s in specs if s.answerable]
 
 
-def analyst(p: Prompt, role: str) -> dict[str, Any]:
+def analyst(p: Request, role: str) -> dict[str, Any]:
     desc = dataset(p)
     if desc is None:
         return {"code": "", "summary": "Nothing to do."}
@@ -38,7 +38,7 @@ def analyst(p: Prompt, role: str) -> dict[str, Any]:
     return {"code": code, "summary": f"{role.replace('_', ' ').capitalize()} code for: " + "; ".join(render(s) for s in specs)}
 
 
-def custom_analyst(p: Prompt, role: str, specs: list) -> dict[str, Any]:
+def custom_analyst(p: Request, role: str, specs: list) -> dict[str, Any]:
     """An analyst a user registered: the offline model does not know its method, so it writes the whole script
     for a question it can answer with its own roles, and otherwise declines (empty code), saying so."""
     if not specs:
@@ -48,7 +48,7 @@ def custom_analyst(p: Prompt, role: str, specs: list) -> dict[str, Any]:
     return {"code": script, "summary": "Computed with the offline model's own methods: " + "; ".join(render(s) for s in specs)}
 
 
-def combiner(p: Prompt) -> dict[str, Any]:
+def combiner(p: Request) -> dict[str, Any]:
     return {"script": merge_blocks(p.json_input("agent_code", []) or [])}
 
 
@@ -66,7 +66,7 @@ def merge_blocks(blocks: list) -> str:
     return (head + "\n\n" if head else "") + "\n\n".join(bodies)
 
 
-def fixer(p: Prompt) -> dict[str, Any]:
+def fixer(p: Request) -> dict[str, Any]:
     desc = dataset(p) or DatasetDescription()
     fixed, why = fix_script(p.inputs.get("script", ""), p.inputs.get("error", ""), desc, p.inputs.get("remembered_fixes", ""))
     return {"fixed_script": fixed, "explanation": why}

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from auto_analyst.offline.answer import fmt
-from auto_analyst.offline.protocol import Prompt
+from auto_analyst.offline.request import Request
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import lemmas
 from auto_analyst.question_text import QUOTE
@@ -150,7 +150,7 @@ def _recap(current: list[dict]) -> str:
     return "So far in this conversation:\n\n" + "\n".join(lines)
 
 
-def memory_answer(p: Prompt) -> dict[str, Any]:
+def memory_answer(p: Request) -> dict[str, Any]:
     """The turn of the history that answers the question, with the figures asked about, and the remembered
     findings (facts of earlier sessions) around the question's entities, a comparison of two first when the
     question compares (rows with ``facts``, built by the memory's fact recall)."""

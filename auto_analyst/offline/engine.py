@@ -1,57 +1,45 @@
-"""The embedded offline model: a DSPy LM engine that answers our Signatures deterministically.
+"""The embedded offline model as a ``dspy.LM``: an LM whose calls its own adapter answers.
 
-It plugs in where a hosted model would: ``dspy.LM("local/offline", engine=OfflineEngine())``. It
-reads the same prompt (DSPy's adapter format) and answers in the same format. What it does not
-understand it declines, in words, instead of guessing.
+``offline_lm()`` is what the pipeline uses where a hosted model would be: a ``dspy.LM("local/offline")``
+carrying an :class:`~auto_analyst.offline.adapter.OfflineAdapter` (``own_adapter``), which the pipeline
+puts in the call's context (``adapter.adapter_for``). The adapter answers from the Signature and the
+inputs as objects, so the LM itself is never sent text: its engine refuses a rendered prompt with a
+sentence saying how to call it instead.
 """
 
 from __future__ import annotations
 
-from auto_analyst.errors import UnknownSignature
-from auto_analyst.offline.protocol import read_prompt, write_completion
-from auto_analyst.offline.handlers import respond
+import dspy
 
-__all__ = ["OfflineEngine", "offline_lm"]
+from auto_analyst.errors import ModelError
+from auto_analyst.offline.adapter import OfflineAdapter
+
+__all__ = ["OfflineEngine", "OfflineLM", "offline_lm"]
 
 
 class OfflineEngine:
-    """DSPy 3.4 engine contract: ``complete(request) -> dspy.lm15.Response`` and ``close()``.
+    """DSPy 3.4 engine contract (``complete(request)``, ``close()``); refuses text, which it does not read.
 
-    Args:
-        registry: the Signatures it answers (an Analyst's, with its own agents); default the built-in ones.
+    Raises:
+        ModelError: always, from ``complete``: the embedded model answers through its adapter only.
     """
 
-    def __init__(self, registry=None):
-        from auto_analyst.agents.registry import default_registry
-
-        self.registry = registry or default_registry()
-
     def complete(self, request):
-        from dspy import lm15
-
-        system = request.system if isinstance(request.system, str) else "".join(getattr(p, "text", "") for p in (request.system or ()))
-        user = next((m.text for m in reversed(request.messages) if m.role == "user"), "")
-        prompt = read_prompt(system, user)
-        try:
-            values = respond(prompt, self.registry)
-        except UnknownSignature:  # a task it was not built for: empty fields, which DSPy reports as a failed call
-            values = {k: "" for k in prompt.outputs}
-        text = write_completion(prompt, values)
-        usage = lm15.Usage(input_tokens=_tokens(system) + _tokens(user), output_tokens=_tokens(text))
-        return lm15.Response(id=None, model=request.model, message=lm15.Message.assistant(text), finish_reason="stop",
-                             usage=usage)
+        raise ModelError("The embedded offline model answers through its DSPy adapter, not from prompt text: call it "
+                         "inside dspy.context(lm=lm, adapter=lm.own_adapter) (the pipeline does).")
 
     def close(self) -> None:
         return None
 
 
-def _tokens(text: str) -> int:
-    # a cheap estimate (≈4 characters a token, OpenAI's rule of thumb); exact counts come from litellm elsewhere
-    return max(1, len(text) // 4)
+class OfflineLM(dspy.LM):
+    """``dspy.LM("local/offline")`` with the adapter that answers its calls (``own_adapter``)."""
+
+    def __init__(self, registry=None):
+        super().__init__("local/offline", engine=OfflineEngine(), cache=False, num_retries=0)
+        self.own_adapter = OfflineAdapter(registry)
 
 
-def offline_lm(registry=None):
-    """A ``dspy.LM`` backed by the offline engine, with DSPy's cache off (answers are cheap and deterministic)."""
-    import dspy
-
-    return dspy.LM("local/offline", engine=OfflineEngine(registry), cache=False, num_retries=0)
+def offline_lm(registry=None) -> OfflineLM:
+    """The embedded model for ``registry``'s Signatures (default the built-in ones); DSPy's cache off."""
+    return OfflineLM(registry)

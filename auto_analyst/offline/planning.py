@@ -24,7 +24,7 @@ from auto_analyst.offline.answer_format import decision_options, match_names
 from auto_analyst.offline.canonical import parse_many, render
 from auto_analyst.offline.codegen import ROLES, code_for, scalar_labels
 from auto_analyst.offline.conversation import SENTENCE_END, STYLE, route
-from auto_analyst.offline.protocol import Prompt
+from auto_analyst.offline.request import Request
 from auto_analyst.offline.reader import read_question
 from auto_analyst.offline.reader.suggest import closest_question
 from auto_analyst.offline.reader.vocabulary import vocabulary
@@ -42,14 +42,14 @@ CANNOT = ("The embedded offline model can't answer this kind of question. Rephra
           "statistic or chart (for example 'mean of price by category'). " + MODEL_HINT)
 
 
-def dataset(p: Prompt) -> DatasetDescription | None:
+def dataset(p: Request) -> DatasetDescription | None:
     try:
         return DatasetDescription.from_prompt(p.inputs.get("dataset_description", ""))
     except ValueError:
         return None
 
 
-def turns(p: Prompt) -> list:
+def turns(p: Request) -> list:
     memory = p.json_input("short_term_memory", []) or []
     return memory.get("turns", []) if isinstance(memory, dict) else memory
 
@@ -65,7 +65,7 @@ def _plain(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
-def said_turn(p: Prompt, goal: str) -> tuple[dict | None, str]:
+def said_turn(p: Request, goal: str) -> tuple[dict | None, str]:
     """("You said 'Germany: 37931.53' ...") the earlier turn whose answer holds the quoted words, and the goal
     without the quote; (None, goal) when the question quotes no answer of the conversation."""
     m = SAID.search(goal)
@@ -80,7 +80,7 @@ def said_turn(p: Prompt, goal: str) -> tuple[dict | None, str]:
     return None, goal
 
 
-def previous_spec(p: Prompt, desc: DatasetDescription, quoted: dict | None = None) -> QuerySpec | None:
+def previous_spec(p: Request, desc: DatasetDescription, quoted: dict | None = None) -> QuerySpec | None:
     """The spec the conversation is at: the last answered part of the latest turn (the quoted turn when the
     question quotes one), read from its canonical text against the table that turn read."""
     for item in ([quoted] if quoted else []) + list(reversed(turns(p))):
@@ -100,7 +100,7 @@ def previous_spec(p: Prompt, desc: DatasetDescription, quoted: dict | None = Non
     return None
 
 
-def planner(p: Prompt) -> dict[str, Any]:
+def planner(p: Request) -> dict[str, Any]:
     goal = p.inputs.get("goal", "")
     intent = route(goal)
     out = {"intent": intent, "standalone_question": goal, "plan": [], "assumptions": [], "decline_reason": ""}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from auto_analyst.offline.answer import fmt, format_lines, write_answer
-from auto_analyst.offline.protocol import Prompt
+from auto_analyst.offline.request import Request
 from auto_analyst.question_text import split_format
 
 __all__ = ["answer", "interaction_summary", "error_summary", "Style", "read_style"]
@@ -78,7 +78,7 @@ def _one_sentence(tables: list[dict], figures: list[dict]) -> str:
     return text[:1].upper() + text[1:] + "."
 
 
-def answer(p: Prompt) -> dict[str, Any]:
+def answer(p: Request) -> dict[str, Any]:
     tables = p.json_input("tables", []) or []
     figures = p.json_input("figures", []) or []
     assumptions = p.json_input("assumptions", []) or []
@@ -111,7 +111,7 @@ def answer(p: Prompt) -> dict[str, Any]:
     return {"answer": formatted + "\n\n".join(paragraphs)}
 
 
-def interaction_summary(p: Prompt) -> dict[str, Any]:
+def interaction_summary(p: Request) -> dict[str, Any]:
     resp = p.json_input("agent_response", {}) or {}
     agents = [s.get("agent") for s in resp.get("plan", []) if isinstance(s, dict)]
     code = resp.get("code", "")
@@ -122,7 +122,7 @@ def interaction_summary(p: Prompt) -> dict[str, Any]:
     return {"summary": text}
 
 
-def error_summary(p: Prompt) -> dict[str, Any]:
+def error_summary(p: Request) -> dict[str, Any]:
     meta = p.json_input("error_metadata", {}) or {}
     before = p.inputs.get("incorrect_code", "").splitlines()
     after = p.inputs.get("correction", "").splitlines()

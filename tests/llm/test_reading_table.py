@@ -17,7 +17,7 @@ import json
 import pytest
 
 from auto_analyst.offline.planning import MODEL_HINT, planner
-from auto_analyst.offline.protocol import Prompt
+from auto_analyst.offline.request import Request
 from tests.llm.reading_tables import descriptions
 
 ROWS = [
@@ -487,7 +487,7 @@ def tables():
 def read(tables, table: str, question: str, previous: str | None = None) -> tuple[str, str]:
     """(what the planner wrote, the decline reason) for ``question`` on ``table``."""
     memory = json.dumps({"turns": [{"standalone_question": previous}]}) if previous else "{}"
-    prompt = Prompt(outputs=[], objective="", json_mode=True, inputs={
+    prompt = Request(inputs={
         "goal": question, "dataset_description": tables[table].to_prompt(), "short_term_memory": memory})
     out = planner(prompt)
     if out["intent"] != "analysis":

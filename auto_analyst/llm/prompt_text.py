@@ -1,8 +1,10 @@
-"""Reading DSPy's prompt and writing the completion, as any chat model would see them.
+"""Reading DSPy's rendered prompt and writing a completion, as a chat model sees them: the text path.
 
 DSPy's ChatAdapter sends input fields as ``[[ ## name ## ]]`` sections and asks for the output
-fields in the same form; its JSONAdapter asks for one JSON object. The offline model reads the
-former and answers in whichever form the system message asks for.
+fields in the same form; its JSONAdapter asks for one JSON object. The recorder and replay engine
+(``llm/replay.py``) and the scripted test engines work on this text, as a hosted model would. The
+embedded offline model does not: it is a DSPy adapter that gets the Signature and the inputs as
+Python objects (``auto_analyst/offline/adapter.py``).
 """
 
 from __future__ import annotations
