@@ -274,9 +274,20 @@ def render(spec: QuerySpec) -> str:
     from auto_analyst.offline.tasks import PLUGINS
 
     if spec.task in PLUGINS:
-        return PLUGINS[spec.task].to_text(spec) + suffix_text(spec)
+        return PLUGINS[spec.task].to_text(spec) + suffix_text(spec) + _joined(spec)
     body = _body_text(spec)
-    return body + suffix_text(spec) if body else ""
+    return body + suffix_text(spec) + _joined(spec) if body else ""
+
+
+JOINED = re.compile(r" over the rows of `([^`]+)` joined to `([^`]+)`$")
+"""The end of a part read on two tables joined (``joins.py``): which rows are counted is not in the columns."""
+
+
+def _joined(spec: QuerySpec) -> str:
+    from auto_analyst.offline.joins import SEP
+
+    a, sep, b = spec.table.partition(SEP)
+    return f" over the rows of `{a}` joined to `{b}`" if sep and a and b else ""
 
 
 COLUMN_OPTIONS = ("columns", "measure", "categorical")
@@ -329,8 +340,16 @@ def parse_many(text: str, desc: DatasetDescription) -> list[QuerySpec] | None:
     from auto_analyst.offline.reader.parts import with_new_column
 
     out = []
+    from auto_analyst.offline.joins import SEP, is_view
+
     for part in text.split("; "):
         order = sorted(desc.tables, key=lambda t: t.name != desc.active)
+        joined = JOINED.search(part)
+        if joined:  # on the joined view only
+            part = part[:joined.start()]
+            order = [t for t in order if t.name == f"{joined.group(1)}{SEP}{joined.group(2)}"]
+        else:
+            order = [t for t in order if not is_view(desc, t.name)]
         spec = next((s for t in order if (s := parse(part, t)) is not None), None)
         if spec is None:
             return None

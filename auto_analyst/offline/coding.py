@@ -13,6 +13,7 @@ from auto_analyst.data.description import DatasetDescription
 from auto_analyst.offline.canonical import parse_many, render
 from auto_analyst.offline.codegen import ROLES, code_for
 from auto_analyst.offline.fixes import fix_script
+from auto_analyst.offline.joins import join_code, with_joins
 from auto_analyst.offline.planning import MODEL_HINT, dataset
 from auto_analyst.offline.request import Request
 from auto_analyst.offline.reader import read_question
@@ -21,6 +22,7 @@ __all__ = ["analyst", "combiner", "fixer", "merge_blocks"]
 
 
 def _specs(goal: str, desc: DatasetDescription) -> list:
+    desc = with_joins(desc)  # the planner may have read a question on two tables joined (joins.py)
     specs = parse_many(goal, desc) if goal.strip() else []
     if specs is None:  # a goal another planner wrote in its own words
         specs = read_question(goal, desc)
@@ -35,6 +37,9 @@ def analyst(p: Request, role: str) -> dict[str, Any]:
     if role not in ROLES:
         return custom_analyst(p, role, specs)
     code = code_for(role, specs)
+    joined = list(dict.fromkeys(line for s in specs if (line := join_code(with_joins(desc), s.table))))
+    if code and joined:
+        code = "\n".join(joined) + "\n" + code
     return {"code": code, "summary": f"{role.replace('_', ' ').capitalize()} code for: " + "; ".join(render(s) for s in specs)}
 
 

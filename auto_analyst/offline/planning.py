@@ -24,6 +24,7 @@ from auto_analyst.offline.answer_format import decision_options, match_names
 from auto_analyst.offline.canonical import parse_many, render
 from auto_analyst.offline.codegen import ROLES, code_for, scalar_labels
 from auto_analyst.offline.conversation import SENTENCE_END, STYLE, route
+from auto_analyst.offline.joins import join_assumption, join_of, repeated_measure, unlinked_reason, with_joins
 from auto_analyst.offline.request import Request
 from auto_analyst.offline.reader import read_question
 from auto_analyst.offline.reader.suggest import closest_question
@@ -86,6 +87,11 @@ def previous_spec(p: Request, desc: DatasetDescription, quoted: dict | None = No
     for item in ([quoted] if quoted else []) + list(reversed(turns(p))):
         if not isinstance(item, dict):
             continue
+        if item.get("answered") in (False, "no"):
+            # the conversation is at a turn that gave no answer: what refers back to it is declined, never read
+            # against the turn before it (resolve)
+            tables = [t for t in item.get("tables") or [] if t in {d.name for d in desc.tables}]
+            return unanswered_turn(str(item.get("question") or ""), tables[0] if tables else desc.active)
         text = item.get("standalone_question") or item.get("question")
         if not text:
             continue
@@ -98,6 +104,21 @@ def previous_spec(p: Request, desc: DatasetDescription, quoted: dict | None = No
         if specs:
             return specs[-1]
     return None
+
+
+def named_columns(goal: str, desc: DatasetDescription) -> dict[str, set[str]]:
+    """Table name -> the columns of it the question names (by the table's own vocabulary)."""
+    from auto_analyst.offline.reader.text import fold, normalize
+
+    text = fold(normalize(goal))
+    return {t.name: {m.column for m in vocabulary(t).find(text)} for t in desc.tables}
+
+
+def unanswered_turn(question: str, table: str) -> QuerySpec:
+    """The spec standing for an earlier turn that was declined: a follow-up of it declines with its problem."""
+    return QuerySpec(table=table, task="decline", problems=[
+        f"This builds on your earlier question '{question.strip()[:120]}', which I could not answer, so I can't tell "
+        "what it refers to; ask it whole, naming the columns."])
 
 
 def planner(p: Request) -> dict[str, Any]:
@@ -129,7 +150,18 @@ def planner(p: Request) -> dict[str, Any]:
     quoted, goal = said_turn(p, goal)  # "You said 'Germany: 37931.53': why is it higher?" builds on that turn
     if quoted is not None:
         goal = QUOTE_FRAME.sub(" ", goal).strip(" :,")
+    unlinked = unlinked_reason(named_columns(goal, desc), desc) if len(desc.tables) > 1 else ""
+    if unlinked:
+        out["decline_reason"] = unlinked + " " + MODEL_HINT
+        return out
+    desc = with_joins(desc)  # "total amount by customer region": the two tables joined on their key, as one view
     specs = read_question(goal, desc, previous_spec(p, desc, quoted))
+    for s in specs:
+        repeated = repeated_measure(desc, s) if s.answerable else ""
+        if repeated:
+            s.problems.append(repeated)
+        elif join_of(desc, s.table) is not None:
+            s.assumptions.insert(0, join_assumption(desc, s.table))
     if rounding is not None:
         for s in specs:
             s.rounding = s.rounding if s.rounding is not None else rounding

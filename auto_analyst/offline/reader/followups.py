@@ -16,7 +16,7 @@ from auto_analyst.offline.reader.pieces import Pieces
 from auto_analyst.offline.reader.words import PLAIN
 from auto_analyst.offline.spec import Filter, Measure, QuerySpec
 
-__all__ = ["FOLLOW_UP", "REFERS", "resolve"]
+__all__ = ["FOLLOW_UP", "REFERS", "STRONG_REFERENCE", "builds_on", "resolve"]
 
 FOLLOW_UP = re.compile(r"\b(now|only|same|that|those|these|it|them|this|instead|what about|how about|and for|"
                        r"also for|again|too|the relationship|previous|last one|the top one|the bottom one|the first one)\b")
@@ -24,6 +24,9 @@ REFERS = re.compile(r"\b(that|those|these|it|them|this|the relationship|same)\b"
 OF_THOSE = re.compile(r"\b(?:(?:the\s+)?(top|first|bottom|last)\s+(one|two|three|four|five|\d+)|(?:those|these|the)\s+"
                       r"(one|two|three|four|five|\d+)(?:\s+ones)?|the\s+(top|bottom|best|worst|highest|lowest|winner|"
                       r"largest|smallest)\s+(?:one|group))\b")
+# references that only make sense after an earlier answer (a first question saying them is not read alone)
+STRONG_REFERENCE = re.compile(r"\b(?:the\s+(?:top|bottom|first|last)\s+one|(?:those|these)\s+(?:one|two|three|four|five|"
+                              r"\d+)|same\s+(?:for|as|with)|the\s+previous\s+(?:answer|result|one)|that\s+(?:result|answer))\b")
 NUMBER = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 
 
@@ -32,11 +35,28 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
     """The spec of part ``p``: ``fresh`` (read alone) unless it refers to ``prev`` (``within``: an earlier part
     of the same question, not the turn before)."""
     if prev is None:
+        if not within and STRONG_REFERENCE.search(p.text):
+            # "the top one", "those three", "same for X" with no earlier answer to point at
+            return QuerySpec(table=fresh.table, task="decline", problems=[
+                "This refers to an earlier answer, and there is none in this conversation; ask it whole."])
         return fresh
-    if _bare_superlative(p, fresh) and prev.measures and prev.measures[0].column:
-        return merge(prev, p, table)
-    if p.why:
+    how = builds_on(p, fresh, prev, within)
+    if how != "fresh" and not prev.answerable:
+        # a follow-up of a turn that gave no answer: declined with that turn's problem, never a guess
+        return QuerySpec(table=fresh.table, task="decline", problems=list(prev.problems) or [
+            "This builds on an earlier question I could not answer; ask it whole."])
+    if how == "explain":
         return explain(prev, p)
+    return merge(prev, p, table) if how == "merge" else fresh
+
+
+def builds_on(p: Pieces, fresh: QuerySpec, prev: QuerySpec, within: bool = False) -> str:
+    """How part ``p`` relates to ``prev``: 'fresh' (a question of its own), 'merge' (it changes ``prev``) or
+    'explain' ("why is it higher?")."""
+    if _bare_superlative(p, fresh) and (not prev.answerable or (prev.measures and prev.measures[0].column)):
+        return "merge"
+    if p.why:
+        return "explain"
     refers = REFERS.search(p.text) or _of_those(p)
     lead = re.match(r"^\s*(?:same|now|and|what about|how about|only|also|then)\b", p.text)
     # a plugin's word is content of its own when the part reads alone ('remove the outliers'); in a later part
@@ -44,10 +64,10 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
     own_content = bool(p.numeric or p.categorical or p.dates or (p.keywords and (fresh.answerable or not within)))
     if own_content and not refers and (fresh.answerable or not lead) and not _bare_superlative(p, fresh):
         # a complete question of its own (perhaps saying "now" or "instead"), or one whose problem is its own
-        return fresh
+        return "fresh"
     if not (FOLLOW_UP.search(p.text) or _of_those(p) or not fresh.answerable):
-        return fresh
-    return merge(prev, p, table)
+        return "fresh"
+    return "merge"
 
 
 def explain(prev: QuerySpec, p: Pieces) -> QuerySpec:

@@ -62,14 +62,26 @@ def choose_table(question: str, desc: DatasetDescription) -> TableDescription:
     other words fit that table as well as any other, and, for a name that is an ordinary word of questions
     ('total', 'first', 'data'), only when some of them name its columns: "total amount" after switching to a
     table with an `amount` column reads that table, not the one named `total`."""
+    from auto_analyst.offline.joins import join_of
+
     text = fold(normalize(question))
     found = {}
     for t in desc.tables:
         pattern = rf"\b{re.escape(fold(normalize(t.name)))}\b"
-        found[t.name] = (re.search(pattern, text) is not None, len(vocabulary(t).find(re.sub(pattern, " ", text))))
+        mentions = vocabulary(t).find(re.sub(pattern, " ", text))
+        link = join_of(desc, t.name)
+        if link is not None:
+            # a joined view only for a question naming columns of both tables besides the key
+            named = {m.column for m in mentions} - {link.left_key, link.right_key}
+            left = {c.name for c in desc.table(link.left).columns}
+            if not (named & left and named - left):
+                continue
+        found[t.name] = (re.search(pattern, text) is not None, len(mentions))
     most = max(cols for _, cols in found.values())
     best, best_hits = desc.table(), -1
     for t in desc.tables:
+        if t.name not in found:
+            continue
         named, cols = found[t.name]
         counts = named and cols >= most and (cols > 0 or not _ordinary_word(t.name))
         hits = cols + (2 if counts else 0)
@@ -110,6 +122,29 @@ def _table_for(part: str, desc: DatasetDescription, prev: QuerySpec | None, with
         if (REFERS.search(p.text) or FOLLOW_UP.search(p.text)) and not p.unknown:
             return before
     return table
+
+
+# "by customer region", "for each store": a grouping the question asks for. 'by' after a verb of its own ('sorted by',
+# 'divided by', 'measured by') or before a number ('by 10%') asks for none.
+GROUPING = re.compile(r"(?<!\bsorted )(?<!\bordered )(?<!\bdivided )(?<!\bmultiplied )(?<!\bmeasured )(?<!\bcaused )"
+                      r"(?<!\bfollowed )(?<!\bweighted )(?<!\breplaced )(?<!\bfilled )(?<!\bscaled )(?<!\bincreased )"
+                      r"(?<!\bdecreased )(?<!\bgrew )(?<!\bexplained )(?<!\bdetermined )(?<!\bdefined )(?<!\bindicated )"
+                      r"(?<!\brepresented )(?<!\bgiven )(?<!\bproduced )(?<!\bmade )(?<!\bdone )"
+                      r"\b(?:by|for each|for every|broken down by|grouped by|split by)\s+(?:the\s+|each\s+|every\s+)?"
+                      r"(?!\d|default|hand|itself|themselves|using|means|far|how|which|what|a\b|an\b)([a-z][a-z_ ]{1,40}?)"
+                      r"(?=\s*(?:[,.;?!]|$|\band\b|\bin\b|\bwhere\b|\bfor\b|\bwith\b|\bfrom\b|\bamong\b|\bover\b))")
+
+
+def dropped_grouping(text: str, spec: QuerySpec) -> str:
+    """Why an answer of ``spec`` would drop a grouping the question asks for ('' when it keeps it): an aggregate
+    with no group, no period and no chart axis, for a question saying "by X" / "for each X"."""
+    if not spec.answerable or spec.task != "aggregate" or spec.group_by or spec.time_grain:
+        return ""
+    m = GROUPING.search(text)
+    if not m:
+        return ""
+    return (f"I could not read '{m.group(0).strip()}' as a grouping of the table's columns, so I did not answer "
+            "without it; name the column to group by.")
 
 
 def read_question(question: str, desc: DatasetDescription, previous: QuerySpec | None = None) -> list[QuerySpec]:
@@ -172,6 +207,9 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
                 continue
             if spec.answerable and spec.task == prev_spec.task:
                 continue  # the same task again, about the same column: answered by the part before
+        dropped = dropped_grouping(pieces.text, spec)
+        if dropped:
+            spec = QuerySpec(table=spec.table, task="decline", problems=[dropped])
         declined_before = declined_before or not spec.answerable
         if not spec.answerable and not restriction and _restricts_only(pieces):
             restriction = part

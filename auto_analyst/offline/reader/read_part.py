@@ -29,6 +29,38 @@ from auto_analyst.offline.tasks import PLUGINS, reserved_spans
 __all__ = ["read_pieces"]
 
 
+def _before_noun(text: str, start: int, row_nouns: list) -> str:
+    """The text before a column mention, less a noun of rows right before it: 'by customer region' groups by region
+    (the customer's), as 'by region' does."""
+    noun = next((n for n in row_nouns if n.end <= start and not text[n.end:start].strip()), None)
+    return text[:noun.start] if noun is not None else text[:start]
+
+
+def _key_qualifiers(mentions: list, table: TableDescription, text: str) -> list:
+    """On two tables joined, a word naming the key right before another column qualifies it ('by customer region':
+    the region of the customer); it is no mention of the key."""
+    from auto_analyst.offline.joins import KEY_NOTE
+
+    keys = {c.name for c in table.columns if c.note == KEY_NOTE}
+    if not keys:
+        return mentions
+    import dataclasses
+
+    out, skip = [], False
+    for i, m in enumerate(mentions):
+        if skip:
+            skip = False
+            continue
+        nxt = mentions[i + 1] if i + 1 < len(mentions) else None
+        if m.column in keys and m.how == "part" and nxt is not None and nxt.column not in keys \
+                and not text[m.end:nxt.start].strip():
+            out.append(dataclasses.replace(nxt, start=m.start))  # the two words are one mention of the second column
+            skip = True
+            continue
+        out.append(m)
+    return out
+
+
 def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None = None) -> Pieces:
     """Link the words of one part to the table (see the module docstring for the order)."""
     vocab = vocab or vocabulary(table)
@@ -44,7 +76,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     drop_missing = read_instructions(st, spec)
     population = read_population(st)
     read_quarters(st, spec, table)  # 'the second quarter of 2008' before 'quarter' reads as a column
-    mentions = link_columns(st, vocab, spec)
+    mentions = _key_qualifiers(link_columns(st, vocab, spec), table, text)
     negated, both = _negations(st, mentions, vocab)
     all_mentions = list(mentions)
     read_format(st, spec)
@@ -93,7 +125,8 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
             p.group_cols.append(m.column)  # "members and non-members": the two groups of a yes/no column
         elif m.how == "flag" and re.search(r"\bby\s*$", text[:m.start]):
             other.append(m.column)  # "spent by members": the members, not a grouping
-        elif GROUP_BEFORE.search(text[:m.start]) or WHICH_BEFORE.search(text[:m.start]) or after_group:
+        elif GROUP_BEFORE.search(_before_noun(text, m.start, p.row_nouns)) or WHICH_BEFORE.search(text[:m.start]) \
+                or after_group:
             p.group_cols.append(m.column)  # "by firm and year", "in which year"
         else:
             other.append(m.column)
