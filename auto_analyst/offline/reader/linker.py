@@ -21,7 +21,7 @@ __all__ = ["RowNoun", "Superlative", "link_columns", "link_row_nouns", "link_sup
 
 # the table's own row nouns (its name, an id column's noun) beat these weaker terms: 'patients' are the
 # rows, not patient_id, and 'wines' the rows of table wine, not the column od280/od315_of_diluted_wines
-BELOW_ROW_NOUN = {"part", "verb", "head", "synonym", "initials", "event"}
+BELOW_ROW_NOUN = {"part", "verb", "head", "synonym", "initials", "event", "unit"}
 
 
 @dataclass
@@ -91,6 +91,9 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
             continue
         out.append(ms[0])
         st.take(s, e)
+        if ms[0].how == "unit":  # never a link the answer does not explain
+            units = ", ".join(u for u in vocab.units.get(ms[0].column, []) if " " not in u)[:40]
+            spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (its unit, {units}, measures it)")
     named = {m.column for m in out}
     measured = any(vocab.kind(c) == "numeric" for c in named)
     for ms in verbs:  # 'how much was spent': the measure the verb names, when it names one

@@ -135,6 +135,45 @@ GROUPING = re.compile(r"(?<!\bsorted )(?<!\bordered )(?<!\bdivided )(?<!\bmultip
                       r"(?=\s*(?:[,.;?!]|$|\band\b|\bin\b|\bwhere\b|\bfor\b|\bwith\b|\bfrom\b|\bamong\b|\bover\b))")
 
 
+def per_row(text: str, spec: QuerySpec, table: TableDescription) -> None:
+    """'the average number of reviews per hotel' where each row is one hotel: the mean over the rows, not a table
+    of one row per hotel (nor a filter on a value 'Hotel')."""
+    if spec.task != "aggregate" or not spec.measures or not all(m.func in ("mean", "median") for m in spec.measures):
+        return
+    for f in list(spec.filters):
+        word = str(f.value).lower() if f.op == "==" and isinstance(f.value, str) else ""
+        if not word or not re.search(rf"\b(?:per|for each|for every|each)\s+{re.escape(word)}s?\b", text) or \
+                re.search(rf"(?<!per )(?<!each )(?<!every )\b{re.escape(word)}s?\b", text.replace(f"per {word}", "")):
+            continue
+        # 'per hotel' names the rows ('hotel_name' holds one hotel a row), not the value 'Hotel' of hotel_type
+        rows = next((c for c in table.columns if word in c.name.lower().replace("_", " ").split()
+                     and not c.missing and c.distinct == table.n_rows), None)
+        spec.filters.remove(f)
+        if rows is None:
+            spec.problems.append(f"I can't tell whether 'per {word}' means each row or the value '{f.value}' of "
+                                 f"`{f.column}`; say which.")
+            spec.task = "decline"
+            return
+        spec.assumptions.append(f"read 'per {word}' as each row (`{rows.name}` holds one {word} a row), not as "
+                                f"`{f.column}` == '{f.value}'")
+    if len(spec.group_by) != 1 or spec.time_grain:
+        return
+    col = next((c for c in table.columns if c.name == spec.group_by[0]), None)
+    if col is None or col.missing or col.distinct != table.n_rows or table.n_rows < 2:
+        return
+    if not re.search(r"\b(?:per|for each|for every|each)\b", text):
+        return
+    spec.group_by = []
+    spec.assumptions.append(f"each row is one `{col.name}` (its values are all different), so the "
+                            f"{spec.measures[0].func} per `{col.name}` is the {spec.measures[0].func} over the rows")
+
+
+def _participles() -> set[str]:
+    from auto_analyst.offline.reader.lexicon import lexicon
+
+    return set(lexicon().irregular_verbs)
+
+
 def dropped_grouping(text: str, spec: QuerySpec) -> str:
     """Why an answer of ``spec`` would drop a grouping the question asks for ('' when it keeps it): an aggregate
     with no group, no period and no chart axis, for a question saying "by X" / "for each X"."""
@@ -143,6 +182,10 @@ def dropped_grouping(text: str, spec: QuerySpec) -> str:
     m = GROUPING.search(text)
     if not m:
         return ""
+    before = re.findall(r"[a-z]+", text[:m.start()])
+    if before and before[-1] not in ("grouped", "split", "broken", "down", "aggregated", "segmented", "categorized") \
+            and (before[-1].endswith("ed") or before[-1] in _participles()):
+        return ""  # 'how much was spent by members': who did it, not a grouping
     return (f"I could not read '{m.group(0).strip()}' as a grouping of the table's columns, so I did not answer "
             "without it; name the column to group by.")
 
@@ -207,6 +250,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
                 continue
             if spec.answerable and spec.task == prev_spec.task:
                 continue  # the same task again, about the same column: answered by the part before
+        per_row(pieces.text, spec, table)
         dropped = dropped_grouping(pieces.text, spec)
         if dropped:
             spec = QuerySpec(table=spec.table, task="decline", problems=[dropped])

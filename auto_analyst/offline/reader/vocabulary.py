@@ -237,6 +237,13 @@ def vocabulary(table: TableDescription) -> Vocabulary:
         spoken = [units[u] for u in dropped if u in units]
         vocab.units[col.name] = list(dict.fromkeys([u for u in dropped if u in units] + [w for sp in spoken for w in sp.split()]
                                                    + [a for sp in spoken for a in lex.unit_aliases.get(sp, [])]))
+        if col.kind == "numeric":  # 'energy consumption' for kwh: the quantity its unit measures
+            whole = words_of(col.name)  # a column named by its unit alone ('kwh') keeps the unit as its name
+            measured_in = spoken or ([units[whole[0]]] if len(whole) == 1 and whole[0] in units else [])
+            vocab.terms += [Term(tuple(q.split()), col.name, "unit") for sp in measured_in
+                            for q in lex.quantities.get(sp, [])]
+            if measured_in and not vocab.units[col.name]:
+                vocab.units[col.name] = [whole[0]]
     # a word only one column has ('store' for store_code) is a weak term of that column
     owners: dict[str, set[str]] = {}
     for col, parts in parts_of.items():
@@ -249,9 +256,9 @@ def vocabulary(table: TableDescription) -> Vocabulary:
     # a head or synonym two columns share names neither (the stronger terms still do)
     counts: dict[tuple, set[str]] = {}
     for t in vocab.terms:
-        if t.how in ("head", "synonym", "part", "initials"):
+        if t.how in ("head", "synonym", "part", "initials", "unit"):
             counts.setdefault((t.words, t.how), set()).add(t.column)
-    vocab.terms = [t for t in vocab.terms if t.how not in ("head", "synonym", "part", "initials")
+    vocab.terms = [t for t in vocab.terms if t.how not in ("head", "synonym", "part", "initials", "unit")
                    or len(counts[(t.words, t.how)]) == 1]
     vocab.terms = list(dict.fromkeys(vocab.terms))
     for t in vocab.terms:
