@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from auto_analyst.offline.statistics import LABEL_WORDS
 from auto_analyst.question_text import split_format  # one reading of the format text, shared with memory
 
 __all__ = ["split_format", "match_names", "decision_options", "NORMAL_AT_ALPHA"]
@@ -51,8 +52,8 @@ QUALITATIVE = {"strength", "type", "status", "decision", "result", "relationship
 
 # words of a name that say which computation it is: a label lacking one of them is another number
 # ('without' is none: 'removed outliers count' is the number of outliers, removed)
-KEY_WORDS = (set(SYNONYMS) - {"without"}) | {"pvalue", "rsquared", "mse", "rmse", "mae", "skewness", "skew", "kurtosis",
-                                             "range", "monthly", "daily", "weekly", "yearly", "annual", "quarterly", "change", "difference", "log",
+KEY_WORDS = (set(SYNONYMS) - {"without"}) | {w for w in LABEL_WORDS if w in ("skewness", "skew", "kurtosis", "range", "median")} | {
+                                             "pvalue", "rsquared", "mse", "rmse", "mae", "monthly", "daily", "weekly", "yearly", "annual", "quarterly", "change", "difference", "log",
                              "transformed", "sqrt", "normalized", "normalised", "standardized", "scaled", "ratio",
                              "percentage", "percent", "rate", "cumulative", "growth", "iqr", "zscore", "median"}
 

@@ -7,7 +7,7 @@ columns of both reads that view like any table; the code starts with the join (`
 ``validate`` checking the kind), and the assumptions state the key and the kind.
 
 Which tables are linked comes from the session's description: ``DatasetDescription.join_path`` (keys checked on
-the data: docs/sources.md) when it has one, else a small detection of our own from what any description holds
+the data by the data layer's relationship detection) when it has one, else a small detection of our own from what any description holds
 (:func:`_own_links`: a column of the same name in both, whole numbers or text, unique in the second table). That
 seam is :func:`links`; the rest does not care which side answered.
 
@@ -50,7 +50,7 @@ def _norm(name: str) -> str:
 
 
 def _keyish(c: ColumnInfo) -> bool:
-    # measures with fractions and yes/no columns are never keys (docs/sources.md says the same of its detection)
+    # measures with fractions and yes/no columns are never keys (as the data layer's detection rules too)
     if c.kind == "boolean":
         return False
     if c.kind == "numeric":

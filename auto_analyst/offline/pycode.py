@@ -6,6 +6,8 @@ never another value); ``func_call`` writes a statistic as a pandas call.
 
 from __future__ import annotations
 
+from auto_analyst.offline.statistics import STATISTICS
+
 __all__ = ["PICK_HELPER", "FUNC_CALL", "GRAIN_CODE", "func_call"]
 
 PICK_HELPER = '''def pick_value(series, wanted):
@@ -21,11 +23,8 @@ PICK_HELPER = '''def pick_value(series, wanted):
     raise LookupError(f"No value {wanted!r} in column {series.name!r}. Values there include: {shown}.")
 '''
 
-# statistics as pandas calls; std_pop is the population standard deviation (ddof=0), skew and kurt pandas'
-# bias-corrected sample skewness and excess kurtosis (Series.skew, Series.kurt), range is max - min
-FUNC_CALL = {"mean": ".mean()", "median": ".median()", "sum": ".sum()", "count": ".count()", "min": ".min()",
-             "max": ".max()", "std": ".std()", "std_pop": ".std(ddof=0)", "std_sample": ".std()", "var": ".var()", "nunique": ".nunique()",
-             "skew": ".skew()", "kurt": ".kurt()", "range": ".agg(lambda s: s.max() - s.min())"}
+# statistics as pandas calls: one row each in statistics.STATISTICS (pct_true is written by codegen)
+FUNC_CALL = {s.name: s.pandas for s in STATISTICS if s.name != "pct_true"}
 GRAIN_CODE = {"day": ".dt.strftime('%Y-%m-%d')", "week": ".dt.to_period('W').astype(str)",
               "month": ".dt.strftime('%Y-%m')", "month_of_year": ".dt.month",
               "quarter": ".dt.to_period('Q').astype(str)", "year": ".dt.year"}

@@ -11,24 +11,21 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from auto_analyst.offline.statistics import NAMES, STATISTICS
+
 __all__ = ["Filter", "Measure", "QuerySpec", "quote_col", "quote_val", "Z_ASSUMED"]
 
 # the assumption an outlier search says when its z-score rule names no threshold (planning declines an answer
 # format on it: no one threshold is standard)
 Z_ASSUMED = "z-score threshold"
 
-Func = Literal["mean", "median", "sum", "count", "min", "max", "std", "std_pop", "std_sample", "var", "nunique", "pct_true", "skew",
-               "kurt", "range"]
+Func = Literal[NAMES]  # one per row of statistics.STATISTICS
 # built-in tasks; task plugins (auto_analyst.offline.tasks) add their own names
 Task = str
 Chart = Literal["histogram", "bar", "scatter", "line", "box", "pie"]
 Grain = Literal["day", "week", "month", "month_of_year", "quarter", "year"]
 
-FUNC_WORDS = {"mean": "mean", "median": "median", "sum": "total", "count": "count", "min": "minimum",
-              "max": "maximum", "std": "standard deviation", "std_pop": "population standard deviation",
-              "std_sample": "sample standard deviation",
-              "var": "variance", "nunique": "number of distinct", "pct_true": "percent", "skew": "skewness",
-              "kurt": "kurtosis", "range": "range"}
+FUNC_WORDS = {s.name: s.words for s in STATISTICS}
 
 
 def quote_col(name: str) -> str:

@@ -20,6 +20,7 @@ from auto_analyst.offline.reader.rankings import rank as _rank, top_n as _top_n
 from auto_analyst.offline.reader.vocabulary import vocabulary
 from auto_analyst.offline.reader.words import PLAIN, with_formula
 from auto_analyst.offline.spec import FUNC_WORDS, Filter, Measure, QuerySpec
+from auto_analyst.offline.statistics import NUMERIC_ONLY
 
 __all__ = ["assign", "default_func"]
 
@@ -220,8 +221,7 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
                     spec.measures.append(Measure(func="sum", column=col))
                     spec.assumptions.append(f"'{col}' holds counts: added them up")
                     continue
-                if f in ("mean", "median", "sum", "std", "std_pop", "std_sample", "var", "min", "max", "skew", "kurt", "range") \
-                        and col not in numeric:
+                if f in NUMERIC_ONLY and col not in numeric:
                     spec.problems.append(f"'{col}' is not numeric, so its {FUNC_WORDS[f]} is not defined here.")
                     return
                 if f == "mean" and any(h in col.lower() for h in ("rate", "ratio", "pct", "percent", "share")):
@@ -231,7 +231,7 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
         # "mean and standard deviation of A and B": every statistic of every column
         for col in cols_in_order:
             for f in fs:
-                if f not in ("count", "nunique") and col not in numeric:
+                if f in NUMERIC_ONLY and col not in numeric:
                     spec.problems.append(f"'{col}' is not numeric, so its {FUNC_WORDS[f]} is not defined here.")
                     return
                 spec.measures.append(Measure(func=f, column=col))
@@ -239,7 +239,7 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
         spec.problems.append("I can't pair each statistic with its column; ask one at a time.")
     else:
         for f, col in zip(fs, cols_in_order):
-            if f not in ("count", "nunique") and col not in numeric:
+            if f in NUMERIC_ONLY and col not in numeric:
                 spec.problems.append(f"'{col}' is not numeric, so its {FUNC_WORDS[f]} is not defined here.")
                 return
             spec.measures.append(Measure(func=f, column=col))

@@ -9,31 +9,15 @@ from __future__ import annotations
 import re
 
 from auto_analyst.offline.reader.lexicon import lexicon
+from auto_analyst.offline.statistics import PATTERNS
 from auto_analyst.offline.reader.text import Reading, number
 
 __all__ = ["FUNC_PATTERNS", "CHART_WORDS", "TASK_WORDS", "SUPERLATIVE_WORDS", "ALPHA", "ALPHA_PCT", "SIGNIFICANCE",
            "read_chart", "read_funcs", "with_formula", "read_significance", "read_task_words", "read_topn"]
 
-# (regex, func); order matters: 'standard deviation' before 'deviation', 'how many' before 'many'
-FUNC_PATTERNS: list[tuple[re.Pattern, str]] = [
-    (re.compile(r"\bpopulation\s+(?:standard deviation|std|stdev|std dev)\b|\b(?:standard deviation|std|stdev)\s+"
-                r"\(?(?:of the\s+)?population\)?|\bddof\s*=\s*0\b"), "std_pop"),
-    (re.compile(r"\bsample\s+(?:standard deviation|std|stdev|std dev)\b|\b(?:standard deviation|std|stdev)\s+"
-                r"\(?(?:of the\s+)?sample\)?|\bddof\s*=\s*1\b"), "std_sample"),
-    (re.compile(r"\b(?:standard deviation|std|stdev|std dev|sd)\b"), "std"),
-    (re.compile(r"\bvariance\b"), "var"),
-    (re.compile(r"\bskew(?:ness)?\b"), "skew"),
-    (re.compile(r"\b(?:excess\s+)?kurtosis\b"), "kurt"),
-    (re.compile(r"\b(?:arithmetic\s+)?(?:average|mean|avg)\b"), "mean"),
-    (re.compile(r"\bmedian\b"), "median"),
-    (re.compile(r"\b(?:the\s+)?range\s+of\b|\b(?:the\s+)?range\s*\(\s*max(?:imum)?\s*-\s*min(?:imum)?\s*\)"), "range"),
-    (re.compile(r"\b(total|sum|summed|sums|totals|how much)\b"), "sum"),
-    (re.compile(r"\b(number of distinct|number of unique|number of different|how many distinct|how many unique|"
-                r"how many different|distinct|unique)\b"), "nunique"),
-    (re.compile(r"\b(how many|number of|count of|count|counts)\b"), "count"),
-    (re.compile(r"\b(minimum|min|lowest|smallest|least|fewest|earliest|worst|quietest)\b"), "min"),
-    (re.compile(r"\b(maximum|max|highest|largest|biggest|greatest|most|best|top|latest|busiest)\b"), "max"),
-]
+# (regex, func), in the reading order of statistics.STATISTICS: 'standard deviation' before 'deviation', 'how many
+# distinct' before 'how many'
+FUNC_PATTERNS: list[tuple[re.Pattern, str]] = PATTERNS
 SUPERLATIVE_WORDS = {"lowest", "smallest", "least", "fewest", "earliest", "worst", "quietest", "highest", "largest",
                      "biggest", "greatest", "most", "best", "top", "latest", "busiest"}
 PLAIN = {"minimum", "maximum", "min", "max"}
