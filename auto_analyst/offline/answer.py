@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 __all__ = ["fmt", "write_answer"]
@@ -37,7 +38,9 @@ def format_lines(names: list[str], tables: list[dict], digits: int | None, forma
     """
     if not names:
         return ""
-    from auto_analyst.offline.answer_format import NORMAL_AT_ALPHA, decision_options, match_names
+    from auto_analyst.offline.answer_format import (NORMAL_AT_ALPHA, decision_options, match_names, relationship_options,
+                                                    relationship_word)
+    from auto_analyst.offline.reader.constraints import relationship_rule
 
     scalars = {t["name"]: t["rows"][0][0] for t in tables if t.get("columns") == ["value"] and t.get("rows")}
     decided: dict[str, str] = {}
@@ -46,6 +49,14 @@ def format_lines(names: list[str], tables: list[dict], digits: int | None, forma
             options = decision_options(format_text, n)
             if options:
                 decided[n] = options[0] if scalars[NORMAL_AT_ALPHA] else options[1]
+    rule = relationship_rule(format_text)
+    r_name = next((k for k in scalars if "correlation of" in k and isinstance(scalars[k], (int, float))), None)
+    p_value = scalars.get("p-value of that correlation")
+    if rule and r_name and isinstance(p_value, (int, float)):
+        for n in names:
+            options = relationship_options(format_text, n)
+            if options and n not in decided:
+                decided[n] = relationship_word(options, float(scalars[r_name]), float(p_value), *rule)
     asked = [n for n in names if n not in decided]
     mapping = match_names(asked, list(scalars)) or {}
     if len(mapping) < len(asked):
@@ -59,12 +70,27 @@ def format_lines(names: list[str], tables: list[dict], digits: int | None, forma
                         cells[f"{c} {r[0]}"] = v
         mapping = match_names(asked, list(cells)) or {}
         scalars = cells
-    lines = [f"@{n}[{decided[n]}]" if n in decided else f"@{n}[{fmt(scalars[mapping[n]], digits)}]"
+    lines = [f"@{n}[{decided[n]}]" if n in decided else f"@{n}[{fmt(scalars[mapping[n]], _digits_for(format_text, n, digits))}]"
              for n in names if n in mapping or n in decided]
     missing = [n for n in names if n not in mapping and n not in decided]
     if missing:
         lines.append(f"(No value matched {', '.join(missing)}.)")
     return "\n".join(lines) + "\n\n"
+
+
+def _digits_for(fmt_text: str, name: str, digits: int | None) -> int | None:
+    """The rounding the format states for ``name``'s own placeholder ('"p_value" is a number ..., rounded to four
+    decimal places'), else ``digits`` (the question's one rounding)."""
+    from auto_analyst.question_text import ROUNDING, WORDS
+
+    m = re.search(rf"@{re.escape(name)}\[([^\]]*)\]", fmt_text)
+    holder = m.group(1).strip().strip("\"'") if m else ""
+    if not holder:
+        return digits
+    d = re.search(rf"[\"']{re.escape(holder)}[\"']\s+(?:is|are)\b([^@]*?)(?=\bwhere\b|[\"'][\w ]+[\"']\s+(?:is|are)\b|$)",
+                  fmt_text[m.end():], re.S)
+    r = ROUNDING.search(d.group(1)) if d else None
+    return int(WORDS.get(r.group(1).lower(), r.group(1))) if r else digits
 
 
 def _sentence_case(s: str) -> str:

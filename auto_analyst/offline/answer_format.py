@@ -10,7 +10,7 @@ import re
 from auto_analyst.offline.statistics import LABEL_WORDS
 from auto_analyst.question_text import split_format  # one reading of the format text, shared with memory
 
-__all__ = ["split_format", "match_names", "decision_options", "NORMAL_AT_ALPHA"]
+__all__ = ["split_format", "match_names", "decision_options", "NORMAL_AT_ALPHA", "relationship_options", "relationship_word"]
 
 SYNONYMS = {
     "mean": {"mean", "average", "avg"}, "median": {"median"}, "std": {"std", "standard", "deviation", "stdev", "sd"},
@@ -109,6 +109,57 @@ NORMAL_AT_ALPHA = "normality not rejected"
 
 _NEGATIVE = re.compile(r"(?:^|[\s_-])(?:not|non|no|false)(?:$|[\s_-])|^non-?|^not", re.I)
 _POSITIVE_WORDS = {"yes", "true"}
+
+
+def _format_options(fmt: str, name: str) -> list[str]:
+    """The words a format offers for ``name``'s placeholder (``@name[a/b]``, or ``"holder" ... "a", "b" or "c"``)."""
+    m = re.search(rf"@{re.escape(name)}\[([^\]]*)\]", fmt)
+    if not m:
+        return []
+    holder = m.group(1).strip().strip("\"'")
+    if "/" in holder:
+        return [o.strip() for o in holder.split("/") if o.strip()]
+    d = re.search(rf"[\"']{re.escape(holder)}[\"']", fmt[m.end():])
+    if not d:
+        return []
+    rest = fmt[m.end() + d.end():]
+    end = re.search(r"\bwhere\b|\.\s|\.$|@", rest)
+    segment = rest[:end.start()] if end else rest
+    options = re.findall(r'"([^"]+)"', segment) or re.findall(r"'([^']+)'", segment)
+    others = {h.strip() for h in re.findall(r"@\w+\[([^\]]*)\]", fmt)} | set(re.findall(r"@(\w+)\[", fmt))
+    return list(dict.fromkeys(o.strip() for o in options if o.strip() and o.strip() not in others))
+
+
+_LINEAR = re.compile(r"^linear$", re.I)
+_NONLINEAR = re.compile(r"^non[\s-]?linear$", re.I)
+_NONE = re.compile(r"^(?:none|no(?:\s+significant)?(?:\s+correlation)?|not\s+significant)$", re.I)
+_CORRELATED = re.compile(r"^(?:significant(?:ly)?\s+)?correlated$|^significant$", re.I)
+_UNCORRELATED = re.compile(r"^(?:not|non|un)[\s-]?(?:significant(?:ly)?\s+)?correlated$|^not\s+significant$", re.I)
+
+
+def relationship_options(fmt: str, name: str) -> dict[str, str] | None:
+    """For a name asking how a correlation is labelled, the format's word for each outcome: keys 'linear',
+    'nonlinear', 'none' (three words offered) or 'correlated', 'none' (two); None when it asks for no such label."""
+    options = _format_options(fmt, name)
+    if len(options) == 3:
+        out = {k: next((o for o in options if rx.match(o)), "") for k, rx in
+               (("linear", _LINEAR), ("nonlinear", _NONLINEAR), ("none", _NONE))}
+        return out if all(out.values()) else None
+    if len(options) == 2:
+        out = {"correlated": next((o for o in options if _CORRELATED.match(o)), ""),
+               "none": next((o for o in options if _UNCORRELATED.match(o)), "")}
+        return out if all(out.values()) else None
+    return None
+
+
+def relationship_word(options: dict[str, str], r: float, p: float, alpha: float, r_min: float | None) -> str:
+    """The format's word for a correlation ``r`` with p-value ``p`` under the question's rule: none when p >= alpha;
+    else linear when |r| >= r_min and nonlinear below it (three words), or correlated (two words)."""
+    if p >= alpha:
+        return options["none"]
+    if "correlated" in options:
+        return options["correlated"]
+    return options["linear"] if r_min is not None and abs(r) >= r_min else options["nonlinear"]
 
 
 def decision_options(fmt: str, name: str) -> tuple[str, str] | None:

@@ -20,7 +20,8 @@ import re
 from typing import Any
 
 from auto_analyst.data.description import DatasetDescription
-from auto_analyst.offline.answer_format import decision_options, match_names
+from auto_analyst.offline.answer_format import decision_options, match_names, relationship_options
+from auto_analyst.offline.reader.constraints import relationship_rule
 from auto_analyst.offline.canonical import parse_many, render
 from auto_analyst.offline.codegen import ROLES, code_for, scalar_labels
 from auto_analyst.offline.conversation import SENTENCE_END, STYLE, route
@@ -218,6 +219,13 @@ def _decisions(names: list[str], fmt: str, good: list[QuerySpec], desc: DatasetD
     """The names of the answer format that ask for a normality decision in the format's own words, and a
     problem ('' when none) that makes the asked values undetermined."""
     decided = [n for n in names if decision_options(fmt, n)]
+    labelled = [n for n in names if relationship_options(fmt, n)]
+    if labelled:
+        # "Consider the relationship to be linear if ...": the label follows from r and p under the question's rule
+        correlations = [s for s in good if s.task == "correlation" and s.x and s.y and not s.group_by]
+        if relationship_rule(fmt) is None or len(correlations) != 1:
+            return decided, (f"I can't tell how to label the correlation for {', '.join(labelled)} (the question states "
+                             "no rule I can read, or asks about several correlations), so I don't answer in that format.")
     tests = [s for s in good if s.task == "stat_test" and s.options.get("test") == "normality"]
     if tests and any(set(n.lower().split("_")) & OTHER_TESTS for n in names):
         return decided, ("The answer format names another normality test than the ones the offline model runs "
@@ -230,7 +238,7 @@ def _decisions(names: list[str], fmt: str, good: list[QuerySpec], desc: DatasetD
     if decided and len(tests) != 1:
         return decided, (f"I can't tell which result {', '.join(decided)} decide{'s' if len(decided) == 1 else ''}, "
                          "so I don't answer in that format offline.")
-    return decided, ""
+    return decided + labelled, ""
 
 
 def _strip_quotes(goal: str, desc: DatasetDescription) -> str:

@@ -111,7 +111,24 @@ CONSEQUENT = re.compile(r"\b(?:it|this|that)\s+(?:means|indicates|suggests|impli
 ACTION = re.compile(r"\b(?:apply|remove|drop|calculate|compute|use|replace|fill|impute|perform|transform|create|exclude|"
                     r"delete|add|take|divide|subtract|multiply|train|fit|plot|run)\b")
 CONSIDER_IF = re.compile(r"^consider\s+(?:the\s+)?(?:relationship|correlation|association|difference|result|it|them|data)\s+"
-                         r"(?:to\s+be\s+|as\s+)?(?:statistically\s+)?(?:significant|normal|strong|weak)\b.*\bif\b")
+                         r"(?:to\s+be\s+|as\s+)?(?:statistically\s+)?(?:significant|normal|strong|weak|linear|non[\s-]?linear|"
+                         r"(?:not\s+|un)?correlated)\b.*\bif\b")
+_R_RULE = re.compile(r"\babsolute\s+value\s+of\s+(?:r|the\s+correlation(?:\s+coefficient)?)\s+is\s+(?:greater|larger|more)\s+"
+                     r"than\s+or\s+equal\s+to\s+(?P<r>0?\.\d+)")
+
+
+def relationship_rule(text: str) -> tuple[float, float | None] | None:
+    """(alpha, |r| threshold or None) when ``text`` states how a correlation is labelled: "Consider the relationship
+    to be linear if the p-value is less than 0.05 and the absolute value of r is greater than or equal to 0.5";
+    None when it states no such rule."""
+    t = text.lower()
+    if not re.search(r"\bconsider\s+(?:the\s+)?(?:relationship|correlation)\s+(?:to\s+be\s+)?(?:linear|correlated)\b", t):
+        return None
+    m = _P_RULE.search(t)
+    if not m or m.group("op") not in ("less", "smaller", "lower", "below", "under", "<"):
+        return None
+    r = _R_RULE.search(t)
+    return float(m.group("alpha")), (float(r.group("r")) if r else None)
 
 
 def interpretation_only(text: str) -> bool:
