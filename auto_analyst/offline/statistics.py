@@ -57,7 +57,8 @@ STATISTICS: tuple[Statistic, ...] = (
     Statistic("mean", "mean", r"\b(?:arithmetic\s+)?(?:average|mean|avg)\b", ".mean()", "avg({})",
               label_words=("mean", "average")),
     Statistic("median", "median", r"\bmedian\b", ".median()", "median({})", label_words=("median",)),
-    Statistic("range", "range", r"\b(?:the\s+)?range\s+of\b|\b(?:the\s+)?range\s*\(\s*max(?:imum)?\s*-\s*min(?:imum)?\s*\)",
+    Statistic("range", "range", r"\b(?:the\s+)?range\s+of\b|\b(?:the\s+)?range\s*\(\s*max(?:imum)?\s*-\s*min(?:imum)?\s*\)"
+              r"|\b(?:the\s+)?range\s+(?:as|is)\s+the\s+difference\s+between\s+the\s+max(?:imum)?\s+and\s+(?:the\s+)?min(?:imum)?\b",
               ".agg(lambda s: s.max() - s.min())", "max({0}) - min({0})", label_words=("range",)),
     Statistic("sum", "total", r"\b(total|sum|summed|sums|totals|how much)\b", ".sum()", "sum({})",
               label_words=("total", "sum")),

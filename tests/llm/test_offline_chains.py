@@ -62,3 +62,28 @@ def test_a_declined_turn_is_kept_in_short_term_memory_as_not_answered(chat):
     item = chat.memory.items[-1]
     assert item.answered is False and item.summary.startswith("Not answered:")
     assert chat.memory.messages(10_000)[-1]["answered"] == "no"
+
+
+def test_the_top_one_and_those_three_are_the_groups_the_earlier_answers_showed(chat):
+    frame = web()
+    top = frame.groupby("landing_page").size().sort_values(ascending=False, kind="stable")
+    first = chat.ask("Which 3 landing pages had the most sessions?")
+    assert first.status == "ok", first.answer
+    r = chat.ask("What is the bounce rate of the top one?")
+    best = top.index[0]
+    assert r.status == "ok", r.answer
+    assert dict(r.tables[0].rows) == pytest.approx({best: 100 * frame[frame.landing_page == best].bounced.mean()})
+    # 'those three' after an answer showing one page: not determined by the turn before, so declined
+    r = chat.ask("For those three pages, what is the average session duration?")
+    assert r.status == "declined", r.answer
+    chat.ask("Which 3 landing pages had the most sessions?")
+    r = chat.ask("For those three pages, what is the average session duration?")
+    pages = set(dict(first.tables[0].rows))
+    want = frame[frame.landing_page.isin(pages)].groupby("landing_page").session_duration_s.mean()
+    assert dict(r.tables[0].rows) == pytest.approx(want.to_dict()), r.answer
+
+
+def test_a_question_of_its_own_that_says_the_n_is_not_a_follow_up_of_a_decline(chat):
+    chat.ask("Which landing pages had the most zorbles?")
+    r = chat.ask("What are the 3 landing pages with the longest session duration?")
+    assert r.status == "ok", r.answer

@@ -41,6 +41,9 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
                 "This refers to an earlier answer, and there is none in this conversation; ask it whole."])
         return fresh
     how = builds_on(p, fresh, prev, within)
+    if how != "fresh" and not prev.answerable and not (STRONG_REFERENCE.search(p.text) or REFERS.search(p.text) or p.why
+                                                       or _bare_superlative(p, fresh)):
+        how = "fresh"  # 'what are the 3 hives with the most honey?' after a decline: a question of its own
     if how != "fresh" and not prev.answerable:
         # a follow-up of a turn that gave no answer: declined with that turn's problem, never a guess
         return QuerySpec(table=fresh.table, task="decline", problems=list(prev.problems) or [
@@ -96,7 +99,7 @@ def _of_those(p: Pieces) -> re.Match | None:
     """'those three', 'the top one': a selection of the previous result. 'top 3 categories by revenue' (a top N
     of a column of the part's own) is a ranking of its own, not a selection."""
     m = OF_THOSE.search(p.text)
-    if m and m.group(1) and p.categorical:
+    if m and m.group(1) and p.categorical and m.group(2) != "one":  # 'the top one' is never 'top 1 categories'
         return None
     return m
 
@@ -107,6 +110,14 @@ def _selection(prev: QuerySpec, p: Pieces) -> Filter | None:
     if not m or not prev.group_by or not prev.measures or prev.task not in ("rank", "top_n", "aggregate", "chart"):
         return None
     word = m.group(2) or m.group(3)
+    if m.group(3) and m.group(3) != "one":
+        # 'those three' are the three groups the earlier answer showed: a top 3, or three groups kept by a filter
+        shown = prev.n if prev.task == "top_n" else next(
+            (f.value for f in prev.filters if f.op == "in_top" and f.column == prev.group_by[0]), None)
+        if shown != (NUMBER.get(word) or int(word)):
+            return None
+        if prev.task != "top_n":  # the same groups again: the earlier filter already keeps them
+            return next(f for f in prev.filters if f.op == "in_top" and f.column == prev.group_by[0])
     if m.group(4):
         n, which = 1, m.group(4)
     else:
@@ -125,11 +136,21 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # 
     new.rounding = p.spec.rounding if p.spec.rounding is not None else prev.rounding
     new.percent = p.spec.percent or prev.percent
     chosen = _selection(prev, p)
+    if chosen is None and OF_THOSE.search(p.text) and STRONG_REFERENCE.search(p.text):
+        # 'the top one', 'those three' that pick nothing out of the earlier answer: never answered as if they did
+        new.problems.append(f"I can't tell which groups of the earlier answer '{STRONG_REFERENCE.search(p.text).group(0)}' "
+                            "means; name them.")
     if chosen is not None:
         new.filters = [f for f in new.filters if not (f.column == chosen.column and f.op == "in_top")] + [chosen]
         if new.task in ("top_n", "rank"):
             new.task, new.n, new.ascending = "aggregate", None, False
-    added = p.spec.filters + flag_filters(p, table)
+    flags = [c.name for c in table.columns if c.kind == "boolean" and c.name in p.categorical]
+    if p.spec.percent and len(flags) == 1 and not p.numeric and new.task in ("aggregate", "rank", "top_n"):
+        # 'the bounce rate of the top one': the percent of its rows where the flag is true, never a filter on it
+        new.measures, new.percent = [Measure(func="pct_true", column=flags[0])], False
+        added = list(p.spec.filters)
+    else:
+        added = p.spec.filters + flag_filters(p, table)
     new.filters = [g for g in new.filters if not any(_same_target(g, f) for f in added)] + added
     if re.search(r"\b(all|everything|whole|overall|any)\b", p.text) and not p.spec.filters:
         new.filters = []

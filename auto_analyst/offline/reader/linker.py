@@ -92,7 +92,7 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
         out.append(ms[0])
         st.take(s, e)
         if ms[0].how == "unit":  # never a link the answer does not explain
-            units = ", ".join(u for u in vocab.units.get(ms[0].column, []) if " " not in u)[:40]
+            units = next(iter(vocab.units.get(ms[0].column, [])), "")
             spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (its unit, {units}, measures it)")
     named = {m.column for m in out}
     measured = any(vocab.kind(c) == "numeric" for c in named)

@@ -63,7 +63,8 @@ TOPN = re.compile(rf"\b(top|bottom|first|highest|lowest|largest|smallest|best|wo
 # "the 5 states with the most violent crime", "3 quarters with the lowest rate", "the 5 patients with the longest
 # stay": N rows or groups by a measure
 _SUP = r"most|highest|largest|biggest|greatest|lowest|least|fewest|smallest|best|worst|[a-z]{2,}est"
-TOPN_WITH = re.compile(rf"\b(?:the\s+)?{_N}\s+(?=(?:[a-z]+\s+){{1,3}}?(?:with|having|that have|that had|which have)\s+"
+TOPN_WITH = re.compile(rf"\b(?:the\s+)?{_N}\s+(?=(?:[a-z]+\s+){{1,3}}?(?:with|having|that have|that had|which have|have|has|had|"
+                       rf"got|get|saw|see|received|recorded)\s+"
                        rf"(?:the\s+)?({_SUP})\b)")
 # "the 3 heaviest cars", "the 5 most expensive orders": N rows, the adjective says which measure and which end
 TOPN_ADJ = re.compile(rf"\b(?:the\s+)?{_N}\s+(?=(?:most|least)\s+[a-z]+|[a-z]{{2,}}est\b)")
