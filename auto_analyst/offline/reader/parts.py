@@ -174,16 +174,28 @@ def _participles() -> set[str]:
     return set(lexicon().irregular_verbs)
 
 
-def dropped_grouping(text: str, spec: QuerySpec) -> str:
-    """Why an answer of ``spec`` would drop a grouping the question asks for ('' when it keeps it): an aggregate
-    with no group, no period and no chart axis, for a question saying "by X" / "for each X"."""
-    if not spec.answerable or spec.task != "aggregate" or spec.group_by or spec.time_grain:
+# what follows 'by' when it says how, not which groups ('by the IQR method', 'by calculating', 'by 10 percent')
+HOW_WORDS = re.compile(r"\b(?:\w+ing|method|methods|approach|formula|test|technique|rule|rules|criteri(?:on|a)|definition|"
+                       r"score|scores|iqr|threshold|factor|percent|percentage|default|hand|means|standard|model|algorithm)\b")
+
+
+def dropped_grouping(text: str, spec: QuerySpec, table: TableDescription | None = None) -> str:
+    """Why an answer of ``spec`` would drop a grouping the question asks for ('' when it keeps it): for a question
+    saying "by X" / "for each X", an aggregate with no group and no period, or any answer when X names no column of
+    the table ('outliers in honey_kg by region' on a table without a region)."""
+    if not spec.answerable:
         return ""
     m = GROUPING.search(text)
-    if not m:
+    if not m or HOW_WORDS.search(m.group(1)):
         return ""
+    if spec.task != "aggregate" or spec.group_by or spec.time_grain:
+        vocab = vocabulary(table) if table is not None else None
+        if vocab is None or spec.time_grain or vocab.find(m.group(1)) or any(vocab.close(w) for w in m.group(1).split()) or \
+                any(re.search(rf"\b{re.escape(g)}\b", m.group(1)) for g in ("year", "month", "quarter", "week", "day")):
+            return ""
     before = re.findall(r"[a-z]+", text[:m.start()])
-    if before and before[-1] not in ("grouped", "split", "broken", "down", "aggregated", "segmented", "categorized") \
+    if before and before[-1] not in ("grouped", "split", "broken", "down", "aggregated", "segmented", "categorized",
+                                     "distributed") \
             and (before[-1].endswith("ed") or before[-1] in _participles()):
         return ""  # 'how much was spent by members': who did it, not a grouping
     return (f"I could not read '{m.group(0).strip()}' as a grouping of the table's columns, so I did not answer "
@@ -251,7 +263,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             if spec.answerable and spec.task == prev_spec.task:
                 continue  # the same task again, about the same column: answered by the part before
         per_row(pieces.text, spec, table)
-        dropped = dropped_grouping(pieces.text, spec)
+        dropped = dropped_grouping(pieces.text, spec, table)
         if dropped:
             spec = QuerySpec(table=spec.table, task="decline", problems=[dropped])
         declined_before = declined_before or not spec.answerable
