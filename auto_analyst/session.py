@@ -329,8 +329,10 @@ class Session:
         """Runs in the after-answer worker once the turn's summaries are written (see ``pipeline.TurnContext``);
         ``tables`` are the tables the turn read, found when it was answered."""
         self.usage = self.usage + usage
-        if result.status == "declined" and result.trace.intent == "analysis":
-            # kept as not answered: a follow-up of it must not be read as a follow-up of the turn before
+        if (result.status == "declined" and result.trace.intent == "analysis") or \
+                (result.status == "ok" and result.trace.source == "memory"):
+            # kept as no analysis to build on: a follow-up of it ('same for Basic') must not be read as a follow-up
+            # of the turn before it
             self.memory.add(MemoryItem.declined(question, result))
             self.save_state()
             return

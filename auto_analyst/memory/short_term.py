@@ -76,9 +76,11 @@ class MemoryItem(BaseModel):
 
     @classmethod
     def declined(cls, question: str, result: Result) -> MemoryItem:
-        """The turn of an analysis question that was declined: its words and, as its summary, why."""
-        reason = " ".join(result.answer.split())[:300]
-        return cls(turn=result.turn, question=question, summary=f"Not answered: {reason}", answered=False)
+        """A turn with no analysis to build on (a declined analysis question, or an answer recalled from memory):
+        its words and, as its summary, why or what it recalled."""
+        said = " ".join(result.answer.split())[:300]
+        label = "Recalled from earlier turns, not computed" if result.status == "ok" else "Not answered"
+        return cls(turn=result.turn, question=question, summary=f"{label}: {said}", answered=False)
 
     @classmethod
     def from_result(cls, question: str, result: Result, tables: list[str] | None = None) -> MemoryItem:

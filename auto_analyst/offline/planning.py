@@ -92,7 +92,8 @@ def previous_spec(p: Request, desc: DatasetDescription, quoted: dict | None = No
             # the conversation is at a turn that gave no answer: what refers back to it is declined, never read
             # against the turn before it (resolve)
             tables = [t for t in item.get("tables") or [] if t in {d.name for d in desc.tables}]
-            return unanswered_turn(str(item.get("question") or ""), tables[0] if tables else desc.active)
+            recalled = str(item.get("summary") or item.get("answer") or "").startswith("Recalled")
+            return unanswered_turn(str(item.get("question") or ""), tables[0] if tables else desc.active, recalled)
         text = item.get("standalone_question") or item.get("question")
         if not text:
             continue
@@ -115,11 +116,13 @@ def named_columns(goal: str, desc: DatasetDescription) -> dict[str, set[str]]:
     return {t.name: {m.column for m in vocabulary(t).find(text)} for t in desc.tables}
 
 
-def unanswered_turn(question: str, table: str) -> QuerySpec:
-    """The spec standing for an earlier turn that was declined: a follow-up of it declines with its problem."""
+def unanswered_turn(question: str, table: str, recalled: bool = False) -> QuerySpec:
+    """The spec standing for an earlier turn with no analysis to build on (declined, or recalled from memory): a
+    follow-up of it declines with its problem."""
+    what = "which recalled an earlier answer rather than computing one" if recalled else "which I could not answer"
     return QuerySpec(table=table, task="decline", problems=[
-        f"This builds on your earlier question '{question.strip()[:120]}', which I could not answer, so I can't tell "
-        "what it refers to; ask it whole, naming the columns."])
+        f"This builds on your earlier question '{question.strip()[:120]}', {what}, so I can't tell what it refers to; "
+        "ask it whole, naming the columns."])
 
 
 def planner(p: Request) -> dict[str, Any]:

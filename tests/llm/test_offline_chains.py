@@ -87,3 +87,17 @@ def test_a_question_of_its_own_that_says_the_n_is_not_a_follow_up_of_a_decline(c
     chat.ask("Which landing pages had the most zorbles?")
     r = chat.ask("What are the 3 landing pages with the longest session duration?")
     assert r.status == "ok", r.answer
+
+
+def test_same_for_x_after_an_answer_recalled_from_memory_declines(tmp_path):
+    frame = pd.DataFrame({"plan": ["Basic", "Premium", "Pro"] * 20, "monthly_fee": [9.0, 19.0, 29.0] * 20})
+    with Analyst(settings=Settings.load({"home": tmp_path})) as analyst:
+        s = analyst.session()
+        s.add_frame("subs", frame)
+        s.ask("What is the average monthly_fee for the Premium plan?")
+        s.ask("How many rows are there by plan?")
+        recalled = s.ask("What was the average fee we found for the Premium plan earlier?")
+        assert recalled.trace.source == "memory", recalled.answer
+        r = s.ask("Same for Basic.")
+    # not the count of the turn before the recall: declined, saying which turn it builds on
+    assert r.status == "declined" and "recalled an earlier answer" in r.answer, r.answer
