@@ -94,7 +94,7 @@ def test_a_failed_model_call_keeps_its_kind(tmp_path, exc, kind):
 def test_the_offline_model_declines_only_a_signature_of_no_registered_entry(monkeypatch):
     import dspy
 
-    from auto_analyst.offline import adapter as offline
+    from auto_analyst.offline import engine as offline
     from auto_analyst.offline.engine import offline_lm
 
     class Classify(dspy.Signature):

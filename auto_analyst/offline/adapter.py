@@ -18,8 +18,6 @@ from typing import Any
 import dspy
 from dspy.adapters.utils import parse_value
 
-from auto_analyst.errors import UnknownSignature
-from auto_analyst.offline.handlers import respond
 from auto_analyst.offline.request import Request
 
 __all__ = ["OfflineAdapter"]
@@ -45,30 +43,25 @@ def _tokens(*texts: Any) -> int:
 
 
 class OfflineAdapter(dspy.Adapter):
-    """Answers each call of a registered Signature from code (``handlers.respond``), with typed outputs.
+    """Answers each call of a registered Signature through the offline engine (``handlers.respond``), typed outputs.
 
     Args:
-        registry: the Signatures it answers (an Analyst's, with its own agents); default the built-in ones.
+        engine: the :class:`~auto_analyst.offline.engine.OfflineEngine` that answers each typed request.
 
     A Signature of no registered entry gets empty outputs (DSPy then sees an empty answer, as with a model
     that has nothing to say); any other failure is a bug and propagates.
     """
 
-    def __init__(self, registry=None):
+    def __init__(self, engine: Any):
         super().__init__()
-        from auto_analyst.agents.registry import default_registry
-
-        self.registry = registry or default_registry()
+        self.engine = engine
 
     def __call__(self, lm: Any, lm_kwargs: dict[str, Any], signature: type[dspy.Signature], demos: list[dict[str, Any]],
                  inputs: dict[str, Any]) -> list[dict[str, Any]]:
         fields = signature.output_fields
         request = Request(outputs=list(fields), instructions=signature.instructions,
                           inputs={k: v for k, v in inputs.items() if k in signature.input_fields})
-        try:
-            values = respond(request, self.registry)
-        except UnknownSignature:
-            values = {}
+        values = self.engine.complete(request)
         out = {name: _typed(values.get(name, ""), f.annotation) for name, f in fields.items()}
         tracker = dspy.settings.usage_tracker
         if tracker is not None:

@@ -31,9 +31,11 @@ def test_a_conversation_is_answered_without_rendering_or_parsing_a_prompt(tmp_pa
 
     monkeypatch.setattr(prompt_text, "read_prompt", refuse)
     monkeypatch.setattr(prompt_text, "write_completion", refuse)
-    monkeypatch.setattr(dspy.ChatAdapter, "format", refuse)
-    monkeypatch.setattr(dspy.ChatAdapter, "parse", refuse)
-    monkeypatch.setattr(dspy.JSONAdapter, "parse", refuse)
+    from auto_analyst.llm.adapter import ADAPTER
+
+    # the adapter every hosted-model call goes through: rendering or parsing with it fails the test
+    monkeypatch.setattr(ADAPTER, "format", refuse)
+    monkeypatch.setattr(ADAPTER, "parse", refuse)
     frame = pd.DataFrame({"region": ["North", "South", "North", "East"], "revenue": [10.0, 20.0, 30.0, 5.5]})
     with Analyst(settings=Settings.load({"home": tmp_path})) as analyst:
         s = analyst.session()
@@ -61,3 +63,25 @@ def test_the_offline_lm_refuses_rendered_text_with_a_sentence():
     with dspy.context(lm=lm, adapter=dspy.ChatAdapter()), pytest.raises(Exception) as err:
         dspy.Predict(Echo)(text="hi")
     assert isinstance(err.value, ModelError) or "own_adapter" in str(err.value)
+
+
+def test_each_model_call_is_one_typed_call_of_the_engine(tmp_path, monkeypatch):
+    from auto_analyst.llm.offline.engine import OfflineEngine as OldPath
+    from auto_analyst.offline.engine import OfflineEngine
+    from auto_analyst.offline.request import Request
+
+    assert OldPath is OfflineEngine  # the old import path still names it
+    calls = []
+    original = OfflineEngine.complete
+
+    def counting(self, request):
+        calls.append(request)
+        return original(self, request)
+
+    monkeypatch.setattr(OfflineEngine, "complete", counting)
+    with Analyst(settings=Settings.load({"home": tmp_path})) as analyst:
+        s = analyst.session()
+        s.add_frame("t", pd.DataFrame({"x": [1.0, 2.0, 4.0]}))
+        r = s.ask("mean of x")
+    assert r.status == "ok" and calls and all(isinstance(c, Request) for c in calls)
+    assert len(calls) >= r.usage.lm_calls  # the summaries after the answer are calls too
