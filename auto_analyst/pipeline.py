@@ -31,7 +31,7 @@ from auto_analyst.config import Settings
 from auto_analyst.data.duck_sql import sql_decline
 from auto_analyst.errors import AutoAnalystError, CancelledError, ModelError
 from auto_analyst.followup import FixRecord, Followups, after_answer
-from auto_analyst.llm.adapter import ADAPTER
+from auto_analyst.llm.adapter import adapter_for
 from auto_analyst.llm.errors import model_error
 from auto_analyst.llm.usage import LMBudget, call_usage
 from auto_analyst.numbers_check import unsupported_numbers
@@ -121,7 +121,7 @@ class Pipeline:
         """
         budget.reserve()
         try:
-            with dspy.context(lm=self.lm, track_usage=True, adapter=ADAPTER):
+            with dspy.context(lm=self.lm, track_usage=True, adapter=adapter_for(self.lm)):
                 out = module(**kwargs)
         except AutoAnalystError:
             raise

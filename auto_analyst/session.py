@@ -348,6 +348,13 @@ class Session(SourceMethods):
         """Runs in the after-answer worker once the turn's summaries are written (see ``pipeline.TurnContext``);
         ``tables`` are the tables the turn read, found when it was answered."""
         self.usage = self.usage + usage
+        if (result.status == "declined" and result.trace.intent == "analysis") or \
+                (result.status == "ok" and result.trace.source == "memory"):
+            # kept as no analysis to build on: a follow-up of it ('same for Basic') must not be read as a follow-up
+            # of the turn before it
+            self.memory.add(MemoryItem.declined(question, result))
+            self.save_state()
+            return
         if result.status != "ok" or result.trace.source != "ran_code":
             return  # only analyses are built upon by follow-ups; other turns stay in the history
         self.memory.add(MemoryItem.from_result(question, result, tables=tables))

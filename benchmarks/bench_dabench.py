@@ -2,7 +2,7 @@
 
 Usage:
     python benchmarks/bench_dabench.py [--bench DIR] [--model MODEL] [--mode benchmark|simplified|both]
-                                       [--out report.json] [--limit N]
+                                       [--out report.json] [--limit N] [--half tune|held]
 
 Each table's questions go through one ``auto-analyst chat TABLE --json`` process (with ``/reset``
 between questions, so no question is read as a follow-up of another). Two ways of sending a question
@@ -17,6 +17,11 @@ sub-answer is right when the strings are equal or both parse as numbers differin
 a question is right only when all its labelled sub-answers are. A question is *declined* when the
 status is "declined" or the answer says which requested values it could not give; any other answer
 that is not right counts as *wrong*. Prints right / wrong / declined overall, by concept and by level.
+
+``--half tune|held`` keeps the tables of one half of ``benchmarks/dabench_split.json`` (the dev tables
+split by table, alternately in sorted order): the reader is changed only while looking at failures of
+``tune``; ``held`` is measured, never looked at, so its figure says how the reader does on tables it was
+not tuned on.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from pathlib import Path
 
 from auto_analyst.evals.dabench import same  # the benchmark's rule, one definition for the CLI and this script
 
+SPLIT = Path(__file__).with_name("dabench_split.json")
 ANSWER = re.compile(r"@(\w+)\[(.*?)\]")
 
 
@@ -135,9 +141,14 @@ def main(argv: list[str] | None = None) -> int:
                          "constraints; both (default): each, reported side by side")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--half", choices=("tune", "held"), default=None,
+                    help="only the tables of this half of benchmarks/dabench_split.json")
     ap.add_argument("--home", type=Path, default=Path("/tmp/aa-dabench-home"))
     args = ap.parse_args(argv)
     questions = [json.loads(ln) for ln in (args.bench / "questions.jsonl").read_text().splitlines() if ln.strip()]
+    if args.half:
+        keep = set(json.loads(SPLIT.read_text())[args.half])
+        questions = [q for q in questions if q["file_name"] in keep]
     questions = questions[: args.limit] if args.limit else questions
     by_file: dict[str, list[dict]] = collections.defaultdict(list)
     for q in questions:
@@ -146,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     rows_by_mode = {m: run_mode(args, by_file, m) for m in modes}
     seconds = time.perf_counter() - t0
-    print(f"DABench ({args.bench.name}): {len(questions)} questions x {len(modes)} mode(s) in {seconds:.0f} s, "
+    print(f"DABench ({args.bench.name}{', ' + args.half + ' half' if args.half else ''}): {len(questions)} questions x {len(modes)} mode(s) in {seconds:.0f} s, "
           f"model: {args.model or 'offline'}")
     report(rows_by_mode)
     if args.out:

@@ -55,7 +55,7 @@ class SlowEngine:
     def complete(self, request):
         from dspy import lm15
 
-        from auto_analyst.llm.offline.protocol import read_prompt, write_completion
+        from auto_analyst.llm.prompt_text import read_prompt, write_completion
 
         start = time.perf_counter()
         system = request.system if isinstance(request.system, str) else ""

@@ -15,7 +15,7 @@ import dspy
 
 from auto_analyst.agents.registry import Registry, default_registry
 from auto_analyst.errors import UnknownSignature
-from auto_analyst.llm.offline.protocol import Prompt, read_prompt, write_completion
+from auto_analyst.llm.prompt_text import Prompt, read_prompt, write_completion
 
 Handler = Callable[[Prompt], dict[str, Any]]
 

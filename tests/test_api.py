@@ -22,7 +22,7 @@ def test_a_session_needs_only_a_runtime_and_uses_its_factories(tmp_path):
     made = []
 
     def make_lm(agents):
-        from auto_analyst.llm.offline.engine import offline_lm
+        from auto_analyst.offline.engine import offline_lm
 
         made.append(("lm", [e.name for e in agents.analysts()]))
         return offline_lm(agents)

@@ -91,26 +91,31 @@ def test_a_failed_model_call_keeps_its_kind(tmp_path, exc, kind):
     assert r.error.message.startswith("The model call failed (") and r.usage.lm_calls == 1
 
 
-def test_the_offline_engine_declines_only_a_prompt_of_no_registered_signature(monkeypatch):
-    from auto_analyst.llm.offline import engine as offline
+def test_the_offline_model_declines_only_a_signature_of_no_registered_entry(monkeypatch):
+    import dspy
 
-    class Request:
-        model = "local/offline"
-        system = ("Your input fields are:\n1. `message` (str)\nYour output fields are:\n1. `intent` (str)\n"
-                  "2. `need_memory` (bool)\nAll interactions ...[[ ## completed ## ]]\n"
-                  "In adhering to this structure, your objective is: \n        Classify the message.")
-        messages = [lm15.Message.user("[[ ## message ## ]]\nhello")]
-        config = None
+    from auto_analyst.offline import engine as offline
+    from auto_analyst.offline.engine import offline_lm
 
-    out = offline.OfflineEngine().complete(Request())
-    assert out.message.text == "[[ ## intent ## ]]\n\n\n[[ ## need_memory ## ]]\n\n\n[[ ## completed ## ]]"
+    class Classify(dspy.Signature):
+        """Classify the message."""
 
-    def broken(prompt, registry=None):
+        message: str = dspy.InputField()
+        intent: str = dspy.OutputField()
+        need_memory: list[str] = dspy.OutputField()
+
+    lm = offline_lm()
+    with dspy.context(lm=lm, adapter=lm.own_adapter):
+        out = dspy.Predict(Classify)(message="hello")
+    assert out.intent == "" and out.need_memory == []
+
+    def broken(request, registry=None):
         raise KeyError("a bug in a handler")
 
     monkeypatch.setattr(offline, "respond", broken)
     with pytest.raises(KeyError, match="a bug in a handler"):  # a bug is not turned into an empty answer
-        offline.OfflineEngine().complete(Request())
+        with dspy.context(lm=lm, adapter=lm.own_adapter):
+            dspy.Predict(Classify)(message="hello")
 
 
 def test_a_question_on_a_scripted_lm_that_scripts_no_answer_for_a_signature_fails_clearly(tmp_path):

@@ -243,7 +243,7 @@ def grouped_aggregate_sql(table: str, by: list[str] | str, value: str, func: str
 
 
 OFFLINE_MODEL = "local/offline"
-"""The model string of the embedded offline model (``llm/offline/engine.py: offline_lm``)."""
+"""The model string of the embedded offline model (``offline/engine.py: offline_lm``)."""
 
 
 def sql_decline(lm: Any, code: str, duckdb_tables: Sequence[str], active: str,

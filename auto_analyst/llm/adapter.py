@@ -20,7 +20,7 @@ from typing import Any
 import dspy
 from dspy.adapters.utils import format_field_value
 
-__all__ = ["CachedChatAdapter", "ADAPTER"]
+__all__ = ["CachedChatAdapter", "ADAPTER", "adapter_for"]
 
 
 def _key(signature: Any) -> tuple:
@@ -83,3 +83,10 @@ class CachedChatAdapter(dspy.ChatAdapter):
 
 ADAPTER = CachedChatAdapter()
 """The one adapter of this process (its cache is shared by every session and thread)."""
+
+
+def adapter_for(lm: Any) -> dspy.Adapter:
+    """The adapter for calls to ``lm``: the one it carries (``own_adapter``: the embedded offline model answers
+    through its own, from the Signature and inputs as objects), else :data:`ADAPTER`."""
+    own = getattr(lm, "own_adapter", None)
+    return own if isinstance(own, dspy.Adapter) else ADAPTER

@@ -51,7 +51,7 @@ def build_lm(settings: Settings, api_key: str | None = None, registry=None):
         registry: the Signatures the offline model answers (``agents.registry.Registry``; default the built-in ones).
     """
     if settings.is_offline:
-        from auto_analyst.llm.offline.engine import offline_lm
+        from auto_analyst.offline.engine import offline_lm
 
         return offline_lm(registry)
     import dspy

@@ -30,7 +30,7 @@ from typing import Any
 
 from auto_analyst.agents.registry import Entry, Registry, default_registry
 from auto_analyst.errors import UnknownSignature
-from auto_analyst.llm.offline.protocol import Prompt, read_prompt, write_completion
+from auto_analyst.llm.prompt_text import Prompt, read_prompt, write_completion
 
 __all__ = ["KEY_FIELDS", "ANCHOR_FIELDS", "RecordingEngine", "ReplayEngine", "ReplayMiss", "Sabotage",
            "call_keys", "load_transcript", "recording_lm", "replay_lm", "save_transcript"]

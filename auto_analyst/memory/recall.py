@@ -217,4 +217,4 @@ def _turn(item) -> dict:
     label, text = item.outcome()
     return {"turn": item.turn, "question": item.question, "standalone_question": item.standalone_question,
             ("summary" if label == "Did" else "answer"): text[:500], "result_names": item.result_names,
-            "tables": item.tables}
+            "tables": item.tables} | ({} if item.answered else {"answered": False})

@@ -59,6 +59,8 @@ class MemoryItem(BaseModel):
         filters: filters in force after the turn (e.g. ``"region == 'EU'"``).
         tables: the tables the turn read (the active one when it was asked, unless its plan named others); a
             follow-up builds on these, a new question on the table active now.
+        answered: False for an analysis question that was declined: kept so that a follow-up ("the top one",
+            "same for X") is known to build on a turn that gave no answer, never on the turn before it.
     """
 
     turn: int
@@ -70,6 +72,15 @@ class MemoryItem(BaseModel):
     key_result: str = ""
     filters: list[str] = Field(default_factory=list)
     tables: list[str] = Field(default_factory=list)
+    answered: bool = True
+
+    @classmethod
+    def declined(cls, question: str, result: Result) -> MemoryItem:
+        """A turn with no analysis to build on (a declined analysis question, or an answer recalled from memory):
+        its words and, as its summary, why or what it recalled."""
+        said = " ".join(result.answer.split())[:300]
+        label = "Recalled from earlier turns, not computed" if result.status == "ok" else "Not answered"
+        return cls(turn=result.turn, question=question, summary=f"{label}: {said}", answered=False)
 
     @classmethod
     def from_result(cls, question: str, result: Result, tables: list[str] | None = None) -> MemoryItem:
@@ -242,7 +253,8 @@ class ShortTermMemory(BaseModel):
             out.append({"role": "turn", "turn": str(i.turn), "question": i.standalone_question or i.question,
                         ("summary" if label == "Did" else "answer"): text,
                         "result_names": ", ".join(i.result_names)}
-                       | ({"tables": ", ".join(i.tables)} if i.tables else {}))
+                       | ({"tables": ", ".join(i.tables)} if i.tables else {})
+                       | ({} if i.answered else {"answered": "no"}))
         return out
 
     def to_json(self) -> str:

@@ -13,7 +13,7 @@ from auto_analyst.agents import AnalystSignature
 from auto_analyst.agents import signatures as sig
 from auto_analyst.agents.registry import ANALYST_INPUTS, Registry, default_registry
 from auto_analyst.errors import BadInputError, NotFoundError, UnknownSignature
-from auto_analyst.llm.offline.protocol import read_prompt, write_completion
+from auto_analyst.llm.prompt_text import read_prompt, write_completion
 
 
 class ForecastingSignature(AnalystSignature):

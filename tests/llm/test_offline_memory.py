@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
-from auto_analyst.llm.offline.conversation import memory_answer, route
-from auto_analyst.llm.offline.protocol import Prompt
+from auto_analyst.offline.conversation import memory_answer, route
+from auto_analyst.offline.request import Request
 
 
 def turn(id, n, question, answer, session="current"):
@@ -27,7 +27,7 @@ HISTORY = [
 
 
 def ask(question, history=HISTORY):
-    p = Prompt(outputs=[], objective="", json_mode=True, inputs={"question": question, "history": json.dumps(history)})
+    p = Request(inputs={"question": question, "history": json.dumps(history)})
     return memory_answer(p)
 
 

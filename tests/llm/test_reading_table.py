@@ -16,8 +16,8 @@ import json
 
 import pytest
 
-from auto_analyst.llm.offline.planning import MODEL_HINT, planner
-from auto_analyst.llm.offline.protocol import Prompt
+from auto_analyst.offline.planning import MODEL_HINT, planner
+from auto_analyst.offline.request import Request
 from tests.llm.reading_tables import descriptions
 
 ROWS = [
@@ -487,7 +487,7 @@ def tables():
 def read(tables, table: str, question: str, previous: str | None = None) -> tuple[str, str]:
     """(what the planner wrote, the decline reason) for ``question`` on ``table``."""
     memory = json.dumps({"turns": [{"standalone_question": previous}]}) if previous else "{}"
-    prompt = Prompt(outputs=[], objective="", json_mode=True, inputs={
+    prompt = Request(inputs={
         "goal": question, "dataset_description": tables[table].to_prompt(), "short_term_memory": memory})
     out = planner(prompt)
     if out["intent"] != "analysis":
@@ -546,8 +546,8 @@ def test_a_table_named_by_an_ordinary_word_does_not_take_over(active):
     import pandas as pd
 
     from auto_analyst.data.description import describe_tables
-    from auto_analyst.llm.offline.canonical import render
-    from auto_analyst.llm.offline.reader import read_question
+    from auto_analyst.offline.canonical import render
+    from auto_analyst.offline.reader import read_question
 
     r = np.random.default_rng(0)
     frames = {"total": pd.DataFrame({"region": r.choice(["N", "S"], 20), "revenue": r.uniform(1, 9, 20)}),

@@ -12,7 +12,7 @@ import pandas as pd
 
 from auto_analyst import Analyst, Settings
 from auto_analyst.data.description import describe_tables
-from auto_analyst.llm.offline.fixes import fix_script
+from auto_analyst.offline.fixes import fix_script
 from tests.helpers import REPO
 from tests.scripted import ANALYST, ANSWER, ERROR_SUMMARY, FIXER, PLANNER, SUMMARY, scripted_lm
 

@@ -15,7 +15,7 @@ import pytest
 from auto_analyst.agents.registry import default_registry
 from auto_analyst.config import Settings
 from auto_analyst.evals.suite import Item, Turn, check, read_frame, run_item, sabotage
-from auto_analyst.llm.offline.protocol import Prompt
+from auto_analyst.llm.prompt_text import Prompt
 from auto_analyst.llm.replay import (call_keys, load_transcript, recording_lm, replay_lm, save_transcript)
 from tests.helpers import REPO
 from tests.scripted import ANALYST, ANSWER, ERROR_SUMMARY, FIXER, PLANNER, SUMMARY, scripted_lm

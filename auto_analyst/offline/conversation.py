@@ -1,0 +1,191 @@
+"""The offline model in conversation: which intent a message has, and answers about earlier turns.
+
+:func:`route` tells an analysis from a question about earlier turns ("remind me what the total for
+Garden was", "what did we find earlier about mpg?"), a change of how answers are written ("keep it
+short from now on", "be more formal", "explain it to a beginner", "use bullet points"), new data
+and questions about the tool. A message quoting an earlier answer is an analysis: the planner
+builds on the quoted turn.
+
+:func:`memory_answer` answers from the history excerpts it is given: it picks the turn whose
+question and results share the most words with the question (base forms, synonyms of the lexicon),
+quotes the figures that match what is asked (a group named in the question, the statistic named)
+from that turn's shown values, and says which turn it was.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from auto_analyst.offline.answer import fmt
+from auto_analyst.offline.request import Request
+from auto_analyst.offline.reader.lexicon import lexicon
+from auto_analyst.offline.reader.morphology import lemmas
+from auto_analyst.question_text import QUOTE
+
+__all__ = ["route", "memory_answer", "MEMORY", "STYLE", "SENTENCE_END"]
+
+# a question about the conversation itself; words like "before" or "previous" alone are too common in data
+# questions ("calls abandoned before being answered", "the previous day") to mean that
+MEMORY = re.compile(r"\b(what did (?:we|you|i) (?:find|say|get|compute|calculate|see|learn|conclude|show|report)|"
+                    r"(?:we|you) (?:found|said|computed|calculated|discussed|talked about|showed|reported|got) (?:earlier|before|"
+                    r"previously|last time|a (?:moment|minute|while) ago|last (?:week|month|session)|yesterday|the other day)|"
+                    r"what do (?:we|you|i) (?:know|remember) about|what (?:have|had) (?:we|you) (?:found|seen|learned) about|"
+                    r"remind me|last time|earlier (?:you|we)|in turn \d+|"
+                    r"my (?:first|last|previous|earlier) question|(?:your|the) (?:previous|earlier|last|first) (?:answer|result)s?|"
+                    r"what (?:was|were) (?:the|that|those) .{1,60}? (?:again|earlier|before)\b|recap|"
+                    r"what have we (?:found|covered|done|learned)|(?:go|going) back to (?:the|what|my)|"
+                    r"(?:what|which) (?:was|were) (?:the )?(?:answer|result)s? (?:to|for|of) (?:my|the) )", re.I)
+_STYLE_WORDS = (r"brief|briefly|short|shorter|concise|succinct|terse|to the point|one sentence|single sentence|a sentence|"
+                r"two sentences|a few words|detailed|longer|more detail|in detail|in depth|elaborate|thorough|formal|"
+                r"informal|casual|friendly|professional|polite|technical|less technical|jargon|simple|simpler|simply|"
+                r"plain|plain english|plain words|layman|beginner|novice|non-?technical|expert|like i'?m|as if i|tone|"
+                r"style|bullet|bullets|bulleted|bullet points|as a list|numbered list|step by step|emoji|persona")
+STYLE = re.compile(rf"\b(?:answer|answers|respond|responses|reply|replies|explain|explanations?|write|keep it|keep (?:your )?"
+                   rf"answers|be|sound|talk|speak|use|make (?:it|them|your answers)|give me|format)\b.{{0,40}}\b(?:{_STYLE_WORDS})\b"
+                   rf"|\b(?:from now on|going forward|in future|for the rest of|from here on|henceforth)\b.{{0,60}}\b(?:{_STYLE_WORDS})\b"
+                   rf"|\b(?:{_STYLE_WORDS})\b.{{0,40}}\b(?:from now on|going forward|in future|please|answers)\b"
+                   r"|\bi'?m (?:a|an) (?:statistician|data scientist|beginner|expert|manager|student|analyst|engineer|"
+                   r"executive|researcher|novice)\b|\bi'?m new to\b|\bi am new to\b|\b(?:act|behave|respond|answer|talk|write|speak)"
+                   r"(?: to me)? (?:as|like) an? \w+|\b(?:pretend to be|you are) an? \w+|\bexplain (?:it|this|things|that) (?:to|for|like) "
+                   r"(?:a|an|me)\b|\bless jargon\b|\bno jargon\b|\bstop using\b", re.I)
+ANALYSIS = re.compile(r"\b(mean|average|median|sum|total|plot|chart|count|how many|correlation|distribution|histogram|"
+                      r"maximum|minimum|highest|lowest|regress|predict|outliers?)\b", re.I)
+NEW_DATA = re.compile(r"\b(?:load|upload|open|import|read)\b.{0,40}\.(?:csv|xlsx|xls|parquet|json|tsv)\b", re.I)
+QA = re.compile(r"^\s*(?:help|what can you do|who are you|how do i use|what is auto-?analyst)\b", re.I)
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+LASTING = re.compile(r"\b(?:from now on|going forward|in future|for the rest of|from here on|henceforth)\b", re.I)
+
+
+def route(message: str) -> str:
+    """analysis | qa | memory_query | config_change | new_data (unrelated is decided by the planner)."""
+    if NEW_DATA.search(message):
+        return "new_data"
+    if QA.search(message):
+        return "qa"
+    if QUOTE.search(message):
+        return "analysis"  # a quote of an earlier answer: the planner builds on the quoted turn
+    if STYLE.search(message) and not ANALYSIS.search(message):
+        return "config_change"
+    # a sentence that only says how answers should sound from now on, beside a question (the planner answers
+    # the other sentences); without such a marker 'use a simple model' is part of a task, not a style
+    if any(STYLE.search(x) and LASTING.search(x) and not ANALYSIS.search(x) for x in SENTENCE_END.split(message.strip())):
+        return "config_change"
+    if MEMORY.search(message):
+        return "memory_query"
+    return "analysis"
+
+
+_STOP = {"what", "earlier", "did", "find", "found", "about", "before", "said", "were", "which", "that", "the", "was",
+         "remind", "me", "we", "you", "again", "tell", "show", "our", "turn", "answer", "result", "results", "question"}
+
+
+def _words(text: str) -> set[str]:
+    ign = lexicon().ignorable | _STOP
+    out = set()
+    for w in re.findall(r"[a-z0-9_]{2,}", text.lower().replace("_", " ")):
+        if w in ign:
+            continue
+        out |= lemmas(w)
+    return out
+
+
+def _value_lines(turn: dict, asked: set[str]) -> list[str]:
+    """Figures of the turn's shown values that the question asks about: a row whose label it names, or a
+    single value whose name shares its words."""
+    out = []
+    for t in turn.get("values", []) or []:
+        name, cols, rows = t.get("name", ""), t.get("columns", []), t.get("rows", [])
+        if cols == ["value"] and rows:
+            if _words(name) & asked:
+                out.append(f"{name}: {fmt(rows[0][0])}")
+            continue
+        for r in rows:
+            if r and _words(str(r[0])) & asked:
+                out.append(f"{name}, {r[0]}: " + ", ".join(f"{c} {fmt(v)}" for c, v in zip(cols[1:], r[1:])))
+    return out
+
+
+ORDINAL = re.compile(r"\b(?:(first|second|third|fourth|fifth|last|previous|latest|most recent|prior)\s+(?:question|answer|"
+                     r"result|turn|thing i asked|one)s?|(?:question|turn)\s+(?:number\s+)?(\d+))\b", re.I)
+_POSITIONS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}
+_ORDINAL_WORDS = {"first", "second", "third", "fourth", "fifth", "last", "previous", "latest", "recent", "prior", "earlier",
+                  "answered", "asked", "ask", "answer", "say", "said", "find", "found", "turn", "number"}
+
+
+def _turn_no(turn: dict) -> int:
+    try:
+        return int(turn.get("turn") or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _by_position(question: str, current: list[dict]) -> dict | None:
+    """'my first question', 'the previous answer', 'question 3': that turn of this conversation."""
+    m = ORDINAL.search(question)
+    if not m or not current:
+        return None
+    if m.group(2):
+        k = int(m.group(2)) - 1
+    else:
+        k = _POSITIONS.get(m.group(1).lower(), len(current) - 1)
+    return current[k] if 0 <= k < len(current) else None
+
+
+def _best(turns: list[dict], asked: set[str]) -> dict | None:
+    best, score = None, 0
+    for turn in turns:
+        text = " ".join(str(turn.get(k, "")) for k in ("question", "standalone_question", "answer"))
+        s = len(asked & _words(text)) + (2 if _value_lines(turn, asked) else 0)
+        if s > score:
+            best, score = turn, s
+    return best
+
+
+def _recap(current: list[dict]) -> str:
+    lines = [f"{k}. You asked \"{t.get('question', '')}\": " + " ".join(str(t.get("answer", "")).split())[:200]
+             for k, t in enumerate(current, 1)]
+    return "So far in this conversation:\n\n" + "\n".join(lines)
+
+
+def memory_answer(p: Request) -> dict[str, Any]:
+    """The turn of the history that answers the question, with the figures asked about, and the remembered
+    findings (facts of earlier sessions) around the question's entities, a comparison of two first when the
+    question compares (rows with ``facts``, built by the memory's fact recall)."""
+    rows = [t for t in (p.json_input("history", []) or []) if isinstance(t, dict)]
+    history = [t for t in rows if "facts" not in t]
+    found = next((t for t in rows if isinstance(t.get("facts"), list) and t["facts"]
+                  and isinstance(t["facts"][0], dict)), None)
+    question = p.inputs.get("question", "")
+    asked = _words(question) - _ORDINAL_WORDS
+    # this conversation's turns first (rows marked "session": "current", oldest first), questions about the
+    # conversation itself left out; earlier sessions only when none of this one answers
+    current = sorted((t for t in history if t.get("session") == "current" and route(str(t.get("question", ""))) == "analysis"
+                      and str(t.get("question", "")).strip() != question.strip()), key=lambda t: _turn_no(t))
+    best = _by_position(question, current)
+    if best is None:
+        # the best match over every turn given; on a tie this conversation's turn wins (it comes first)
+        best = _best(current + [t for t in history if t not in current], asked) if asked else None
+    if best is None and current and not asked:  # "what did we find earlier?": this conversation so far
+        return {"answer": _recap(current), "used_turns": [str(t.get("id", "")) for t in current]}
+    facts = ""
+    if found is not None:
+        facts = ("Remembered findings (with when and where they were found):\n\n" + str(found.get("answer", "")))
+        if found.get("comparison") or best is None:
+            return {"answer": facts, "used_turns": []}
+    if best is None:
+        return {"answer": "I don't find that in this conversation's history. Ask it again as a question about the data "
+                          "(e.g. 'mean of price by region'), or ask 'what did we find earlier?' for the turns so far.",
+                "used_turns": []}
+    lines = _value_lines(best, asked)
+    where = "" if best.get("session", "current") == "current" else ", in an earlier session"
+    head = f"Earlier (turn {best.get('turn', '?')}{where}) you asked: \"{best.get('question', '')}\"."
+    tail = f"\n\n{facts}" if facts else ""
+    if lines:
+        body = "From that answer: " + "; ".join(lines) + "."
+        return {"answer": f"{head} {body}\n\nThe whole answer was:\n\n{best.get('answer', '')}{tail}",
+                "used_turns": [str(best.get("id", ""))]}
+    return {"answer": f"{head} The answer was:\n\n{best.get('answer', '')}{tail}",
+            "used_turns": [str(best.get("id", ""))]}

@@ -1,0 +1,51 @@
+"""Code snippets the offline analysts and the task plugins share (no plugin or spec dependencies here).
+
+``PICK_HELPER`` finds a value a question names in a column (exact, else ignoring case and spaces,
+never another value); ``func_call`` writes a statistic as a pandas call.
+"""
+
+from __future__ import annotations
+
+from auto_analyst.offline.statistics import STATISTICS
+
+__all__ = ["PICK_HELPER", "FUNC_CALL", "GRAIN_CODE", "func_call"]
+
+PICK_HELPER = '''def pick_value(series, wanted):
+    """The value of `series` written as `wanted`: exact, else ignoring case and spaces; never another value."""
+    values = list(series.dropna().unique())
+    if wanted in values:
+        return wanted
+    key = str(wanted).strip().casefold()
+    hits = [v for v in values if str(v).strip().casefold() == key]
+    if len(hits) == 1:
+        return hits[0]
+    shown = ", ".join(map(str, values[:12]))
+    raise LookupError(f"No value {wanted!r} in column {series.name!r}. Values there include: {shown}.")
+'''
+
+# statistics as pandas calls: one row each in statistics.STATISTICS (pct_true is written by codegen)
+FUNC_CALL = {s.name: s.pandas for s in STATISTICS if s.name != "pct_true"}
+GRAIN_CODE = {"day": ".dt.strftime('%Y-%m-%d')", "week": ".dt.to_period('W').astype(str)",
+              "month": ".dt.strftime('%Y-%m')", "month_of_year": ".dt.month",
+              "quarter": ".dt.to_period('Q').astype(str)", "year": ".dt.year"}
+
+
+def func_call(func: str) -> str:
+    """The pandas call computing ``func`` on a Series or a groupby (e.g. '.std(ddof=0)')."""
+    return FUNC_CALL[func]
+
+
+
+FORMULA_NOTE = "Formula:"
+
+
+def formula_check(series: str, value: str, rounding: int | None, label: str, var: str) -> list[str]:
+    """Lines that note it when a standard deviation asked for without a formula (neither 'sample' nor
+    'population') would read differently at the asked precision with the population formula (n) than with
+    the sample formula (n - 1, pandas' default) the value uses; the answer shows the note."""
+    if rounding is None:
+        return []
+    return [f"{var} = round({series}.std(ddof=0), {rounding})",
+            f"if {var} != {value}:",
+            f"    print({FORMULA_NOTE!r}, {label!r}, 'uses the sample formula (n - 1); the population formula (n) gives', "
+            f"{var}, '(say \\'population standard deviation\\' for it).')"]

@@ -1,0 +1,396 @@
+"""Conditions of stage 2: comparisons, category values, years, months, quarters and periods, rounding.
+
+Each reader marks the characters it explains in the part's
+:class:`~auto_analyst.offline.reader.text.Reading` and adds :class:`~auto_analyst.offline.spec.Filter`
+objects (or problems) to the spec. Several conditions combine: "average price of AAPL in 2005" is a
+value filter and a year filter, "trips longer than 10 km in March" a comparison and a month.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+from auto_analyst.data.description import TableDescription
+from auto_analyst.offline.reader.lexicon import lexicon
+from auto_analyst.offline.reader.morphology import adjective_bases
+from auto_analyst.offline.reader.text import Reading, fold, number
+from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary
+from auto_analyst.offline.spec import Filter, QuerySpec
+
+__all__ = ["GROUP_BEFORE", "read_filters", "read_format", "read_quarters", "read_time", "time_column", "find_values"]
+
+# "across campaigns" is left out on purpose: "the average rate across campaigns" is one number over all of them
+GROUP_BEFORE = re.compile(r"(?:\bby|\bper|\bfor each|\bfor every|\bin each|\beach|\bgrouped by|\bbroken down by|\bfor all|"
+                          r"\bsplit by|\bacross each)(?:\s+(?:different|distinct|individual|single))?"
+                          r"(?:\s+(?:number|value|level|category|kind|type|class|group)s?\s+of)?(?:\s+the)?\s*$")
+_CMP_WORDS = (r"more than|greater than|higher than|larger than|bigger than|over|above|exceeding|at least|less than|"
+              r"fewer than|lower than|smaller than|under|below|at most|no more than|not more than|no less than|up to")
+CMP_BEFORE = re.compile(rf"(?P<op>{_CMP_WORDS})\s+(?P<v1>-?\d+(?:\.\d+)?)\s*%?\s*(?:of\s+(?:the\s+)?)?$")
+CMP_AFTER = re.compile(
+    r"^\s*(?:values?\s+)?(?:is\s+|are\s+|was\s+|were\s+|of\s+)?(?P<op>>=|<=|!=|<>|==|=|>|<|(?:is\s+|are\s+|was\s+|were\s+)?not\s+equal\s+to|(?:does|do)\s+not\s+equal|doesn't\s+equal|is\s+not|are\s+not|was\s+not|were\s+not|isn't|aren't|wasn't|weren't|other\s+than|greater than or equal to|at or above|at or below|"
+    r"less than or equal to|" + _CMP_WORDS + r"|exceeds|is between|between|equals|equal to|equalling|equaling|of|is|was)\s*"
+    r"(?P<v1>-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|true\b|false\b)\s*%?(?:\s*(?:and|to|-)\s*(?P<v2>-?\d+(?:\.\d+)?))?"
+    r"(?!\s*(?:standard\s+deviations?|std\b|sds?\b|sigmas?\b|times\b|x\s|iqr\b|inter))")
+OPS = {">=": ">=", "<=": "<=", "!=": "!=", "<>": "!=", "==": "==", "=": "==", ">": ">", "<": "<", "is": "==", "was": "==",
+       "equals": "==", "equal to": "==", "equalling": "==", "equaling": "==", "of": "==", "at least": ">=",
+       "at most": "<=", "no more than": "<=", "not more than": "<=", "no less than": ">=", "up to": "<=",
+       "between": "between", "is between": "between", "greater than or equal to": ">=", "at or above": ">=",
+       "at or below": "<=", "less than or equal to": "<="}
+for _w in ("greater than", "more than", "higher than", "larger than", "bigger than", "above", "over", "exceeding", "exceeds"):
+    OPS[_w] = ">"
+for _w in ("not equal to", "is not equal to", "are not equal to", "was not equal to", "were not equal to", "does not equal",
+           "do not equal", "doesn't equal", "is not", "are not", "was not", "were not", "isn't", "aren't", "wasn't",
+           "weren't", "other than"):
+    OPS[_w] = "!="
+for _w in ("less than", "lower than", "smaller than", "below", "under", "fewer than"):
+    OPS[_w] = "<"
+EXCEPT = re.compile(r"(?:\b(?:(?:is|are|was|were|does|do|did)\s+not|not)(?:\s+(?:in|from|for|of|at|equal\s+to|equals?))?"
+                    r"|\b(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|isnt|arent|doesnt)(?:\s+(?:in|from|for|of|at|equal\s+to))?"
+                    r"|\bexcept(?:\s+for)?|\bexcluding|\bexclude|\bother\s+than|\bapart\s+from|\bbesides|\boutside(?:\s+of)?"
+                    r"|\bnon-?|!=|<>)\s*(?:the\s+)?$")
+LIST_AFTER = re.compile(r"\s*(?:,\s*)?(?:and|or|nor|,)\s*(?:the\s+)?")
+COMPARATIVE = re.compile(r"\b(?:(more|less)\s+([a-z]+)|([a-z]+er))\s+than\s+(-?\d+(?:\.\d+)?)\b")
+YEAR = re.compile(r"\b(?:(?:in|for|during|of|only|from|since)\s+)?(?:the\s+)?(?:year\s+)?((?:19|20)\d\d)\b(?!\s*[-/.]\d)(?:\s+only)?")
+_Y = r"((?:19|20)\d\d)"
+YEAR_RANGE = re.compile(rf"\b(?:(?:in|for|during|over)\s+)?(?:the\s+)?(?:years?\s+)?(?:(?:from\s+)?{_Y}\s*(?:-|–|to|until|"
+                        rf"through|thru)|between\s+{_Y}\s*(?:and|-|–|to))\s*{_Y}\b")
+YEAR_OPEN = re.compile(rf"\b(?:(after|since|from|starting(?: in)?)|(before|until|up to|through|prior to))\s+(?:the\s+year\s+)?{_Y}\b")
+DECADE = re.compile(r"\b(?:(?:in|during|for|over)\s+)?(?:the\s+)?((?:19|20)\d0)'?s\b")
+_ROUNDED = (r"(?:(?:the|your|all|both|these|those|each|its|their|final|all\s+the)\s+)*(?:(?:results?|answers?|values?|outputs?|"
+            r"numbers?|figures?|r|p-?\s?values?|coefficients?|measures?|statistics|it|them|\w+)\s+)?")
+ROUND = re.compile(rf"(?:round(?:ed|ing)?\s+(?:off\s+|up\s+)?{_ROUNDED}(?:to|at)\s+(?:the\s+)?)?(\d+|one|two|three|four|five|six)"
+                   r"\s+(?:decimal places|decimal points|decimal place|decimal point|decimals|decimal|dp|digits after"
+                   r"(?: the (?:decimal )?point)?)")
+# 'Make sure to round the mean fare of each group to 2 decimal places': a sentence that only says the rounding
+ROUND_SENTENCE = re.compile(r"^(?:(?:make\s+sure|be\s+sure|ensure|remember)\s+(?:to\s+|that\s+you\s+)?|please\s+)?"
+                            r"round(?:ed|ing)?\s+(?:off\s+|up\s+)?(?:[\w'-]+\s+){0,8}?(?:to|at)\s+(?:the\s+)?"
+                            r"(\d+|one|two|three|four|five|six)\s+(?:decimal places|decimal points|decimal place|decimal point|decimals|"
+                            r"decimal|dp)\s*$")
+NEAREST = re.compile(r"(?:round(?:ed)?\s+)?to\s+the\s+nearest\s+(?:whole number|integer|unit)")
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+QUARTER = re.compile(r"\b(?:(?:in|for|during)\s+)?(?:the\s+)?(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter(?:\s+of)?\b"
+                     r"|\b(?:(?:in|for|during)\s+)q([1-4])\b|\bq([1-4])(?=\s*(?:of\s+)?(?:19|20)\d\d\b)")
+
+
+def read_round_sentence(st: Reading, spec: QuerySpec) -> bool:
+    """'Make sure to round the mean fare of each group to 2 decimal places': a part that only says the rounding of
+    what the parts before compute (read before any column: its other words restate them)."""
+    whole = ROUND_SENTENCE.match(st.text)
+    if whole and st.free(0, len(st.text)):
+        spec.rounding = int(number(whole.group(1)))
+        st.take(0, len(st.text))
+        return True
+    return False
+
+
+def read_format(st: Reading, spec: QuerySpec) -> None:
+    """Rounding ('rounded to two decimals', 'to the nearest whole number') and 'as a percentage'."""
+    for m in ROUND.finditer(st.text):
+        spec.rounding = int(number(m.group(1)))
+        st.take(m.start(), m.end())
+    for m in NEAREST.finditer(st.text):
+        spec.rounding = 0
+        st.take(m.start(), m.end())
+    levels = [m.span() for m in re.finditer(r"\d+(?:\.\d+)?\s*%\s*(?:significance\s+)?level|\d+\s*%\s*(?:confidence|of the data)|"
+                                            r"\(\s*\d+\s*%\s*\)|\d+\s*%\s*(?:training|testing|test|train)", st.text)]
+    for m in re.finditer(r"\b(?:as an? |in |what |the )?(?:percentage|percentages|percent|share|proportion|fraction)\b(?: of)?|"
+                         r"(?<![\d\s])\s*%|(?<=\s)%", st.text):  # '80%' is a value: its % is read with the number
+        if any(a <= m.start() < b for a, b in levels) or not st.free(m.start(), m.end()):
+            continue  # "at the 1% level" is a significance level; "80% training" a split
+        spec.percent = True
+        st.take(m.start(), m.end())
+
+
+def _col(table: TableDescription, name: str):
+    return next(c for c in table.columns if c.name == name)
+
+
+def _value(raw: str, originals: dict[str, str]):
+    if raw in ("true", "false"):
+        return raw == "true"
+    if raw[:1] in "'\"":
+        inner = raw[1:-1]
+        return originals.get(inner, inner)
+    return number(raw)
+
+
+def _units_after(st: Reading, at: int, vocab: Vocabulary, column: str) -> None:
+    """'above 10 km': the unit of the compared column, written after the number, is explained."""
+    m = re.match(r"\s*([a-z%$€£]+)\b", st.text[at:])
+    if m and (m.group(1) in vocab.units.get(column, []) or m.group(1) in ("%", "percent")):
+        st.take(at + m.start(1), at + m.end(1))
+
+
+def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: TableDescription,
+                 originals: dict[str, str], vocab: Vocabulary) -> set[int]:
+    """Comparison filters next to column mentions, comparative adjectives, numbers before a column of few values
+    ('8 cylinders'), then category values; returns the indexes of the mentions used as conditions."""
+    text = st.text
+    used: set[int] = set()
+    for i, m in enumerate(mentions):
+        col = _col(table, m.column)
+        before = CMP_BEFORE.search(text[:m.start])
+        if before and col.kind == "numeric" and st.free(before.start(), m.start):
+            spec.filters.append(Filter(column=m.column, op=OPS[before.group("op")], value=number(before.group("v1"))))
+            st.take(before.start(), m.start)
+            used.add(i)
+            continue
+        count_before = re.search(r"\b(?:with|having|has|have|had|only|just|exactly)\s+(?:exactly\s+)?(\d+)\s+$", text[:m.start])
+        if count_before and col.kind == "numeric" and 0 < col.distinct <= 20 and st.free(count_before.start(1), m.start) \
+                and isinstance(col.min, (int, float)) and col.min <= int(count_before.group(1)) <= col.max:
+            # "cars with 8 cylinders": a value of a column with few values
+            spec.filters.append(Filter(column=m.column, op="==", value=int(count_before.group(1))))
+            st.take(count_before.start(1), m.start)
+            used.add(i)
+            continue
+        bare = re.match(r"\s+(\d+)\b(?!\s*(?:%|\.\d|[a-z]))", text[m.end:])
+        if bare and col.kind == "numeric" and 0 < col.distinct <= 20 and isinstance(col.min, (int, float)) \
+                and col.min <= int(bare.group(1)) <= col.max and st.free(m.end, m.end + bare.end()):
+            # "for quarter 4", "cylinders 8": a value of a column with few values
+            spec.filters.append(Filter(column=m.column, op="==", value=int(bare.group(1))))
+            st.take(m.end, m.end + bare.end())
+            used.add(i)
+            continue
+        after = CMP_AFTER.match(text[m.end:])
+        if not after or not st.free(m.end + after.start("v1"), m.end + after.end()):
+            continue
+        if _years_not_values(after, col, table):
+            continue  # "unemp between 1990 and 1995": years, not values of unemp (whose values are far smaller)
+        op = OPS[after.group("op")]
+        raw = after.group("v1")
+        v1 = _value(raw, originals)
+        if op == "==" and isinstance(v1, (int, float)) and col.kind != "numeric" and after.group("op") in ("is", "of", "was"):
+            continue
+        if after.group("op") == "of" and raw[:1] not in "'\"":
+            continue
+        if op == "between" or (after.group("v2") and op == "=="):
+            if after.group("v2") is None:
+                continue
+            spec.filters.append(Filter(column=m.column, op="between", value=v1, value2=number(after.group("v2"))))
+        else:
+            spec.filters.append(Filter(column=m.column, op=op, value=v1))
+        st.take(m.end, m.end + after.end())
+        _units_after(st, m.end + after.end(), vocab, m.column)
+        used.add(i)
+    _comparatives(st, spec, vocab)
+    _unit_comparisons(st, spec, vocab)
+    # category values written in the question ("for Garden", "from Montréal")
+    by_span: dict[tuple[int, int], list[tuple[str, str]]] = {}
+    for col, value, s, e in find_values(text, table):
+        if st.free(s, e):
+            by_span.setdefault((s, e), []).append((col, value))
+    last_end, last_negative = 0, False
+    for (s, e), hits in sorted(by_span.items()):
+        if not st.free(s, e):
+            continue
+        cols = sorted({c for c, _ in hits})
+        neg = EXCEPT.search(text[:s])
+        negative = bool(neg and st.free(neg.start(), neg.end()))
+        listed = LIST_AFTER.fullmatch(text[last_end:s]) if last_negative else None
+        if listed and not negative and st.free(last_end, s):
+            # "excluding Germany and France", "not USA or Japan": the negation holds for the whole list
+            negative, neg = True, listed
+        if len(cols) > 1:
+            spec.problems.append(f"'{text[s:e]}' is a value of several columns ({', '.join(cols)}); say which one.")
+        else:
+            spec.filters.append(Filter(column=cols[0], op="!=" if negative else "==", value=hits[0][1]))
+            if negative:
+                st.take(neg.start() + (last_end if neg is listed else 0), neg.end() + (last_end if neg is listed else 0))
+        st.take(s, e)
+        last_end, last_negative = e, negative and len(cols) == 1
+    # "the North region": a column named next to its own value names the filter, not a grouping
+    valued = {f.column for f in spec.filters if f.op in ("==", "!=")}
+    for i, m in enumerate(mentions):
+        if m.column in valued and i not in used and not GROUP_BEFORE.search(text[:m.start]):
+            used.add(i)
+    return used
+
+
+UNIT_CMP = re.compile(rf"(?P<op>{_CMP_WORDS})\s+(?P<v1>-?\d+(?:\.\d+)?)\s*(?P<unit>[a-z%$€£]+)\b")
+
+
+def _unit_comparisons(st: Reading, spec: QuerySpec, vocab: Vocabulary) -> None:
+    """'days above 20 degrees', 'trips over 10 km': the one column measured in that unit."""
+    for m in UNIT_CMP.finditer(st.text):
+        if not st.free(m.start(), m.end()):
+            continue
+        cols = [c for c, words in vocab.units.items() if m.group("unit") in words]
+        if len(cols) == 1:
+            spec.filters.append(Filter(column=cols[0], op=OPS[m.group("op")], value=number(m.group("v1"))))
+            st.take(m.start(), m.end())
+
+
+def _comparatives(st: Reading, spec: QuerySpec, vocab: Vocabulary) -> None:
+    """'trips longer than 10 km', 'patients older than 65', 'more expensive than 20'."""
+    for m in COMPARATIVE.finditer(st.text):
+        if not st.free(m.start(), m.end()):
+            continue
+        word = m.group(2) or m.group(3)
+        bases = adjective_bases(word) if m.group(3) else {word}
+        hits = {(c, d) for b in bases for c, d, _ in vocab.adjective(b)}
+        if len({c for c, _ in hits}) != 1:
+            continue
+        col, direction = hits.pop()
+        bigger = (direction == "max") != (m.group(1) == "less")
+        spec.filters.append(Filter(column=col, op=">" if bigger else "<", value=number(m.group(4))))
+        st.take(m.start(), m.end())
+        _units_after(st, m.end(), vocab, col)
+
+
+def _years_not_values(m: re.Match, col, table: TableDescription) -> bool:
+    nums = [v for v in (m.group("v1"), m.group("v2")) if v and re.fullmatch(r"(?:18|19|20)\d\d", v)]
+    if not nums or time_column(table) in (None, col.name) or not isinstance(col.max, (int, float)):
+        return False
+    return all(not (col.min <= int(v) <= col.max) for v in nums)
+
+
+def time_column(table: TableDescription) -> str | None:
+    """The table's time axis: its only date column; of several, the one named after the table's rows
+    (order_date in table orders) or called date/time; else a column called year. None when that is unclear."""
+    from auto_analyst.offline.reader.vocabulary import vocabulary, words_of
+
+    dates = [c.name for c in table.columns if c.kind == "datetime"]
+    if len(dates) == 1:
+        return dates[0]
+    if dates:
+        nouns = vocabulary(table).row_nouns - lexicon().row_nouns
+        own = [d for d in dates if set(words_of(d)) & nouns]
+        plain = [d for d in dates if words_of(d) in (["date"], ["time"], ["datetime"], ["timestamp"], ["date", "time"])]
+        for pick in (own, plain):
+            if len(pick) == 1:
+                return pick[0]
+    years = [c.name for c in table.columns if fold(c.name) in ("year", "yr", "season")]
+    return years[0] if len(years) == 1 else None
+
+
+def _no_time(table: TableDescription) -> str:
+    dates = [c.name for c in table.columns if c.kind == "datetime"]
+    if len(dates) > 1:
+        return f"Say which date the period is about: {' or '.join(dates)} (e.g. '{dates[0]} in 2023')."
+    return "The question names a period but the table has no date or year column."
+
+
+def _month_names() -> str:
+    return "|".join(sorted(lexicon().months, key=len, reverse=True))
+
+
+def read_time(st: Reading, spec: QuerySpec, table: TableDescription, tcol: str | None = None) -> None:
+    """Years, year ranges, decades, months (with or without a year), month ranges, quarters and grains.
+
+    ``tcol`` is the date column the part names ('signed up in 2022' names the signup date); the
+    table's time axis otherwise.
+    """
+    text = st.text
+    tcol = tcol or time_column(table)
+    kind = _col(table, tcol).kind if tcol else None
+    months = lexicon().months
+    names = _month_names()
+    # a date range: "between March 2001 and June 2004" is one range of dates (the first day of the first month to
+    # the last day of the second), not months {3, 6} of years {2001, 2004}
+    for m in re.finditer(rf"\b(?:(?:from|between)\s+)?({names})\s*,?\s*((?:19|20)\d\d)\s*(?:-|–|to|and|until|through|thru)\s*"
+                         rf"({names})\s*,?\s*((?:19|20)\d\d)\b", text):
+        if not (st.free(m.start(), m.end()) and tcol and kind == "datetime"):
+            continue
+        (y1, m1), (y2, m2) = (int(m.group(2)), months[m.group(1)]), (int(m.group(4)), months[m.group(3)])
+        if (y1, m1) > (y2, m2):
+            spec.problems.append(f"'{m.group(0)}' ends before it starts; say the range from its earlier end.")
+        else:
+            last = calendar.monthrange(y2, m2)[1]
+            spec.filters.append(Filter(column=tcol, op="between", value=f"{y1:04d}-{m1:02d}-01",
+                                       value2=f"{y2:04d}-{m2:02d}-{last:02d}"))
+        st.take(m.start(), m.end())
+    # month ranges: "from March to May", "between January and June"
+    for m in re.finditer(rf"\b(?:(?:from|between)\s+)?({names})\s*(?:-|–|to|and|until|through|thru)\s*({names})\b", text):
+        if st.free(m.start(), m.end()) and tcol and kind == "datetime" and (m.group(0).split()[0] in ("from", "between")
+                                                                            or len(m.group(1)) > 3):
+            spec.filters.append(Filter(column=tcol, op="months", value=months[m.group(1)], value2=months[m.group(2)]))
+            st.take(m.start(), m.end())
+    ranges = [(m, int(m.group(1) or m.group(2)), int(m.group(3))) for m in YEAR_RANGE.finditer(text)]
+    for m in YEAR_OPEN.finditer(text):  # "after 2000" keeps 2001 on; "before 1990" keeps up to 1989
+        after = m.group(1) is not None
+        y = int(m.group(3))
+        inclusive = m.group(1) in ("since", "from", "starting", "starting in") or m.group(2) in ("until", "up to", "through")
+        ranges.append((m, (y if inclusive else y + 1) if after else None, None if after else (y if inclusive else y - 1)))
+    for m in DECADE.finditer(text):  # "the 1970s"
+        ranges.append((m, int(m.group(1)), int(m.group(1)) + 9))
+    for m, lo, hi in ranges:
+        if not st.free(m.start(), m.end()):
+            continue
+        if tcol is None:
+            spec.problems.append(_no_time(table))
+        else:
+            spec.filters.append(Filter(column=tcol, op="years", value=lo, value2=hi))
+        st.take(m.start(), m.end())
+    # a month: "in July", "July 2024", "for Mar 2023"; 'may' and three-letter names only with 'in'/'of' or a year
+    for m in re.finditer(rf"\b(?:(in|for|during|of|only|since)\s+)?(?:the\s+month\s+of\s+)?({names})\b(?=\s*,?\s*((?:19|20)\d\d)?)", text):
+        word = m.group(2)
+        has_year = re.match(r"\s*,?\s*(?:19|20)\d\d\b", text[m.end():]) is not None
+        if not (m.group(1) or has_year or (len(word) > 3 and word != "march" and word != "may")):
+            continue
+        if tcol and kind == "datetime" and st.free(m.start(2), m.end(2)):
+            spec.filters.append(Filter(column=tcol, op="month", value=months[word]))
+            st.take(m.start(), m.end())
+    for m in YEAR.finditer(text):
+        if not st.free(m.start(1), m.end(1)):
+            continue
+        if tcol is None:
+            spec.problems.append(_no_time(table))
+        else:
+            spec.filters.append(Filter(column=tcol, op="year" if kind == "datetime" else "==", value=int(m.group(1))))
+        st.take(m.start(), m.end())
+    for m in re.finditer(r"\b(?:(?:by|per|each|every|a|for each|which|what|busiest|quietest|in which|of the)\s+)?"
+                         r"(?:(calendar)\s+)?(daily|weekly|monthly|quarterly|yearly|annual|annually|day|week|month|quarter|year)"
+                         r"(?:\s+(of the year))?\b", text):
+        if not st.free(m.start(2), m.end(2)):
+            continue
+        word = m.group(2)
+        prefixed = m.group(0) != word
+        if not prefixed and word in ("day", "week", "month", "quarter", "year"):
+            continue
+        if tcol is not None:
+            spec.time_column = tcol
+            grain = lexicon().grains[word]
+            if (m.group(1) or m.group(3)) and grain == "month":
+                grain = "month_of_year"  # "which calendar month", "month of the year": 1-12 across years
+            spec.time_grain = grain
+            st.take(m.start() if not m.group(0).startswith(("busiest", "quietest")) else m.start(2), m.end())
+
+
+def read_quarters(st: Reading, spec: QuerySpec, table: TableDescription) -> None:
+    """'the second quarter of 2008', 'Q3': a quarter column's value, else the quarter of the date column."""
+    tcol = time_column(table)
+    kind = _col(table, tcol).kind if tcol else None
+    for m in QUARTER.finditer(st.text):
+        if not st.free(m.start(), m.end()):
+            continue
+        k = ORDINALS.get(m.group(1)) if m.group(1) else int(m.group(2) or m.group(3))
+        qcol = next((c.name for c in table.columns if fold(c.name) in ("quarter", "qtr") and c.kind == "numeric"), None)
+        if qcol:
+            spec.filters.append(Filter(column=qcol, op="==", value=k))
+        elif tcol and kind == "datetime":
+            spec.filters.append(Filter(column=tcol, op="quarter", value=k))
+        else:
+            continue
+        st.take(m.start(), m.end())
+
+
+def find_values(text: str, table: TableDescription, skip: set[str] = frozenset()) -> list[tuple[str, str, int, int]]:
+    """Category values (from the description's top values) written in ``text``.
+
+    Returns (column, value, start, end) for whole-word, accent- and case-insensitive matches (a one-word
+    value also in its plural); a value
+    of several columns is reported for each (the caller treats that as ambiguous).
+    """
+    from auto_analyst.offline.reader.vocabulary import vocabulary
+
+    folded = fold(text)
+    out = []
+    for col, value, key in vocabulary(table).values:
+        if col in skip or key not in folded:
+            continue
+        # a one-word value also in its plural ('students' for 'student', 'boxes' for 'box')
+        plural = r"(?:e?s)?" if key.isalpha() and len(key) >= 3 and not key.endswith("s") else ""
+        for m in re.finditer(r"(?<![\w])" + re.escape(key) + plural + r"(?![\w])", folded):
+            out.append((col, value, m.start(), m.end()))
+    return out

@@ -1,0 +1,246 @@
+"""Stage 4 of the reader: a follow-up part resolved against the previous turn's spec.
+
+"now only for 2023", "same for Garden", "plot that", "which of those is the highest?", "those
+three", "the top one", "same for humidity" after a chart: the previous spec is copied and the
+part's own pieces replace what they name (a filter of the same column, the measure, the grouping,
+the chart). A part with columns of its own and no reference word stands alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from auto_analyst.data.description import TableDescription
+from auto_analyst.offline.reader.builtin import flag_filters
+from auto_analyst.offline.reader.pieces import Pieces
+from auto_analyst.offline.reader.words import PLAIN
+from auto_analyst.offline.spec import Filter, Measure, QuerySpec
+
+__all__ = ["FOLLOW_UP", "REFERS", "STRONG_REFERENCE", "builds_on", "resolve"]
+
+FOLLOW_UP = re.compile(r"\b(now|only|same|that|those|these|it|them|this|instead|what about|how about|and for|"
+                       r"also for|again|too|the relationship|previous|last one|the top one|the bottom one|the first one)\b")
+REFERS = re.compile(r"\b(that|those|these|it|them|this|the relationship|same)\b")
+OF_THOSE = re.compile(r"\b(?:(?:the\s+)?(top|first|bottom|last)\s+(one|two|three|four|five|\d+)|(?:those|these|the)\s+"
+                      r"(one|two|three|four|five|\d+)(?:\s+ones)?|the\s+(top|bottom|best|worst|highest|lowest|winner|"
+                      r"largest|smallest)\s+(?:one|group))\b")
+# references that only make sense after an earlier answer (a first question saying them is not read alone)
+STRONG_REFERENCE = re.compile(r"\b(?:the\s+(?:top|bottom|first|last)\s+one|(?:those|these)\s+(?:one|two|three|four|five|"
+                              r"\d+)|same\s+(?:for|as|with)|the\s+previous\s+(?:answer|result|one)|that\s+(?:result|answer))\b")
+NUMBER = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+
+
+def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDescription,
+            within: bool = False) -> QuerySpec:
+    """The spec of part ``p``: ``fresh`` (read alone) unless it refers to ``prev`` (``within``: an earlier part
+    of the same question, not the turn before)."""
+    if prev is None:
+        if not within and STRONG_REFERENCE.search(p.text):
+            # "the top one", "those three", "same for X" with no earlier answer to point at
+            return QuerySpec(table=fresh.table, task="decline", problems=[
+                "This refers to an earlier answer, and there is none in this conversation; ask it whole."])
+        return fresh
+    how = builds_on(p, fresh, prev, within)
+    if how != "fresh" and not prev.answerable and not (STRONG_REFERENCE.search(p.text) or REFERS.search(p.text) or p.why
+                                                       or _bare_superlative(p, fresh)):
+        how = "fresh"  # 'what are the 3 hives with the most honey?' after a decline: a question of its own
+    if how != "fresh" and not prev.answerable:
+        # a follow-up of a turn that gave no answer: declined with that turn's problem, never a guess
+        return QuerySpec(table=fresh.table, task="decline", problems=list(prev.problems) or [
+            "This builds on an earlier question I could not answer; ask it whole."])
+    if how == "explain":
+        return explain(prev, p)
+    return merge(prev, p, table) if how == "merge" else fresh
+
+
+def builds_on(p: Pieces, fresh: QuerySpec, prev: QuerySpec, within: bool = False) -> str:
+    """How part ``p`` relates to ``prev``: 'fresh' (a question of its own), 'merge' (it changes ``prev``) or
+    'explain' ("why is it higher?")."""
+    if _bare_superlative(p, fresh) and (not prev.answerable or (prev.measures and prev.measures[0].column)):
+        return "merge"
+    if p.why:
+        return "explain"
+    refers = REFERS.search(p.text) or _of_those(p)
+    lead = re.match(r"^\s*(?:same|now|and|what about|how about|only|also|then)\b", p.text)
+    # a plugin's word is content of its own when the part reads alone ('remove the outliers'); in a later part
+    # of one question it is not when the part lacks the columns ('Report the p-value of the correlation test')
+    own_content = bool(p.numeric or p.categorical or p.dates or (p.keywords and (fresh.answerable or not within)))
+    if own_content and not refers and (fresh.answerable or not lead) and not _bare_superlative(p, fresh):
+        # a complete question of its own (perhaps saying "now" or "instead"), or one whose problem is its own
+        return "fresh"
+    if not (FOLLOW_UP.search(p.text) or _of_those(p) or not fresh.answerable):
+        return "fresh"
+    return "merge"
+
+
+def explain(prev: QuerySpec, p: Pieces) -> QuerySpec:
+    """'why is it higher?', 'how was that computed?': the previous result again, whole (the figure asked about
+    among the rest of its result, with each group's share when the statistic adds up); the answer says how it
+    was computed. A value naming the figure ('for Garden') picks it out, it does not filter the rest away."""
+    new = prev.model_copy(deep=True)
+    new.assumptions, new.problems = [], list(p.spec.problems)
+    named = {f.column for f in p.spec.filters if f.op == "=="}
+    if named - set(prev.group_by):
+        new.problems.append("I can't tell which figure of the earlier answer that is about; quote it or name its group.")
+    if new.task == "aggregate" and new.group_by and all(m.func in ("sum", "count") for m in new.measures):
+        new.percent = True
+    if new.problems:
+        new.task = "decline"
+    return new
+
+
+def _bare_superlative(p: Pieces, fresh: QuerySpec) -> bool:
+    """'which ward is the lowest?': a superlative with nothing to measure, which means the previous measure."""
+    return fresh.task in ("rank", "top_n") and [m.column for m in fresh.measures] == [None] and not p.row_nouns \
+        and not any(f in ("count", "nunique") for _, f, _ in p.funcs) and not p.numeric
+
+
+def _of_those(p: Pieces) -> re.Match | None:
+    """'those three', 'the top one': a selection of the previous result. 'top 3 categories by revenue' (a top N
+    of a column of the part's own) is a ranking of its own, not a selection."""
+    m = OF_THOSE.search(p.text)
+    if m and m.group(1) and p.categorical and m.group(2) != "one":  # 'the top one' is never 'top 1 categories'
+        return None
+    return m
+
+
+def _selection(prev: QuerySpec, p: Pieces) -> Filter | None:
+    """'those three', 'the top one', 'the first two': the previous result's best groups, as a filter."""
+    m = _of_those(p)
+    if not m or not prev.group_by or not prev.measures or prev.task not in ("rank", "top_n", "aggregate", "chart"):
+        return None
+    word = m.group(2) or m.group(3)
+    if m.group(3) and m.group(3) != "one":
+        # 'those three' are the three groups the earlier answer showed: a top 3, or three groups kept by a filter
+        shown = prev.n if prev.task == "top_n" else next(
+            (f.value for f in prev.filters if f.op == "in_top" and f.column == prev.group_by[0]), None)
+        if shown != (NUMBER.get(word) or int(word)):
+            return None
+        if prev.task != "top_n":  # the same groups again: the earlier filter already keeps them
+            return next(f for f in prev.filters if f.op == "in_top" and f.column == prev.group_by[0])
+    if m.group(4):
+        n, which = 1, m.group(4)
+    else:
+        n, which = (NUMBER.get(word) or int(word)) if word else (prev.n or 1), m.group(1) or "top"
+    if m.group(3) and prev.task == "top_n":
+        which = "bottom" if prev.ascending else "top"
+    bottom = which in ("bottom", "worst", "lowest", "smallest") or (which in ("last",) and not prev.ascending)
+    if prev.task == "top_n" and prev.ascending and which in ("top", "first"):
+        bottom = True  # 'the first one' of a bottom-3 list is its lowest
+    return Filter(column=prev.group_by[0], op="in_top", value=n, by=prev.measures[0], ascending=bottom)
+
+
+def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # noqa: C901 - one rule per cue
+    new = prev.model_copy(deep=True)
+    new.assumptions, new.problems = [], list(p.spec.problems)
+    new.rounding = p.spec.rounding if p.spec.rounding is not None else prev.rounding
+    new.percent = p.spec.percent or prev.percent
+    chosen = _selection(prev, p)
+    if chosen is None and OF_THOSE.search(p.text) and STRONG_REFERENCE.search(p.text):
+        # 'the top one', 'those three' that pick nothing out of the earlier answer: never answered as if they did
+        new.problems.append(f"I can't tell which groups of the earlier answer '{STRONG_REFERENCE.search(p.text).group(0)}' "
+                            "means; name them.")
+    if chosen is not None:
+        new.filters = [f for f in new.filters if not (f.column == chosen.column and f.op == "in_top")] + [chosen]
+        if new.task in ("top_n", "rank"):
+            new.task, new.n, new.ascending = "aggregate", None, False
+    flags = [c.name for c in table.columns if c.kind == "boolean" and c.name in p.categorical]
+    if p.spec.percent and len(flags) == 1 and not p.numeric and new.task in ("aggregate", "rank", "top_n"):
+        # 'the bounce rate of the top one': the percent of its rows where the flag is true, never a filter on it
+        new.measures, new.percent = [Measure(func="pct_true", column=flags[0])], False
+        added = list(p.spec.filters)
+    else:
+        added = p.spec.filters + flag_filters(p, table)
+    new.filters = [g for g in new.filters if not any(_same_target(g, f) for f in added)] + added
+    if re.search(r"\b(all|everything|whole|overall|any)\b", p.text) and not p.spec.filters:
+        new.filters = []
+    if p.spec.time_grain:
+        new.time_column, new.time_grain = p.spec.time_column, p.spec.time_grain
+    if p.group_cols:
+        new.group_by = p.group_cols[:1]
+    plain = [f for _, f, w in p.funcs if f not in ("min", "max") or w in PLAIN]
+    counted = any(f == "count" for _, f, _ in p.funcs) and not p.numeric
+    if counted and chosen is not None:
+        new.measures = [Measure(func="count")]  # "the top one: how many trips?"
+    elif plain and new.measures and not p.numeric:
+        if len(plain) > 1:  # "the mean and standard deviation, using pandas": each statistic of the same columns
+            cols = list(dict.fromkeys(m.column for m in new.measures))
+            new.measures = [Measure(func=f, column=c) for c in cols for f in dict.fromkeys(plain)]
+        else:
+            new.measures = [m.model_copy(update={"func": plain[0]}) for m in new.measures]
+    if p.numeric and not p.chart and (new.measures or new.task == "chart"):
+        _swap_column(new, p.numeric[0], table, plain[0] if plain else None)
+    superlative = next((f for _, f, w in p.funcs if f in ("min", "max") and w not in PLAIN), None)
+    if superlative and not p.chart and new.group_by and new.measures and chosen is None:
+        # "which of those is the highest?": rank the previous result's groups (a top N: among those N)
+        if prev.task == "top_n" and prev.group_by and prev.n:
+            new.filters.append(Filter(column=prev.group_by[0], op="in_top", value=prev.n, by=prev.measures[0],
+                                      ascending=prev.ascending))
+        new.task, new.chart, new.ascending, new.n = "rank", None, superlative == "min", None
+        new.group_by = new.group_by[:1]
+        new.time_grain = None if new.group_by else new.time_grain
+    elif superlative and not p.chart and not new.group_by and new.time_grain and new.measures:
+        new.task, new.chart, new.ascending = "rank", None, superlative == "min"
+    elif p.task_word == "correlation":
+        if prev.x and prev.y:
+            new.task, new.chart = "correlation", None
+        else:
+            new.problems.append("I can't tell which two columns the relationship is about; name them.")
+    elif p.chart:
+        _to_chart(new, p.chart, p, table)
+    if new.problems:
+        new.task = "decline"
+    return new
+
+
+def _swap_column(new: QuerySpec, col: str, table: TableDescription, func: str | None = None) -> None:
+    """'same for humidity': the new column takes the place of the measured one (a chart's axis too)."""
+    if new.task == "chart" and new.chart == "histogram":
+        new.x = col
+    elif new.task == "chart" and new.chart == "box":
+        new.y = col
+    elif new.task == "chart" and new.chart == "scatter":
+        new.problems.append("Say which axis the new column replaces ('scatter of A against B').")
+    elif new.measures:
+        new.measures = [m.model_copy(update={"column": col, "func": func or (m.func if m.column else "mean")})
+                        for m in new.measures]
+
+
+PERIODS = {"year": "year", "years": "year", "month": "month", "months": "month", "quarter": "quarter"}
+
+
+def _same_target(old: Filter, new: Filter) -> bool:
+    """A new condition replaces an old one on the same thing: a year a year, a month a month, a value a value."""
+    if old.op == "in_top" or new.op == "in_top":
+        return False
+    if old.op in PERIODS or new.op in PERIODS:
+        return PERIODS.get(old.op) == PERIODS.get(new.op)
+    return old.column == new.column
+
+
+def _to_chart(new: QuerySpec, kind: str, p: Pieces, table: TableDescription) -> None:
+    """'plot that': chart the previous result in the form that fits it."""
+    if new.task == "correlation":
+        new.task, new.chart = "chart", "scatter"
+        return
+    if new.task == "chart":
+        new.chart = kind if kind != "auto" else new.chart
+        return
+    if new.task in ("aggregate", "rank", "top_n") and (new.group_by or new.time_grain):
+        if new.task == "top_n":
+            new.filters.append(Filter(column=new.group_by[0], op="in_top", value=new.n, by=new.measures[0],
+                                      ascending=new.ascending))
+        new.task, new.n, new.ascending = "chart", None, False
+        new.chart = kind if kind != "auto" else ("line" if new.time_grain and not new.group_by else "bar")
+        return
+    if new.task == "value_counts":
+        new.task, new.chart, new.group_by = "chart", (kind if kind != "auto" else "bar"), new.columns[:1]
+        new.measures, new.columns = [Measure(func="count")], []
+        return
+    if new.task in ("aggregate", "describe") and (new.measures or new.columns):
+        col = new.measures[0].column if new.measures else new.columns[0]
+        if col and next(c.kind for c in table.columns if c.name == col) == "numeric":
+            new.task, new.chart, new.x = "chart", "histogram", col
+            new.measures, new.group_by, new.columns = [], [], []
+            return
+    new.problems.append("I can't tell what to plot from the previous answer; name the columns.")

@@ -1,0 +1,270 @@
+"""Stage 2 of the reader: link words to the table: columns, row nouns, the table itself, gradable adjectives.
+
+Category values, comparisons and periods are linked by
+:mod:`~auto_analyst.offline.reader.conditions`, statistics and chart words by
+:mod:`~auto_analyst.offline.reader.words`. Everything linked is marked explained in the
+:class:`~auto_analyst.offline.reader.text.Reading`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from auto_analyst.offline.reader.lexicon import lexicon
+from auto_analyst.offline.reader.morphology import adjective_bases, lemmas
+from auto_analyst.offline.reader.text import Reading
+from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary
+from auto_analyst.offline.spec import QuerySpec
+
+__all__ = ["RowNoun", "Superlative", "link_columns", "link_row_nouns", "link_superlatives", "link_table", "fuzzy_columns"]
+
+# the table's own row nouns (its name, an id column's noun) beat these weaker terms: 'patients' are the
+# rows, not patient_id, and 'wines' the rows of table wine, not the column od280/od315_of_diluted_wines
+BELOW_ROW_NOUN = {"part", "verb", "head", "synonym", "initials", "event", "unit"}
+
+
+@dataclass
+class RowNoun:
+    """A noun that names the rows ('trips', 'orders', 'the car'); ``plural`` tells 'the heaviest car' from 'cars'."""
+
+    start: int
+    end: int
+    word: str
+    plural: bool
+
+
+@dataclass
+class Superlative:
+    """'heaviest', 'most expensive', 'longest': the maximum (or minimum) of the column the adjective describes."""
+
+    start: int
+    end: int
+    column: str
+    func: str  # max | min
+    word: str
+
+
+STAT_PHRASES = re.compile(r"\b(?:population\s+|sample\s+)?standard\s+deviations?\b|\bcorrelation\s+coefficients?\b|"
+                          r"\bmean\s+(?:squared|absolute)\s+error\b|\bnormal\s+distribution\b|\bsignificance\s+level\b|"
+                          r"\binter[- ]?quartile\s+range\b|\bnull\s+hypothesis\b|\blinear\s+regression\b|\bp[- ]values?\b")
+STRONG = {"backtick", "quoted", "name", "words", "flag"}
+
+
+def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mention]:
+    """Column mentions in the part's free text (ambiguous ones become problems); their spans are explained.
+
+    A statistic's own words ('standard deviation', 'p-value') are no mention of a column that merely shares
+    a word with them (standard_level), and neither is a word joined by a hyphen to another ('score' in
+    'z-score'), unless a column is named by the whole of it."""
+    busy = _busy_spans(st) + [m.span() for m in DATA_POINT.finditer(st.text)]  # 'data point': rows, never a column
+    stats = [m.span() for m in STAT_PHRASES.finditer(st.text)]
+    found = [m for m in vocab.find(st.text, skip=busy)
+             if m.how in STRONG or not (any(a < m.end and m.start < b for a, b in stats) or _hyphenated(st.text, m))]
+    strong_measure = any(m.how in STRONG and vocab.kind(m.column) == "numeric" for m in found)
+    strong_ends = {m.end for m in found if m.how in STRONG and vocab.kind(m.column) == "numeric"}
+    for m in [m for m in found if m.how not in STRONG and strong_measure and _passive(st.text, m, strong_ends)]:
+        found.remove(m)  # 'home runs hit by the players', 'the number of doubles hit': a verb describing the measure
+        st.take(m.start, m.end)
+    out: list[Mention] = []
+    by_span: dict[tuple[int, int], list[Mention]] = {}
+    for m in found:
+        by_span.setdefault((m.start, m.end), []).append(m)
+    verbs = []
+    for (s, e), ms in sorted(by_span.items()):
+        if not st.free(s, e):
+            continue
+        if ms[0].how == "verb":
+            verbs.append(ms)
+            continue
+        if ms[0].how in BELOW_ROW_NOUN and _is_row_noun(st.text[s:e], vocab.row_nouns):
+            continue  # 'how many patients': the rows, not the patient_id column
+        if _period_rows(st.text, s, e, ms[0].column):
+            continue  # 'how many quarters had ...', 'the 3 quarters with ...': rows that are periods
+        if ms[0].how == "part" and vocab.kind(ms[0].column) != "numeric" \
+                and _is_row_noun(st.text[s:e], lexicon().entity_nouns):
+            continue  # 'how many orders' on a table with order_date: the rows (a count column keeps its noun)
+        if len(ms) > 1:
+            spec.problems.append(f"'{st.text[s:e]}' could be any of the columns {', '.join(m.column for m in ms)}; "
+                                 "say which one.")
+            st.take(s, e)
+            continue
+        out.append(ms[0])
+        st.take(s, e)
+        if ms[0].how == "unit":  # never a link the answer does not explain
+            units = next(iter(vocab.units.get(ms[0].column, [])), "")
+            spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (its unit, {units}, measures it)")
+    named = {m.column for m in out}
+    measured = any(vocab.kind(c) == "numeric" for c in named)
+    for ms in verbs:  # 'how much was spent': the measure the verb names, when it names one
+        s, e = ms[0].start, ms[0].end
+        if any(m.column in named for m in ms) or measured:
+            st.take(s, e)  # 'the tips paid', 'home runs hit': the verb describes a measure already named
+        elif len(ms) == 1:
+            out.append(ms[0])
+            st.take(s, e)
+    return sorted(out, key=lambda m: m.start)
+
+
+def _passive(text: str, m: Mention, strong_ends: set[int]) -> bool:
+    """A participle after a named measure ('doubles hit') or before 'by' ('hit by the players')."""
+    word = text[m.start:m.end]
+    if " " in word or not (word.endswith("ed") or word in lexicon().irregular_verbs):
+        return False
+    return re.match(r"\s+by\b", text[m.end:]) is not None or (m.start - 1) in strong_ends
+
+
+def _hyphenated(text: str, m: Mention) -> bool:
+    before = m.start >= 2 and text[m.start - 1] == "-" and text[m.start - 2].isalnum()
+    after = m.end + 1 < len(text) and text[m.end] == "-" and text[m.end + 1].isalnum()
+    return before or after
+
+
+def _busy_spans(st: Reading) -> list[tuple[int, int]]:
+    spans, start = [], None
+    for i, u in enumerate(st.used + [False]):
+        if u and start is None:
+            start = i
+        elif not u and start is not None:
+            spans.append((start, i))
+            start = None
+    return spans
+
+
+PERIOD_WORDS = {"quarter", "year", "month", "week", "day", "season"}
+
+
+def _period_rows(text: str, s: int, e: int, column: str) -> bool:
+    """A plural period word naming a period column ('quarters' for column quarter) counts the rows, unless it
+    groups ('by quarters', 'which years')."""
+    word = text[s:e]
+    from auto_analyst.offline.reader.vocabulary import words_of
+
+    if not word.endswith("s") or words_of(column) != [word[:-1]] or word[:-1] not in PERIOD_WORDS:
+        return False
+    return not re.search(r"\b(?:by|per|each|every|which|what|across)\s+(?:the\s+)?$", text[:s])
+
+
+def _is_row_noun(phrase: str, nouns: set[str]) -> bool:
+    return any(f in nouns for f in lemmas(phrase) | {phrase})
+
+
+def link_row_nouns(st: Reading, vocab: Vocabulary) -> list[RowNoun]:
+    """Nouns naming the rows: the lexicon's, the table's name and its singular, an id column's noun, and
+    (when no column claims them) the lexicon's entity nouns ('customers', 'trips')."""
+    out = []
+    own = vocab.row_nouns
+    entities = lexicon().entity_nouns
+    value_words = {words for _, _, words in vocab.values if " " not in words}
+    for t in st.tokens:
+        if t.kind != "word" or not st.free(t.start, t.end):
+            continue
+        forms = lemmas(t.text) | {t.text}
+        # 'among students' where 'student' is a value of a column: a restriction, not the rows (left for the
+        # value reader, or unexplained so the question declines: never skipped as if it named every row)
+        if not forms & own and forms & entities and forms & value_words:
+            continue
+        if forms & own or forms & entities:
+            out.append(RowNoun(t.start, t.end, t.text, plural=t.text.endswith("s") or t.text in ("people", "children")))
+            st.take(t.start, t.end)
+    for m in DATA_POINT.finditer(st.text):
+        if st.free(m.start(), m.end()):
+            out.append(RowNoun(m.start(), m.end(), m.group(0), plural=m.group(0).endswith("s")))
+            st.take(m.start(), m.end())
+    return out
+
+
+DATA_POINT = re.compile(r"\bdata\s*points?\b")
+TABLE_WORDS = r"(?:dataset|data\s*set|data|file|table|csv|spreadsheet|sheet|dataframe|data\s*frame)s?"
+FILE_NAME = re.compile(r"\b[\w.-]+\.(?:csv|xlsx|xls|parquet|json|tsv)\b(?:\s+file)?")
+REFERENCE = re.compile(rf"\b(?:(?:in|of|from|for|within|across)\s+)?(?:(?:the|this|our|my|given|provided|whole|entire)\s+)*"
+                       rf"((?:[a-z0-9]+\s+){{0,3}}?){TABLE_WORDS}\b(?:'s)?")
+
+
+def link_table(st: Reading, vocab: Vocabulary) -> bool:
+    """'in the Credit.csv file', 'the weather dataset', 'in the given dataset', 'AAPL' on table e5_aapl:
+    references to the table are explained (a column or a value named there is read first)."""
+    found = False
+    for m in FILE_NAME.finditer(st.text):
+        if st.free(m.start(), m.end()):
+            st.take(m.start(), m.end())
+            found = True
+    for m in REFERENCE.finditer(st.text):
+        words = m.group(1).split()
+        if words and not all(w in vocab.table_words for w in words):
+            # "the sales data": only the table word is a reference; 'sales' is read as a column or value
+            tail = m.start(1) + len(m.group(1))
+            if st.free(tail, m.end()):
+                st.take(tail, m.end())
+                found = True
+            continue
+        if st.free(m.start(), m.end()):
+            st.take(m.start(), m.end())
+            found = True
+    for t in st.tokens:  # the table's own name written alone
+        if t.kind == "word" and len(t.text) >= 4 and t.text in vocab.table_words and st.free(t.start, t.end):
+            st.take(t.start, t.end)
+            found = True
+    return found
+
+
+def link_superlatives(st: Reading, vocab: Vocabulary) -> list[Superlative]:
+    """'heaviest', 'the most expensive', 'least humid', 'oldest': max/min of the column the adjective describes.
+
+    An adjective that fits several columns is left unexplained (the part then declines, naming it).
+    """
+    out = []
+    for m in re.finditer(r"\b(?:(most|least)\s+)?([a-z]+)\b", st.text):
+        word = m.group(2)
+        if not st.free(m.start(2), m.end(2)):
+            continue
+        if m.group(1):
+            if not st.free(m.start(1), m.end(1)):
+                continue
+            bases, flip = {word}, m.group(1) == "least"
+        elif word.endswith("est") and len(word) > 4:
+            bases, flip = adjective_bases(word) - {word}, False
+        else:
+            continue
+        hits = {(c, d) for b in bases for c, d, _ in vocab.adjective(b)}
+        cols = {c for c, _ in hits}
+        if len(cols) != 1:
+            continue
+        col, direction = hits.pop()
+        if flip:
+            direction = "min" if direction == "max" else "max"
+        out.append(Superlative(m.start(), m.end(), col, direction, m.group(0)))
+        st.take(m.start(), m.end())
+    return out
+
+
+def fuzzy_columns(unknown: list[str], vocab: Vocabulary, spec: QuerySpec) -> list[tuple[str, str]] | None:
+    """Close spellings of columns for the unexplained words, as (column, words); None when a word stays
+    unexplained (a problem then says which, listing the columns)."""
+    taken: list[tuple[str, str]] = []
+    rest = list(unknown)
+    i = 0
+    while i < len(rest):  # two-word phrases first ('delivery tme'), then single words
+        pair = " ".join(rest[i:i + 2]) if i + 1 < len(rest) else None
+        hits = vocab.close(pair) if pair else []
+        if len(hits) == 1:
+            taken.append((hits[0], pair))
+            spec.assumptions.append(f"took '{pair}' as '{hits[0]}'")
+            del rest[i:i + 2]
+            continue
+        hits = vocab.close(rest[i])
+        if len(hits) == 1:
+            taken.append((hits[0], rest[i]))
+            spec.assumptions.append(f"took '{rest[i]}' as '{hits[0]}'")
+            del rest[i]
+            continue
+        if len(hits) > 1:
+            spec.problems.append(f"'{rest[i]}' could be any of the columns {', '.join(hits)}; say which one.")
+            return None
+        i += 1
+    if rest:
+        spec.problems.append(
+            f"I can't tell what {', '.join(repr(w) for w in rest)} refers to: no column or value of table "
+            f"'{spec.table}' matches. Columns: {', '.join(vocab.columns)}.")
+        return None
+    return taken

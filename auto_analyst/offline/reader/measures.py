@@ -1,0 +1,52 @@
+"""Which statistic a measure gets by default, and small facts about columns the built-in tasks share."""
+
+from __future__ import annotations
+
+from auto_analyst.data.description import TableDescription
+from auto_analyst.offline.reader.vocabulary import words_of
+from auto_analyst.offline.spec import Measure, QuerySpec
+
+__all__ = ["SUPERLATIVES", "ADDITIVE_HINTS", "default_func", "measure_for", "numeric_like", "when_column", "is_period",
+           "counts_things"]
+
+SUPERLATIVES = {"min", "max"}
+# a measure whose name contains one of these is additive: "which city brought in the most revenue" sums it
+ADDITIVE_HINTS = ("revenue", "sales", "amount", "turnover", "spend", "cost", "quantity", "qty", "count", "total",
+                  "profit", "income", "units", "orders", "kwh", "volume", "paid", "payment", "invest", "value", "precip",
+                  "rain", "snow", "fare", "tip", "passenger", "visits", "calls", "votes", "wins", "goals", "runs", "hits")
+COUNT_WORDS = {"count", "counts", "number", "num", "nr", "qty", "quantity", "n", "total", "passengers", "visitors"}
+RATE_HINTS = ("rate", "ratio", "pct", "percent", "share", "avg", "average", "mean", "per")
+
+
+def default_func(column: str, spec: QuerySpec) -> str:
+    """Sum for additive measures (revenue, sales, counts), mean otherwise; the choice is stated."""
+    low = column.lower()
+    additive = any(h in low for h in ADDITIVE_HINTS) and not any(h in words_of(column) for h in RATE_HINTS)
+    func = "sum" if additive else "mean"
+    spec.assumptions.append(f"used the {'total' if additive else 'average'} of '{column}' per group")
+    return func
+
+
+def is_period(column: str) -> bool:
+    return words_of(column) in (["quarter"], ["year"], ["month"], ["week"], ["day"], ["season"], ["period"])
+
+
+def counts_things(column: str) -> bool:
+    """A column of counts ('passenger_count', 'num_items', 'qty'): 'how many passengers' sums it."""
+    return bool(set(words_of(column)) & COUNT_WORDS)
+
+
+def when_column(table: TableDescription) -> str | None:
+    dates = [c.name for c in table.columns if c.kind == "datetime"]
+    return dates[0] if len(dates) == 1 else None
+
+
+def numeric_like(table: TableDescription) -> set[str]:
+    return {c.name for c in table.columns if c.kind in ("numeric", "datetime")}
+
+
+def measure_for(col: str, funcs: list[str], spec: QuerySpec) -> Measure:
+    func = next((f for f in funcs if f not in ("count",)), None) or default_func(col, spec)
+    return Measure(func=func, column=col)
+
+

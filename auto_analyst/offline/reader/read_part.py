@@ -1,0 +1,392 @@
+"""Stage 2 of the reader, put together: one question part read into :class:`~.pieces.Pieces`.
+
+``read_pieces`` runs the linkers in a fixed order (instructions, quarters, columns, format,
+conditions, periods, 'top N', adjectives, significance words, task-plugin words, statistics, charts,
+task words, row nouns, table references) and sorts the columns it found into groupings and the rest.
+Stage 3 (``grammar``) turns the pieces into a :class:`~auto_analyst.offline.spec.QuerySpec`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from auto_analyst.data.description import TableDescription
+from auto_analyst.offline.reader.conditions import (GROUP_BEFORE, read_filters, read_format, read_quarters, read_round_sentence,
+                                                       read_time)
+from auto_analyst.offline.reader.constraints import read_constraints
+from auto_analyst.offline.reader.instructions import read_instructions, read_population
+from auto_analyst.offline.reader.lexicon import lexicon
+from auto_analyst.offline.reader.linker import fuzzy_columns, link_columns, link_row_nouns, link_superlatives, link_table
+from auto_analyst.offline.reader.pieces import COMPARE, OVER_ALL_BEFORE, REFERENCE, WHICH_BEFORE, WHY, Pieces
+from auto_analyst.offline.reader.text import Reading, fold, normalize, spelled_numbers
+from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary, vocabulary
+from auto_analyst.offline.reader.words import (read_chart, read_corr_method, read_funcs, read_significance, read_task_words,
+                                                   read_topn)
+from auto_analyst.offline.spec import Filter, QuerySpec
+from auto_analyst.offline.tasks import PLUGINS, reserved_spans
+
+__all__ = ["read_pieces"]
+
+
+def _before_noun(text: str, start: int, row_nouns: list) -> str:
+    """The text before a column mention, less a noun of rows right before it: 'by customer region' groups by region
+    (the customer's), as 'by region' does."""
+    noun = next((n for n in row_nouns if n.end <= start and not text[n.end:start].strip()), None)
+    return text[:noun.start] if noun is not None else text[:start]
+
+
+def _key_qualifiers(mentions: list, table: TableDescription, text: str) -> list:
+    """On two tables joined, a word naming the key right before another column qualifies it ('by customer region':
+    the region of the customer); it is no mention of the key."""
+    from auto_analyst.offline.joins import KEY_NOTE
+
+    keys = {c.name for c in table.columns if c.note == KEY_NOTE}
+    if not keys:
+        return mentions
+    import dataclasses
+
+    out, skip = [], False
+    for i, m in enumerate(mentions):
+        if skip:
+            skip = False
+            continue
+        nxt = mentions[i + 1] if i + 1 < len(mentions) else None
+        if m.column in keys and m.how == "part" and nxt is not None and nxt.column not in keys \
+                and not text[m.end:nxt.start].strip():
+            out.append(dataclasses.replace(nxt, start=m.start))  # the two words are one mention of the second column
+            skip = True
+            continue
+        out.append(m)
+    return out
+
+
+def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None = None) -> Pieces:
+    """Link the words of one part to the table (see the module docstring for the order)."""
+    vocab = vocab or vocabulary(table)
+    question = _mark_word_columns(question, table)
+    text = spelled_numbers(_unquote_statistics(fold(normalize(question)), vocab))
+    st = Reading(text)
+    spec = QuerySpec(table=table.name)
+    reserved = reserved_spans(text)
+    for _, a, b in reserved:  # e.g. the name of a new column: not a mention of existing columns
+        st.take(a, b)
+    read_round_sentence(st, spec)
+    notes = read_constraints(st)  # the longer constraint phrases first ('do not ... before calculating the correlation')
+    drop_missing = read_instructions(st, spec)
+    population = read_population(st)
+    read_quarters(st, spec, table)  # 'the second quarter of 2008' before 'quarter' reads as a column
+    mentions = _key_qualifiers(link_columns(st, vocab, spec), table, text)
+    for m in mentions:  # 'bounce rate', 'churn rates': the percent of rows where the yes/no column is true
+        r = re.match(r"\s+rates?\b", text[m.end:])
+        if vocab.kind(m.column) == "boolean" and r and st.free(m.end, m.end + r.end()):
+            st.take(m.end, m.end + r.end())
+            spec.percent = True
+    negated, both = _negations(st, mentions, vocab)
+    all_mentions = list(mentions)
+    read_format(st, spec)
+    originals = {fold(normalize(q)): q for q in re.findall(r"['\"“]([^'\"”]+)['\"”]", question)}
+    for named in re.findall(r"[\"“']([^\"”']+)[\"”']\s+column", question):
+        if vocab.lookup(named) is None:  # 'the "JAMES LOGAN" column' must be a column, not a value
+            spec.problems.append(f"There is no column {named!r}. Columns: {', '.join(vocab.columns)}.")
+    in_filters = read_filters(st, spec, mentions, table, originals, vocab)
+    _unlisted_values(st, spec, question, table)
+    _quoted_values(st, spec, mentions, table, originals)
+    mentions = [m for i, m in enumerate(mentions) if i not in in_filters]
+    event = next((m.column for m in mentions if vocab.kind(m.column) == "datetime"), None)
+    read_time(st, spec, table, event)
+    corr_method = read_corr_method(st)
+    n = read_topn(st)  # before the statistics and adjectives: "top 3", "3 largest" keep rows, they are no maximum
+    superlatives = link_superlatives(st, vocab)
+    significance = read_significance(st)
+    keywords, spans = _plugin_words(st)
+    for name, a, b in reserved:  # the reserved words are the plugin's own words too
+        keywords.setdefault(name, []).insert(0, text[a:b])
+        spans.setdefault(name, []).insert(0, (a, b))
+    funcs = read_funcs(st)
+    p = Pieces(text=text, raw=question, spec=spec, funcs=funcs, chart=read_chart(st), task_word=read_task_words(st),
+               n=n, keywords=keywords, keyword_spans=spans, mentions=all_mentions, superlatives=superlatives,
+               drop_missing=drop_missing, significance=significance, negated=negated - both, both=both,
+               population=population, corr_method=corr_method, reading=st, notes=notes)
+    p.row_nouns = link_row_nouns(st, vocab)
+    link_table(st, vocab)
+    for m in WHY.finditer(text):  # "why is it higher?": a question about the previous result
+        if st.free(m.start(), m.end()):
+            st.take(m.start(), m.end())
+            p.why = True
+    for m in REFERENCE.finditer(text):  # "those three", "the top one", "which of those": a follow-up's reference
+        if st.free(m.start(), m.end()):
+            st.take(m.start(), m.end())
+    compare = COMPARE.search(text)
+    if compare and st.free(compare.start(), compare.end()):
+        p.compare = True
+        st.take(compare.start(), compare.end())
+    other = []
+    for k, m in enumerate(mentions):
+        if OVER_ALL_BEFORE.search(text[:m.start]):
+            continue  # "the average rate across campaigns": the population, not a grouping
+        after_group = k > 0 and mentions[k - 1].column in p.group_cols and text[mentions[k - 1].end:m.start].strip() == "and"
+        if m.column in p.both:
+            p.group_cols.append(m.column)  # "members and non-members": the two groups of a yes/no column
+        elif m.how == "flag" and re.search(r"\bby\s*$", text[:m.start]):
+            other.append(m.column)  # "spent by members": the members, not a grouping
+        elif GROUP_BEFORE.search(_before_noun(text, m.start, p.row_nouns)) or WHICH_BEFORE.search(text[:m.start]) \
+                or after_group:
+            p.group_cols.append(m.column)  # "by firm and year", "in which year"
+        else:
+            other.append(m.column)
+    for s in superlatives:
+        other.append(s.column)
+    for m in UNREAD_NEGATION.finditer(text):
+        if st.free(m.start(), m.end()):  # ignorable words ('other', 'than') that turn a condition round: never skipped
+            spec.problems.append(f"I can't tell what '{m.group(0)}' applies to; name the column and the value "
+                                 "(e.g. \"where <column> != '<value>'\").")
+            p.unknown = True
+            break
+    unknown = [w for w in _modifiers(st, all_mentions, vocab, spec) if w not in _described_words(question, vocab)]
+    unknown = [w for w in unknown if w not in _framing()]
+    if unknown:
+        fuzzy = fuzzy_columns(unknown, vocab, spec)
+        if fuzzy is None:
+            p.unknown = True
+        else:
+            for col, words in fuzzy:
+                at = text.find(words)
+                if at >= 0 and GROUP_BEFORE.search(text[:at]):
+                    p.group_cols.append(col)
+                else:
+                    other.append(col)
+    measured = any(vocab.kind(c) == "numeric" for c in other)
+    for c in other:
+        kind = vocab.kind(c)
+        if kind in ("categorical", "identifier") and measured and c not in p.group_cols and p.n is None \
+                and _plural_mention(all_mentions, c, text) and not any(f.column == c for f in spec.filters):
+            continue  # "total sales for customers who are not members": the customers are the rows
+        (p.numeric if kind == "numeric" else p.dates if kind == "datetime" else p.categorical).append(c)
+    for name in ("numeric", "categorical", "dates", "group_cols"):  # a column written twice is one column
+        setattr(p, name, list(dict.fromkeys(getattr(p, name))))
+    _superlative_of_rows(p, all_mentions)
+    return p
+
+
+UNREAD_NEGATION = re.compile(r"\b(?:other\s+than|neither|nor|anything\s+but|all\s+but|everything\s+but|apart\s+from|"
+                             r"besides|except|excluding|exclude|instead\s+of|rather\s+than)\b")
+
+
+def _mark_word_columns(question: str, table: TableDescription) -> str:
+    """'average AT by site': a column named by an English word ('AT', 'IS') is read where the question writes the
+    name in its own case (as if in backticks); written in lower case it is the word."""
+    from auto_analyst.offline.reader.terms import FUNCTION_WORDS
+
+    for c in table.columns:
+        if c.name.lower() in FUNCTION_WORDS and c.name != c.name.lower():
+            question = re.sub(rf"(?<![\w`'\"]){re.escape(c.name)}(?![\w`'\"])", f"`{c.name}`", question)
+    return question
+
+
+QUOTED = re.compile(r"(['\"“])([^'\"”]+)(['\"”])")
+STAT_HEAD = re.compile(r"^(?:the\s+)?(?:average|mean|median|total|sum|maximum|minimum|max|min|standard deviation|std|variance)"
+                       r"(?:\s+of)?\s+(.+)$")
+
+
+def _unquote_statistics(text: str, vocab: Vocabulary) -> str:
+    """'For the "average acceleration", calculate it ...': a quoted statistic of a column is read as words (the
+    quotes dropped), not as a value to look for."""
+    for m in QUOTED.finditer(text):
+        head = STAT_HEAD.match(m.group(2))
+        if vocab.lookup(m.group(2)) is None and head and vocab.lookup(head.group(1)) is not None:
+            text = text[:m.start()] + " " + m.group(2) + " " + text[m.end():]
+    return text
+
+
+# a capitalised name right after a preposition: 'in Florida', 'for New York', 'between Texas and California'
+PROPER = re.compile(r"\b(?:in|for|of|from|at|to|with|between|and|or|vs|versus|than|like|about|compare|comparing|by|on)\s+"
+                    r"(?:the\s+)?([A-Z][\w'.-]*(?:\s+(?:(?:of|de|la|del)\s+)?[A-Z][\w'.-]*)*)")
+
+
+def _unlisted_values(st: Reading, spec: QuerySpec, question: str, table: TableDescription) -> None:
+    """'the murder rate in Florida': a capitalised name that no column or listed value explains is taken as a
+    value of the one text column whose values the description does not list in full (the script checks it
+    exists, and says so when it does not: it is never swapped for another value)."""
+    lex = lexicon()
+    common = lex.ignorable | lex.framing | lex.row_nouns | lex.entity_nouns | set(lex.months)
+    open_cols = [c.name for c in table.columns if c.kind in ("identifier", "categorical") and c.distinct > len(c.top_values)
+                 and not any(isinstance(v, (int, float)) for v in c.examples if False)]
+    for m in PROPER.finditer(question):
+        phrase = m.group(1).strip()
+        key = fold(normalize(phrase))
+        if not key or key in common or any(w in common for w in key.split()) and len(key.split()) == 1:
+            continue
+        if phrase.isupper() and len(phrase) <= 6 or any(pl.KEYWORDS.search(key) for pl in PLUGINS.modules()):
+            continue  # 'IQR', 'ANOVA', 'Z-score': names of methods, not values
+        at = st.text.find(key)
+        if at < 0 or not st.free(at, at + len(key)):
+            continue
+        if len(open_cols) != 1:
+            if open_cols:
+                spec.problems.append(f"'{phrase}' may be a value of {', '.join(open_cols)}; say which column "
+                                     f"(e.g. \"{open_cols[0]} = '{phrase}'\").")
+                st.take(at, at + len(key))
+            continue
+        spec.filters.append(Filter(column=open_cols[0], op="==", value=phrase))
+        spec.assumptions.append(f"took '{phrase}' as a value of '{open_cols[0]}'")
+        st.take(at, at + len(key))
+
+
+def _quoted_values(st: Reading, spec: QuerySpec, mentions: list[Mention], table: TableDescription,
+                   originals: dict[str, str]) -> None:
+    """"in 'Assault' category", "where category is 'Assault'": a quoted text next to a text column whose values
+    the description does not list in full is a value of that column (the script checks it exists)."""
+    by_name = {c.name: c for c in table.columns}
+    for t in st.tokens:
+        if t.kind != "quoted" or not st.free(t.start, t.end):
+            continue
+        near = [m for m in mentions if (0 <= t.start - m.end <= 1 or 0 <= m.start - t.end <= 1)
+                and by_name[m.column].kind in ("categorical", "identifier")
+                and by_name[m.column].distinct > len(by_name[m.column].top_values)]
+        if len({m.column for m in near}) == 1:
+            value = originals.get(t.inner, t.inner)
+            spec.filters.append(Filter(column=near[0].column, op="==", value=value))
+            spec.assumptions.append(f"took '{value}' as a value of '{near[0].column}'")
+            st.take(t.start, t.end)
+            st.take(near[0].start, near[0].end)
+
+
+NEGATION = re.compile(r"\b(?:not|non|never|didn't|did not|didnt|don't|do not|haven't|has not|have not|hasn't|weren't|were not|"
+                      r"wasn't|was not|isn't|is not|aren't|are not|without|no)(?:[\s-]+(?:been|be|get|got|a|an|the))?[\s-]*$")
+
+
+BOTH_WAYS = re.compile(r"^\s*(?:and|or|vs|versus)\s+(?:those\s+who\s+(?:are|were|did)\s+)?(?:not|non)\b(?:[\s-]*\w+)?")
+
+
+def _negations(st: Reading, mentions: list[Mention], vocab: Vocabulary) -> tuple[set[str], set[str]]:
+    """Yes/no columns said in the negative ('customers who did not churn', 'non-members'), and those said both
+    ways ('readmitted and not', 'members and non-members'); the words are explained."""
+    out, both = set(), set()
+    flags = [m for m in mentions if vocab.kind(m.column) == "boolean"]
+    for m in flags:
+        after = BOTH_WAYS.match(st.text[m.end:])
+        if after and st.free(m.end, m.end + after.end()):
+            both.add(m.column)
+            st.take(m.end, m.end + after.end())
+            continue
+        neg = NEGATION.search(st.text[:m.start])
+        if neg and st.free(neg.start(), neg.end()):
+            out.add(m.column)
+            st.take(neg.start(), neg.end())
+    for col in {m.column for m in flags}:  # 'members and non-members': the same flag, once plain, once negated
+        if col in out and sum(1 for m in flags if m.column == col) > 1:
+            both.add(col)
+    return out, both
+
+
+def _superlative_of_rows(p: Pieces, mentions: list[Mention]) -> None:
+    """'the best customers', 'top players': a superlative that qualifies the rows names no measure; decline."""
+    for pos, func, word in p.funcs:
+        if word not in ("best", "worst", "top", "greatest", "biggest", "largest", "smallest", "bottom"):
+            continue
+        end = pos + len(word)
+        rest = p.text[end:]
+        follows = [r for r in p.row_nouns if r.start > end and not p.text[end:r.start].strip()]
+        follows += [m for m in mentions if m.start > end and not p.text[end:m.start].strip()
+                    and m.column not in p.numeric + [f.column for f in p.spec.filters]]
+        if follows and not re.match(r"\s*\w+\s+(?:by|in terms of)\b", rest):
+            p.spec.problems.append(f"I can't tell what '{word} {p.text[end:].split()[0]}' are measured by; say by which column "
+                                   "(e.g. 'the top 5 by total sales').")
+            p.unknown = True
+            return
+
+
+def _plural_mention(mentions: list[Mention], column: str, text: str | None = None) -> bool:
+    """The column is named in the plural ('customers'), after 'of'/'for'/'from' when ``text`` is given (the rows
+    a measure is about: 'total sales for customers who ...')."""
+    return any(m.column == column and m.text.endswith("s") and not column.lower().endswith("s")
+               and (text is None or re.search(r"\b(?:of|for|from|among)\s+(?:the\s+|all\s+)?$", text[:m.start]))
+               for m in mentions)
+
+
+def _framing() -> frozenset[str]:
+    return lexicon().framing
+
+
+def _plugin_words(st: Reading) -> tuple[dict[str, list[str]], dict[str, list[tuple[int, int]]]]:
+    """Each plugin's words and their spans, found independently (two plugins may find the same word);
+    stage 3 decides which plugin's claim wins and marks its words explained."""
+    found: dict[str, list[str]] = {}
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for name, plugin in PLUGINS.items():
+        if hasattr(plugin, "active") and not plugin.active(st.text):
+            continue
+        for m in plugin.KEYWORDS.finditer(st.text):
+            if m.end() > m.start() and st.free(m.start(), m.end()):
+                found.setdefault(name, []).append(m.group(0))
+                spans.setdefault(name, []).append((m.start(), m.end()))
+    for ss in spans.values():
+        for a, b in ss:
+            st.take(a, b)
+    return found, spans
+
+
+# adjectives that change the question ("newest version", "valid price") are never skipped as qualifiers
+NOT_QUALIFIER = re.compile(r"(?:est|ier|iest)$|^(?:new|old|recent|current|previous|next|last|first|valid|invalid|"
+                           r"unique|other|different|same|top|bottom|high|low|big|small|long|short|early|late|not|no|non)$")
+GENERIC_AFTER = {"code", "codes", "id", "ids", "number", "numbers", "name", "names", "column", "field", "value",
+                 "values", "variable", "level", "levels", "category", "categories", "group", "groups", "score", "scores",
+                 "feature", "features", "attribute", "measure", "measurement", "measurements", "data", "figures",
+                 "rate", "rates", "content", "class", "classes", "label", "labels", "type", "types", "readings",
+                 "reading", "amount", "amounts", "statistics", "stats", "information", "info", "series",
+                 "identifier", "identifiers", "price", "prices", "figure", "number", "entries"}
+
+
+def _modifiers(st: Reading, mentions: list[Mention], vocab: Vocabulary, spec: QuerySpec) -> list[str]:
+    """Unexplained words, less a one-word qualifier right before a column ('fish size' for 'size'), a
+    generic noun right after one ('ZIP code' for 'zip'), and the words that introduce a named column
+    ('the atmospheric pressure column (BARO)'). A qualifier that misspells the column's own word is said
+    ("took 'flor area' as 'floor area'")."""
+    words = st.leftover_words()
+    kept = []
+    for w in words:
+        if re.fullmatch(r"-?\d+(?:\.\d+)?", w) or w in lexicon().number_words:
+            kept.append(w)  # a number nobody explained is a condition or a size the answer would drop: never skipped
+            continue
+        # a qualifier is a word before a column's noun ('fish size'); before a verb ('interns hired in 2019') or
+        # after a word that restricts the rows ('for interns', 'among engineers') it names rows of its own
+        before = [m for m in mentions if m.how not in ("event", "verb", "flag")
+                  and re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start])
+                  and not re.search(r"\b(?:among|for|of|with|where|from|excluding|except|only|all)\s+" + re.escape(w)
+                                    + r"\s+$", st.text[:m.start])]
+        qualifier = not NOT_QUALIFIER.search(w) and bool(before)
+        for m in before if qualifier else []:
+            phrase = f"{w} {m.text}"
+            if m.column in vocab.close(phrase) and phrase not in {" ".join(t.words) for t in vocab.terms}:
+                spec.assumptions.append(f"took '{phrase}' as '{m.column}'")
+        generic = w in GENERIC_AFTER and any(re.match(r"\s+" + re.escape(w) + r"\b", st.text[m.end:]) for m in mentions)
+        described = any(re.search(r"\b" + re.escape(w) + r"(?:\s+\w+){0,2}\s+column\s+$", st.text[:m.start])
+                        for m in mentions)
+        if not (qualifier or generic or described):
+            kept.append(w)
+    return kept
+
+
+def _described_words(question: str, vocab: Vocabulary) -> set[str]:
+    if "(" not in question and not re.search(r"[\"'`“][^\"'`”]+[\"'`”]\s+[\w-]", question):
+        return set()
+    return _described(question, vocab)
+
+
+def _described(question: str, vocab: Vocabulary) -> set[str]:
+    """Words that only describe a column named next to them: 'wind speeds (WINDSPEED)',
+    'the "compound" sentiment score column', 'the maximum temperature (TMAX_F)'."""
+    out: set[str] = set()
+    for m in re.finditer(r"((?:[\w'-]+\s+){1,4})\(\s*([^()]+?)\s*\)", question):
+        if vocab.lookup(m.group(2).strip("`'\"")):
+            out |= set(fold(normalize(m.group(1))).split())
+    for m in re.finditer(r"[\"'`“]([^\"'`”]+)[\"'`”]\s+((?:[\w-]+\s+){1,3})columns?\b", question):
+        if vocab.lookup(m.group(1)):
+            out |= set(fold(normalize(m.group(2))).split())
+    descriptors = lexicon().column_descriptors
+    for m in re.finditer(r"[\"'`“]([^\"'`”]+)[\"'`”]((?:\s+[\w-]+){1,2})", question):
+        words = list(itertools.takewhile(lambda w: w in descriptors, fold(normalize(m.group(2))).split()))
+        if words and vocab.lookup(m.group(1)):
+            out |= set(words)  # "the 'compound' sentiment score": what kind of column 'compound' is
+    return out

@@ -1,0 +1,281 @@
+"""The words a table answers to, built from its own column names and values plus the curated lexicon.
+
+For each column the vocabulary holds *terms*: word sequences that name it, each with how it was made
+and a strength (a longer match wins, then a stronger one; two columns tied on both make the word
+ambiguous, which the reader declines rather than guess):
+
+======================  ========  =============================================================
+how                     strength  example (column → words)
+======================  ========  =============================================================
+name                    10        ``Miles_per_Gallon`` → "miles per gallon" (snake/camel case split)
+words                   9         ``distance_km`` → "distance", ``Weight_in_lbs`` → "weight"
+                                  (unit suffixes dropped), "discount percent" (unit said in words)
+flag                    9         ``is_member`` → "member", ``storm`` → "stormy"
+expanded                8         ``rel_hum_pct`` → "relative humidity" (abbreviations expanded)
+initials                7         ``Miles_per_Gallon`` → "mpg"
+event                   6         ``signup_date`` → "sign up" (so "signed up in 2022" reads it)
+head                    6         ``rel_hum_pct`` → "humidity" (the head word, when one column has it)
+synonym                 5         ``sales_eur`` → "turnover", ``precip_mm`` → "rain"
+verb                    4         ``sales_eur`` → "spend" ("how much was spent")
+part                    3         ``store_code`` → "store" (a word only this column has)
+======================  ========  =============================================================
+
+Words match by their base forms (:func:`~auto_analyst.offline.reader.morphology.lemmas`), so
+plurals and verb forms need no terms of their own. Gradable adjectives ("heaviest", "most expensive")
+point at the columns whose terms are among the adjective's concepts in the lexicon. Row nouns are the
+lexicon's, the table's own name and its singular, and the noun of an id column (``patient_id`` →
+"patients"). Vocabularies are cached per table content.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from auto_analyst.data.description import TableDescription
+from auto_analyst.offline.reader.lexicon import lexicon
+from auto_analyst.offline.reader.morphology import adjective_bases, lemmas
+from auto_analyst.offline.reader.terms import (Term, column_terms, content_words, id_columns, identifying_column,
+                                                   listed_values, row_nouns, split_compound)
+from auto_analyst.offline.reader.text import fold, normalize, tokenize, words_of
+
+__all__ = ["Mention", "Term", "Vocabulary", "vocabulary", "split_compound", "words_of", "CLOSE_MATCH"]
+
+CLOSE_MATCH = 0.8
+"""difflib ratio a misspelling must reach to be taken as a column (click's 'did you mean' uses 0.6;
+we ask for more because we act on the match)."""
+
+@dataclass
+class Mention:
+    """A column named in the text: where (characters of the normalised text), which column, and how."""
+
+    start: int
+    end: int
+    column: str
+    how: str
+    text: str
+
+
+def _matches(term_word: str, token: str) -> bool:
+    return term_word == token or bool(lemmas(term_word) & lemmas(token))
+
+
+def _verb_form(token: str) -> bool:
+    """A past form ('ordered', 'admitted', 'bought'), which is how a date column's event is said."""
+    return token.endswith("ed") or token in lexicon().irregular_verbs
+
+
+def _is_noun(token: str) -> bool:
+    lex = lexicon()
+    return bool(lemmas(token) & (lex.entity_nouns | lex.row_nouns))
+
+
+@dataclass
+class Vocabulary:
+    """Terms, values, row nouns and adjectives of one table (build with :func:`vocabulary`)."""
+
+    table: TableDescription
+    columns: list[str]
+    terms: list[Term] = field(default_factory=list)
+    by_first: dict[str, list[Term]] = field(default_factory=dict)
+    units: dict[str, list[str]] = field(default_factory=dict)  # column → unit words of its name
+    row_nouns: set[str] = field(default_factory=set)
+    table_words: set[str] = field(default_factory=set)
+    id_column: str | None = None
+    values: list[tuple[str, object, str]] = field(default_factory=list)  # (column, value, folded words)
+    _close: dict[str, list[str]] = field(default_factory=dict, repr=False)
+
+    def kind(self, column: str) -> str:
+        return next(c.kind for c in self.table.columns if c.name == column)
+
+    # ----------------------------------------------------------------------------- finding
+    def find(self, text: str, skip: list[tuple[int, int]] = ()) -> list[Mention]:
+        """Column mentions in normalised ``text``, left to right, longest then strongest first.
+
+        Spans in ``skip`` are not read. A span two columns name equally well is reported once for each
+        column (the caller declines it as ambiguous).
+        """
+        toks = tokenize(text)
+        out: list[Mention] = []
+        i = 0
+        while i < len(toks):
+            t = toks[i]
+            if any(a <= t.start < b for a, b in skip):
+                i += 1
+                continue
+            if t.kind in ("backtick", "quoted"):
+                col = self.lookup(t.inner)
+                if col:
+                    out.append(Mention(t.start, t.end, col, "backtick" if t.kind == "backtick" else "quoted", t.text))
+                i += 1
+                continue
+            best: list[tuple[int, int, Term]] = []
+            for term in self._candidates(t.text):
+                n = len(term.words)
+                if i + n > len(toks) or any(toks[i + k].kind not in ("word", "number") for k in range(n)):
+                    continue
+                if not all(_matches(term.words[k], toks[i + k].text) for k in range(n)):
+                    continue
+                if term.how == "event" and n == 1 and not _verb_form(t.text):
+                    continue  # 'ordered' reads the order date; 'orders' are rows
+                if term.how == "verb" and not _verb_form(t.text) and (t.text.endswith("s") or _is_noun(t.text)):
+                    continue  # 'spent', 'spend' name the measure; 'orders' is a noun
+                best.append((n, term.strength, term))
+            if not best:
+                i += 1
+                continue
+            top = max((n, s) for n, s, _ in best)
+            winners = list(dict.fromkeys(term.column for n, s, term in best if (n, s) == top))
+            how = next(term.how for n, s, term in best if (n, s) == top)
+            end = toks[i + top[0] - 1].end
+            for col in winners:
+                out.append(Mention(t.start, end, col, how, text[t.start:end]))
+            i += top[0]
+        return out
+
+    def _candidates(self, word: str) -> list[Term]:
+        seen: list[Term] = []
+        for form in lemmas(word) | {word}:
+            seen += self.by_first.get(form, [])
+        return list(dict.fromkeys(seen))
+
+    def lookup(self, name: str) -> str | None:
+        """A column by its exact name, else by its name ignoring case, spaces and underscores."""
+        if name in self.columns:
+            return name
+        key = " ".join(words_of(name))
+        hits = {t.column for t in self.terms if t.how in ("name", "words") and " ".join(t.words) == key}
+        if len(hits) == 1:
+            return hits.pop()
+        exact = [c for c in self.columns if fold(c).strip() == fold(name).strip()]
+        return exact[0] if len(exact) == 1 else None
+
+    def close(self, words: str) -> list[str]:
+        """Columns one close spelling away from ``words`` (difflib ratio ≥ :data:`CLOSE_MATCH`)."""
+        words = " ".join(words_of(words))
+        if len(words) < 4:
+            return []
+        hit = self._close.get(words)
+        if hit is None:
+            hit = self._close[words] = self._close_uncached(words)
+        return hit
+
+    def _close_uncached(self, words: str) -> list[str]:
+        scored: dict[str, float] = {}
+        n = len(words)
+        for t in self.terms:
+            if t.how not in ("name", "words", "expanded", "head"):
+                continue
+            phrase = " ".join(t.words)
+            if 2 * min(n, len(phrase)) < CLOSE_MATCH * (n + len(phrase)):
+                continue  # lengths too far apart for the ratio to reach the bar
+            m = difflib.SequenceMatcher(None, words, phrase)
+            if m.real_quick_ratio() < CLOSE_MATCH or m.quick_ratio() < CLOSE_MATCH:
+                continue
+            r = m.ratio()
+            if r >= CLOSE_MATCH:
+                scored[t.column] = max(r, scored.get(t.column, 0))
+        if not scored and " " not in words:
+            # an abbreviated column name: 'infl' for 'inflation' (at least 4 letters, one column only)
+            for t in self.terms:
+                p = " ".join(t.words)
+                if t.how == "name" and len(p) >= 4 and " " not in p and words.startswith(p) and len(p) >= 0.4 * len(words):
+                    scored[t.column] = 0.8
+        return sorted(scored, key=lambda c: -scored[c])
+
+    def adjective(self, word: str) -> list[tuple[str, str, str]]:
+        """(column, 'max'|'min', base adjective) for a gradable adjective of some column's measure
+        ('heaviest' → Weight_in_lbs, max)."""
+        adjectives = lexicon().adjectives
+        out = []
+        for base in adjective_bases(word) | {word}:
+            entry = adjectives.get(base)
+            if not entry:
+                continue
+            concepts = {tuple(c.split()) for c in entry["concepts"]}
+            cols = []
+            for t in self.terms:
+                if t.how not in ("name", "words", "expanded", "head") or self.kind(t.column) != "numeric":
+                    continue
+                if t.words in concepts or (t.words[-1:] in concepts):
+                    cols.append(t.column)
+            for col in dict.fromkeys(cols):
+                out.append((col, entry["direction"], base))
+        return out
+
+    def value_words(self) -> set[str]:
+        return {w for c in self.table.columns for v, _ in c.top_values if isinstance(v, str) for w in words_of(v)}
+
+
+def _key(table: TableDescription) -> str:
+    parts = [table.name] + [f"{c.name}|{c.kind}|{c.distinct}|{c.top_values[:3]}" for c in table.columns]
+    return hashlib.sha1(json.dumps(parts).encode()).hexdigest()
+
+
+_CACHE: dict[str, Vocabulary] = {}
+
+
+def vocabulary(table: TableDescription) -> Vocabulary:
+    """The vocabulary of ``table`` (built once per table content, then cached)."""
+    key = _key(table)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        hit.table = table
+        return hit
+    lex = lexicon()
+    units, abbreviations = lex.units, lex.abbreviations
+    vocab = Vocabulary(table=table, columns=[c.name for c in table.columns])
+    parts_of: dict[str, list[str]] = {}
+    for col in table.columns:
+        terms, parts = column_terms(col, units, abbreviations)
+        vocab.terms += terms
+        parts_of[col.name] = parts
+        _, dropped = content_words(words_of(col.name), units)
+        spoken = [units[u] for u in dropped if u in units]
+        vocab.units[col.name] = list(dict.fromkeys([u for u in dropped if u in units] + [w for sp in spoken for w in sp.split()]
+                                                   + [a for sp in spoken for a in lex.unit_aliases.get(sp, [])]))
+        if col.kind == "numeric":  # 'energy consumption' for kwh: the quantity its unit measures
+            whole = words_of(col.name)  # a column named by its unit alone ('kwh') keeps the unit as its name
+            measured_in = spoken or ([units[whole[0]]] if len(whole) == 1 and whole[0] in units else [])
+            vocab.terms += [Term(tuple(q.split()), col.name, "unit") for sp in measured_in
+                            for q in lex.quantities.get(sp, [])]
+            if measured_in and not vocab.units[col.name]:
+                vocab.units[col.name] = [whole[0]]
+    # a word only one column has ('store' for store_code) is a weak term of that column
+    owners: dict[str, set[str]] = {}
+    for col, parts in parts_of.items():
+        for w in parts:
+            owners.setdefault(w, set()).add(col)
+    named = {t.words for t in vocab.terms if t.how in ("name", "words", "flag", "expanded", "head")}
+    for w, cols in owners.items():
+        if len(cols) == 1 and (w,) not in named:
+            vocab.terms.append(Term((w,), cols.pop(), "part"))
+    # a head or synonym two columns share names neither (the stronger terms still do)
+    counts: dict[tuple, set[str]] = {}
+    for t in vocab.terms:
+        if t.how in ("head", "synonym", "part", "initials", "unit"):
+            counts.setdefault((t.words, t.how), set()).add(t.column)
+    vocab.terms = [t for t in vocab.terms if t.how not in ("head", "synonym", "part", "initials", "unit")
+                   or len(counts[(t.words, t.how)]) == 1]
+    vocab.terms = list(dict.fromkeys(vocab.terms))
+    for t in vocab.terms:
+        for form in lemmas(t.words[0]) | {t.words[0]}:
+            vocab.by_first.setdefault(form, []).append(t)
+    id_cols = id_columns(table)
+    vocab.id_column = identifying_column(table, id_cols)
+    vocab.row_nouns = row_nouns(table, id_cols)
+    vocab.table_words = {w for w in words_of(table.name) if len(w) >= 3 and not w.isdigit()}
+    vocab.values = listed_values(table)
+    if len(_CACHE) > 64:
+        _CACHE.clear()
+    _CACHE[key] = vocab
+    return vocab
+
+
+@lru_cache(maxsize=4096)
+def phrase_words(text: str) -> tuple[str, ...]:
+    """Words of already-normalised text (cached)."""
+    return tuple(t.text for t in tokenize(fold(normalize(text))) if t.kind == "word")
