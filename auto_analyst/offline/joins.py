@@ -218,5 +218,5 @@ def unlinked_reason(question_mentions: dict[str, set[str]], desc: DatasetDescrip
         if found and not why:
             why = f"tables '{a}' and '{b}' are linked many-to-many ({found[0].note}), and a join would count rows twice"
         return (f"The question names columns of '{a}' ({', '.join(sorted(own_a))}) and of '{b}' "
-                f"({', '.join(sorted(own_b))}), and I can't join them: {why}.")
+                f"({', '.join(sorted(own_b))}), and I can't join them: {why.rstrip('.')}.")
     return ""
