@@ -38,6 +38,7 @@ from auto_analyst.numbers_check import unsupported_numbers
 from auto_analyst.question_text import addressed_agent
 from auto_analyst.results import (Attempt, ContextPart, ErrorInfo, MemoryHit, PlanStep, ProgressEvent, Result,
                                   RunResult, Trace, Usage)
+from auto_analyst.run_errors import fixable, user_sentence
 
 __all__ = ["Pipeline", "TurnContext", "LMBudget"]
 
@@ -252,7 +253,8 @@ class Pipeline:
         if not run.ok:
             result.status = "error"
             result.error = run.error
-            result.answer = f"The analysis could not be completed: {run.error.message if run.error else 'unknown error'}"
+            result.answer = (user_sentence(run.error) if run.error and not fixable(run.error) else
+                             f"The analysis could not be completed: {run.error.message if run.error else 'unknown error'}")
             return
         trace.result_names = _result_names(result.code, steps, run.names)
         check_cancel()
@@ -382,8 +384,8 @@ class Pipeline:
                 return run
             if run.error and run.error.kind in ("cancelled",):
                 raise CancelledError("Cancelled.")
-            if run.error and run.error.kind == "worker_lost":
-                break  # the script was not at fault: no fix; the session goes on on another worker
+            if not fixable(run.error):
+                break  # not the script's fault (run_errors.NOT_FIXABLE): no fixer call, the user gets the kind
             error_text = f"{run.error.message}\n{run.traceback[-1500:]}" if run.error else run.traceback
             if last_error is not None and run.error and run.error.message == last_error:
                 break  # the same error again: the fixer is not getting anywhere
