@@ -86,7 +86,8 @@ class FixRecord:
 
 
 def after_answer(pipeline: Any, ctx: Any, result: Result, budget: LMBudget, fixed: FixRecord) -> None:
-    """The interaction summary and, after a successful fix, the error-fix memory entry; then ``ctx.after``.
+    """The interaction summary (when the answer writer gave none) and, after a successful fix, the error-fix memory
+    entry; then ``ctx.after``.
 
     ``pipeline`` is the question's ``pipeline.Pipeline`` (its ``call`` and ``program``) and ``ctx`` its
     ``pipeline.TurnContext``; they are not imported here, so that this module and the pipeline do not
@@ -96,7 +97,7 @@ def after_answer(pipeline: Any, ctx: Any, result: Result, budget: LMBudget, fixe
     keeps the answer itself, and the fix is not remembered).
     """
     try:
-        if result.status == "ok" and result.trace.source == "ran_code":
+        if result.status == "ok" and result.trace.source == "ran_code" and not result.trace.summary:
             response = json.dumps({"plan": [s.model_dump() for s in result.plan], "code": result.code,
                                    "answer": result.answer})
             try:

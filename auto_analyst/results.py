@@ -115,7 +115,7 @@ class Trace(BaseModel):
     context: list[ContextPart] = Field(default_factory=list)
     source: Literal["ran_code", "memory", "general_knowledge", "none"] = "none"
     standalone_question: str = ""
-    summary: str = Field(default="", description="The interaction summarizer's summary, kept in short-term memory.")
+    summary: str = Field(default="", description="The turn's summary (the answer writer's, else the interaction summarizer's), kept in short-term memory.")
     assumptions: list[str] = Field(default_factory=list)
     result_names: list[str] = Field(default_factory=list, description="Variables this turn's script created that later "
                                     "turns may use: those it showed and those the plan created (no scratch variables).")
