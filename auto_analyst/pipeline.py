@@ -26,6 +26,7 @@ from typing import Any, Callable, Protocol
 
 import dspy
 
+from auto_analyst.agents.answer_format import lead_with_format
 from auto_analyst.agents.environment import PRELOADED, script_environment
 from auto_analyst.agents.merge import assigned_names, merge_blocks, shown_names
 from auto_analyst.agents.modules import AGENT_VERSION
@@ -283,7 +284,7 @@ class Pipeline:
                         assumptions=json.dumps(trace.assumptions), fixes=json.dumps(list(fixes)),
                         unanswered=plan.decline_reason or "", style=ctx.style)
         result.timings["answering"] = round(time.perf_counter() - t, 4)
-        result.status, result.answer = "ok", (out.answer or "").strip()
+        result.status, result.answer = "ok", lead_with_format(ctx.question, (out.answer or "").strip())
         # the turn's summary came with the answer: the after-answer worker calls the summarizer only without one
         trace.summary = (getattr(out, "summary", "") or "").strip()
         trace.unsupported_numbers = unsupported_numbers(

@@ -54,3 +54,16 @@ def test_the_contract_asks_for_unrounded_values_and_the_difference_of_a_comparis
     assert "show the difference" in ENVIRONMENT
     text = " ".join(AnswerSignature.instructions.split())
     assert "an empty list as @name[]" in text and "before any other words" in text and "8.8e-22, never as 0" in text
+
+
+def test_the_requested_format_lines_come_first_in_their_order_values_unchanged():
+    from auto_analyst.agents.answer_format import lead_with_format
+
+    q = "What are the mean and the outliers? @mean_fare[mean] @outliers[list of values]"
+    answer = "The mean fare is 34.65; there are no outliers.\n\n- `@outliers[]`\n- **@mean_fare[34.65]**"
+    assert lead_with_format(q, answer) == "@mean_fare[34.65]\n@outliers[]\n\nThe mean fare is 34.65; there are no outliers."
+    first = "@mean_fare[34.65]\n@outliers[]\n\nText."
+    assert lead_with_format(q, first) == first  # already first: unchanged
+    assert lead_with_format("no format asked", answer) == answer
+    inline = "The value @mean_fare[34.65] is in a sentence."
+    assert lead_with_format(q, inline) == inline  # only whole lines move
