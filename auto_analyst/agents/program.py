@@ -66,11 +66,14 @@ class Program(dspy.Module):
             _predictor(new, name).load_state(pred.dump_state())
         return new
 
-    def using(self, planner: Planner, analysts: dict[str, AnalystAgent]) -> Program:
-        """A shallow copy of this Program calling ``planner`` and ``analysts`` (an optimizer's candidates)."""
+    def using(self, planner: Planner, analysts: dict[str, AnalystAgent], plan_coder: Planner | None = None) -> Program:
+        """A shallow copy of this Program calling ``planner`` (and ``plan_coder``, the one-call planner, when given)
+        and ``analysts`` (an optimizer's candidates)."""
         view = object.__new__(type(self))
         view.__dict__.update(self.__dict__)
         view.planner, view.analysts, view._lock = planner, dict(analysts), threading.Lock()
+        if plan_coder is not None:
+            view.plan_coder = plan_coder
         return view
 
     def planner_for(self, with_code: bool = False) -> Planner:
