@@ -423,6 +423,7 @@ class Pipeline:
                             remembered_fixes=fixes_text, goal=result.trace.standalone_question or ctx.question)
             timings["fixing"] = round(timings.get("fixing", 0) + time.perf_counter() - t, 4)
             fixed.notes.append(out.explanation or "")
+            fixed.entries.append((out.error_summary, out.correction_summary))
             script = out.fixed_script or script
         assert run is not None
         return run

@@ -93,7 +93,8 @@ class SlowEngine:
             return "combiner", {"script": "\n\n".join(b["code"] for b in blocks)}
         if "fixed_script" in outs:
             return "fixer", {"fixed_script": p.inputs["script"].replace("'Revenue'", "'revenue'"),
-                             "explanation": "the column is revenue"}
+                             "explanation": "the column is revenue", "error_summary": "KeyError on a capitalised column.",
+                             "correction_summary": "Use the exact column name."}  # read where the Signature has them
         if "error_summary" in outs:
             return "error_summary", {"error_summary": "KeyError on a capitalised column.",
                                      "correction_summary": "Use the exact column name."}

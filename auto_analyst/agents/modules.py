@@ -120,7 +120,9 @@ class CodeFixer(dspy.Module):
                 remembered_fixes: str = "", goal: str = ""):
         out = self.predict(goal=goal, script=script, error=error, dataset_description=dataset_description,
                            environment=environment, remembered_fixes=remembered_fixes)
-        return dspy.Prediction(fixed_script=strip_fences(out.fixed_script), explanation=out.explanation)
+        return dspy.Prediction(fixed_script=strip_fences(out.fixed_script), explanation=out.explanation,
+                               error_summary=(getattr(out, "error_summary", "") or "").strip(),
+                               correction_summary=(getattr(out, "correction_summary", "") or "").strip())
 
 
 class AnswerWriter(dspy.Module):

@@ -10,7 +10,7 @@ Example:
     >>> reg = default_registry()
     >>> [e.name for e in reg.analysts()]
     ['preprocessing', 'statistics', 'visualisation', 'machine_learning']
-    >>> reg.identify(["fixed_script", "explanation"], sig.CodeFixSignature.instructions).name
+    >>> reg.identify(["fixed_script", "explanation", "error_summary", "correction_summary"], sig.CodeFixSignature.instructions).name
     'fixer'
 """
 

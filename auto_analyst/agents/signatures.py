@@ -69,6 +69,11 @@ SUMMARY = ("For the conversation's memory, at most four short sentences: the goa
            "the key results with their numbers.")
 """The turn summary's description: the answer writer's second output, or the interaction summarizer's only one."""
 
+ERROR_SUMMARY = ("For the error-fix memory, one or two sentences in general terms that apply to other datasets: the "
+                 "kind of error and its cause.")
+CORRECTION_SUMMARY = "For the error-fix memory, one or two sentences in general terms: the change that fixes it."
+"""The error-fix memory entry's two fields: the fixer's optional outputs, or the error summarizer's."""
+
 
 class PlannerSignature(dspy.Signature):
     """Planner: read the user's goal and the dataset description, resolve follow-up references using the
@@ -200,6 +205,9 @@ class CodeFixSignature(dspy.Signature):
     error: str = dspy.InputField(desc="The error message and the traceback's last lines.")
     fixed_script: str = dspy.OutputField(desc="The whole corrected script, Python only.")
     explanation: str = dspy.OutputField(desc="One sentence: what was wrong and what changed.")
+    # the error-fix memory's entry, written by the call that knows the fix (no separate summarizer call after it)
+    error_summary: str = dspy.OutputField(desc=ERROR_SUMMARY, default="")
+    correction_summary: str = dspy.OutputField(desc=CORRECTION_SUMMARY, default="")
 
 
 class AnswerSignature(dspy.Signature):
@@ -239,13 +247,13 @@ class InteractionSummarySignature(dspy.Signature):
 class ErrorSummarySignature(dspy.Signature):
     """Error summarizer: from code that failed, the error metadata and the correction that worked, write a
     reusable entry for the error-fix memory: what kind of error it was and how it was corrected, in general
-    terms that apply to other datasets."""
+    terms that apply to other datasets. Called only when the fix took several attempts or the fixer wrote no entry."""
 
     incorrect_code: str = dspy.InputField(desc="The script as it failed.")
     error_metadata: str = dspy.InputField(desc="JSON: error type and message, agent, agent version, timestamp, user query.")
     correction: str = dspy.InputField(desc="The corrected code.")
-    error_summary: str = dspy.OutputField(desc="One or two sentences: the error and its cause.")
-    correction_summary: str = dspy.OutputField(desc="One or two sentences: the change that fixed it.")
+    error_summary: str = dspy.OutputField(desc=ERROR_SUMMARY)
+    correction_summary: str = dspy.OutputField(desc=CORRECTION_SUMMARY)
 
 
 class MemoryAnswerSignature(dspy.Signature):

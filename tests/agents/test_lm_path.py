@@ -92,6 +92,26 @@ def test_the_offline_model_keeps_the_planner_then_analyst_route(tmp_path):
     assert plans_with_code(lm) is True
 
 
+def test_one_fix_writes_the_error_fix_memory_entry_itself_so_no_summarizer_runs_after_it(tmp_path):
+    bad = "total = df['Revenue'].sum()\nshow(total, name='total revenue')"
+    good = bad.replace("'Revenue'", "'revenue'")
+    planner = plan_of(step("statistics", "total revenue"))
+    analyst, s, engine, _ = session(tmp_path, {
+        PLANNER: lambda p: {**planner(p), "code": bad},
+        FIXER: lambda p: {"fixed_script": good, "explanation": "The column is revenue.",
+                          "error_summary": "KeyError: a column written with a capital.",
+                          "correction_summary": "Use the exact column name."},
+        ANSWER: lambda p: {**answer_from_tables(p), "summary": "Summed revenue: 65."}})
+    with analyst:
+        r = s.ask("total revenue")
+        s.settle()
+        fixes = [e.document for e in analyst.memory.errors.list(user=s.user)]
+    assert r.status == "ok" and value(r, "total revenue") == 65.0 and len(r.attempts) == 2
+    assert [name for name, _, _ in engine.prompts] == ["planner_code", "fixer", "answer_writer"]
+    assert s.usage.lm_calls == 3
+    assert len(fixes) == 1 and "a column written with a capital" in fixes[0] and "exact column name" in fixes[0]
+
+
 def test_three_agents_whose_variables_line_up_are_merged_without_the_combiner(tmp_path):
     codes = {
         "preprocessing": "by_city = df.groupby('city', as_index=False)['revenue'].sum()",

@@ -89,7 +89,7 @@ def test_a_prompt_of_no_registered_signature_raises_unknown_signature():
     with pytest.raises(UnknownSignature, match="instructions"):  # analysts share outputs: instructions decide
         reg.identify(["code", "summary"], "Astrology analyst: read the stars.")
     # a single Signature with these outputs is found even with rewritten instructions (an optimizer's)
-    assert reg.identify(["fixed_script", "explanation"], "Fix the script, better worded.").name == "fixer"
+    assert reg.identify(["fixed_script", "explanation", "error_summary", "correction_summary"], "Fix the script, better worded.").name == "fixer"
     assert not hasattr(sig, "IntentSignature")
 
 
