@@ -402,7 +402,7 @@ class Pipeline:
                 return run
             if run.error and run.error.kind in ("cancelled",):
                 raise CancelledError("Cancelled.")
-            if not fixable(run.error):
+            if run.error is not None and not fixable(run.error):
                 break  # not the script's fault (run_errors.NOT_FIXABLE): no fixer call, the user gets the kind
             error_text = f"{run.error.message}\n{run.traceback[-1500:]}" if run.error else run.traceback
             if last_error is not None and run.error and run.error.message == last_error:
