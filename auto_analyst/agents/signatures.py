@@ -96,7 +96,7 @@ class PlannerSignature(dspy.Signature):
     part of it can, plan that part and name the rest in decline_reason (the answer reports it as unanswered)."""
 
     # Inputs are in the order the prompt shows them: what stays the same through a session first (the data, the
-    # agents), what changes with each question last, so providers' prompt caching reuses the prefix (issue 19 item 7).
+    # agents), what changes with each question last, so providers' prompt caching reuses the prefix.
     dataset_description: str = dspy.InputField(desc=DATASET_DESCRIPTION)
     agent_descriptions: str = dspy.InputField(desc="The analyst agents available and what each does.")
     user_context: str = dspy.InputField(desc="What this user works with and how they like answers; may be empty.")
