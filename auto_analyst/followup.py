@@ -83,10 +83,12 @@ class FixRecord:
 
     notes: list[str] = field(default_factory=list)
     good_code: str = ""
+    entries: list[tuple[str, str]] = field(default_factory=list)  # each fix's (error_summary, correction_summary)
 
 
 def after_answer(pipeline: Any, ctx: Any, result: Result, budget: LMBudget, fixed: FixRecord) -> None:
-    """The interaction summary and, after a successful fix, the error-fix memory entry; then ``ctx.after``.
+    """The interaction summary (when the answer writer gave none) and, after a successful fix, the error-fix memory
+    entry; then ``ctx.after``.
 
     ``pipeline`` is the question's ``pipeline.Pipeline`` (its ``call`` and ``program``) and ``ctx`` its
     ``pipeline.TurnContext``; they are not imported here, so that this module and the pipeline do not
@@ -96,7 +98,7 @@ def after_answer(pipeline: Any, ctx: Any, result: Result, budget: LMBudget, fixe
     keeps the answer itself, and the fix is not remembered).
     """
     try:
-        if result.status == "ok" and result.trace.source == "ran_code":
+        if result.status == "ok" and result.trace.source == "ran_code" and not result.trace.summary:
             response = json.dumps({"plan": [s.model_dump() for s in result.plan], "code": result.code,
                                    "answer": result.answer})
             try:
@@ -113,7 +115,8 @@ def after_answer(pipeline: Any, ctx: Any, result: Result, budget: LMBudget, fixe
 
 
 def _remember_fix(pipeline: Any, ctx: Any, result: Result, budget: LMBudget, fixed: FixRecord) -> None:
-    """The error summarizer writes the entry from the first failing script and the fix; the memory stores it."""
+    """The entry from the first failing script and the fix (the fixer's own summaries when one fix did it, else the
+    error summarizer's); the memory stores it."""
     first = result.attempts[0]
     kind, message = (first.error.kind, first.error.message) if first.error else ("", "")
     agent = result.plan[-1].agent if result.plan else "statistics"
@@ -121,9 +124,14 @@ def _remember_fix(pipeline: Any, ctx: Any, result: Result, budget: LMBudget, fix
                        "timestamp": time.time(), "user_query": ctx.question,
                        "repair": "; ".join(n for n in fixed.notes if n)})
     try:
-        out = pipeline.call(budget, pipeline.program.error_summarizer, result.trace, incorrect_code=first.code,
-                            error_metadata=meta, correction=fixed.good_code)
+        # one fix that worked: the fixer already wrote the entry (its error and its change), no call is needed
+        if len(fixed.entries) == 1 and all(fixed.entries[0]):
+            error_summary, correction_summary = fixed.entries[0]
+        else:
+            out = pipeline.call(budget, pipeline.program.error_summarizer, result.trace, incorrect_code=first.code,
+                                error_metadata=meta, correction=fixed.good_code)
+            error_summary, correction_summary = out.error_summary, out.correction_summary
         ctx.memory.remember_fix(first.code, f"{kind}: {message}" if kind else "", fixed.good_code, agent,
-                                out.error_summary, out.correction_summary, AGENT_VERSION)
+                                error_summary, correction_summary, AGENT_VERSION)
     except AutoAnalystError:
         return

@@ -2,10 +2,14 @@
 
 Every stage returns typed objects; the :class:`~auto_analyst.results.Result` of a question (or of a
 script the user ran) is assembled here and nowhere else, from them and from the
-:class:`TurnContext` the session gives. A question that needs no fix makes at most three sequential
-LM round trips before its Result is returned (plan, code, answer), plus one per fix attempt; the
-combiner is called only when the analysts' variables do not line up (:mod:`auto_analyst.agents.merge`),
-and the interaction and error summaries run afterwards (:mod:`auto_analyst.followup`). LM calls
+:class:`TurnContext` the session gives. A one-step question that needs no fix makes two sequential
+LM round trips before its Result is returned (the one-call planner's plan with its code, the answer:
+the limit, one to write the code and one to read its output), a plan of several steps three (plan,
+the analysts in parallel, answer), plus one per fix attempt, and only for a fault of the script
+(:mod:`auto_analyst.run_errors`); the combiner is called only when the analysts' variables do not
+line up (:mod:`auto_analyst.agents.merge`). The answer writer also writes the turn's summary, so the
+interaction summarizer runs (afterwards, :mod:`auto_analyst.followup`) only when it gave none; the
+error summary after a successful fix runs afterwards too. LM calls
 are capped per question (``max_lm_calls``, ``max_cost_usd``, ``max_prompt_tokens``) and each has a
 timeout (``lm_timeout``). A question starting with ``@name`` goes to that analyst directly.
 """
@@ -22,11 +26,13 @@ from typing import Any, Callable, Protocol
 
 import dspy
 
+from auto_analyst.agents.answer_format import lead_with_format
 from auto_analyst.agents.environment import PRELOADED, script_environment
 from auto_analyst.agents.merge import assigned_names, merge_blocks, shown_names
 from auto_analyst.agents.modules import AGENT_VERSION
 from auto_analyst.agents.program import Program
 from auto_analyst.agents.registry import Registry
+from auto_analyst.agents.run_view import tables_json as shown_tables
 from auto_analyst.config import Settings
 from auto_analyst.data.duck_sql import sql_decline
 from auto_analyst.errors import AutoAnalystError, CancelledError, ModelError
@@ -38,8 +44,9 @@ from auto_analyst.numbers_check import unsupported_numbers
 from auto_analyst.question_text import addressed_agent
 from auto_analyst.results import (Attempt, ContextPart, ErrorInfo, MemoryHit, PlanStep, ProgressEvent, Result,
                                   RunResult, Trace, Usage)
+from auto_analyst.run_errors import fixable, user_sentence
 
-__all__ = ["Pipeline", "TurnContext", "LMBudget"]
+__all__ = ["Pipeline", "TurnContext", "LMBudget", "plans_with_code"]
 
 STDOUT_FOR_PROMPT = 6000
 
@@ -110,6 +117,7 @@ class Pipeline:
     def __post_init__(self):
         if self.program is None:
             self.program = Program(self.agents)
+        self.one_call = plans_with_code(self.lm)
 
     def call(self, budget: LMBudget, module: dspy.Module, trace: Trace, **kwargs):
         """One module call inside this session's LM context, counted (calls, tokens, cost).
@@ -223,7 +231,8 @@ class Pipeline:
 
         t = time.perf_counter()
         emit(ProgressEvent(stage="planning", message="Planning"))
-        plan = self._plan(ctx, budget, trace)
+        env = script_environment(ctx.tables, ctx.active, ctx.duckdb_tables, ctx.sql_source)
+        plan = self._plan(ctx, env, budget, trace)
         timings["planning"] = round(time.perf_counter() - t, 4)
         steps = [s if isinstance(s, PlanStep) else PlanStep.model_validate(s) for s in (plan.plan or [])]
         result.plan = steps
@@ -242,8 +251,11 @@ class Pipeline:
             return
         check_cancel()
         goal = trace.standalone_question
-        env = script_environment(ctx.tables, ctx.active, ctx.duckdb_tables, ctx.sql_source)
-        script, declined = self._write_code(ctx, goal, env, steps, budget, trace, timings, emit)
+        planned_code = getattr(plan, "code", "") or ""
+        if len(steps) == 1 and planned_code.strip():
+            script, declined = planned_code, ""  # the one-call planner wrote it: no analyst round trip
+        else:
+            script, declined = self._write_code(ctx, goal, env, steps, budget, trace, timings, emit)
         declined = declined or sql_decline(self.lm, script, ctx.duckdb_tables, ctx.active,
                                            ctx.sql_source.get("tables", []))
         if declined:
@@ -256,7 +268,8 @@ class Pipeline:
         if not run.ok:
             result.status = "error"
             result.error = run.error
-            result.answer = f"The analysis could not be completed: {run.error.message if run.error else 'unknown error'}"
+            result.answer = (user_sentence(run.error) if run.error and not fixable(run.error) else
+                             f"The analysis could not be completed: {run.error.message if run.error else 'unknown error'}")
             return
         trace.result_names = _result_names(result.code, steps, run.names)
         check_cancel()
@@ -267,7 +280,7 @@ class Pipeline:
         trace = result.trace
         t = time.perf_counter()
         emit(ProgressEvent(stage="answering", message="Writing the answer"))
-        tables_json = json.dumps([tb.model_dump() for tb in run.tables], default=str)
+        tables_json = shown_tables(run.tables)
         figures = json.dumps([{"kind": f.kind, "title": f.title} for f in run.figures])
         out = self.call(budget, self.program.writer, trace, question=ctx.question,
                         resolved_question=trace.standalone_question, previous_result=ctx.previous_result,
@@ -275,21 +288,28 @@ class Pipeline:
                         assumptions=json.dumps(trace.assumptions), fixes=json.dumps(list(fixes)),
                         unanswered=plan.decline_reason or "", style=ctx.style)
         result.timings["answering"] = round(time.perf_counter() - t, 4)
-        result.status, result.answer = "ok", (out.answer or "").strip()
+        result.status, result.answer = "ok", lead_with_format(ctx.question, (out.answer or "").strip())
+        # the turn's summary came with the answer: the after-answer worker calls the summarizer only without one
+        trace.summary = (getattr(out, "summary", "") or "").strip()
         trace.unsupported_numbers = unsupported_numbers(
             result.answer, [run.stdout, tables_json, ctx.question, json.dumps(trace.assumptions),
                             plan.decline_reason or "", " ".join(f.title for f in run.figures), ctx.previous_result])
 
-    def _plan(self, ctx: TurnContext, budget: LMBudget, trace: Trace) -> dspy.Prediction:
-        """The planner's plan; for ``@name question``, one step for that agent instead (no LM call)."""
+    def _plan(self, ctx: TurnContext, env: str, budget: LMBudget, trace: Trace) -> dspy.Prediction:
+        """The planner's plan; for ``@name question``, one step for that agent instead (no LM call).
+
+        With an LM that :func:`plans_with_code`, the one-call planner also returns the code of a one-step plan
+        (``code``), so such a question takes two round trips (plan and code, answer) instead of three.
+        """
         agent, rest = addressed_agent(ctx.question)
         if agent is not None:
             step = PlanStep(agent=self.agents.agent(agent).name, instruction=rest, uses=[], creates=[])
             return dspy.Prediction(intent="analysis", standalone_question=rest, plan=[step], assumptions=[],
                                    decline_reason="")
-        return self.call(budget, self.program.planner_for(), trace, goal=ctx.question,
+        return self.call(budget, self.program.planner_for(with_code=self.one_call), trace, goal=ctx.question,
                          dataset_description=ctx.dataset_description, short_term_memory=ctx.short_term_memory,
-                         user_context=ctx.user_context)
+                         user_context=ctx.user_context, environment=env, available_variables=ctx.variables,
+                         known_fixes=ctx.known_fixes)
 
     def _other_intent(self, ctx: TurnContext, plan, result: Result, budget: LMBudget) -> None:
         """Questions that need no code: about earlier turns, about how to answer, or not about the data."""
@@ -386,8 +406,8 @@ class Pipeline:
                 return run
             if run.error and run.error.kind in ("cancelled",):
                 raise CancelledError("Cancelled.")
-            if run.error and run.error.kind == "worker_lost":
-                break  # the script was not at fault: no fix; the session goes on on another worker
+            if run.error is not None and not fixable(run.error):
+                break  # not the script's fault (run_errors.NOT_FIXABLE): no fixer call, the user gets the kind
             error_text = f"{run.error.message}\n{run.traceback[-1500:]}" if run.error else run.traceback
             if last_error is not None and run.error and run.error.message == last_error:
                 break  # the same error again: the fixer is not getting anywhere
@@ -407,9 +427,20 @@ class Pipeline:
                             remembered_fixes=fixes_text, goal=result.trace.standalone_question or ctx.question)
             timings["fixing"] = round(timings.get("fixing", 0) + time.perf_counter() - t, 4)
             fixed.notes.append(out.explanation or "")
+            fixed.entries.append((out.error_summary, out.correction_summary))
             script = out.fixed_script or script
         assert run is not None
         return run
+
+
+def plans_with_code(lm: Any) -> bool:
+    """Whether questions asked with ``lm`` go to the one-call planner (plan and, for one step, its code).
+
+    A capability of the LM, decided once per session: its ``plan_with_code`` attribute, True when it has none
+    (a hosted model writes both in one reply). The embedded offline model and the replay of a transcript
+    recorded before the one-call planner set it False and keep the planner → analyst route.
+    """
+    return bool(getattr(lm, "plan_with_code", True))
 
 
 def _names(variables_json: str) -> list[str]:

@@ -83,12 +83,20 @@ class Usage(BaseModel):
     lm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = Field(default=0, description="Of prompt_tokens, those the provider served from its "
+                                      "prompt cache (a repeated prefix), when it reports them; 0 otherwise.")
     cost_usd: float | None = 0.0
+
+    @property
+    def cached_share(self) -> float | None:
+        """cached_prompt_tokens / prompt_tokens (None without prompt tokens)."""
+        return round(self.cached_prompt_tokens / self.prompt_tokens, 4) if self.prompt_tokens else None
 
     def __add__(self, other: "Usage") -> "Usage":
         cost = None if self.cost_usd is None or other.cost_usd is None else round(self.cost_usd + other.cost_usd, 8)
         return Usage(lm_calls=self.lm_calls + other.lm_calls, prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-                     completion_tokens=self.completion_tokens + other.completion_tokens, cost_usd=cost)
+                     completion_tokens=self.completion_tokens + other.completion_tokens,
+                     cached_prompt_tokens=self.cached_prompt_tokens + other.cached_prompt_tokens, cost_usd=cost)
 
 
 class ContextPart(BaseModel):
@@ -115,7 +123,7 @@ class Trace(BaseModel):
     context: list[ContextPart] = Field(default_factory=list)
     source: Literal["ran_code", "memory", "general_knowledge", "none"] = "none"
     standalone_question: str = ""
-    summary: str = Field(default="", description="The interaction summarizer's summary, kept in short-term memory.")
+    summary: str = Field(default="", description="The turn's summary (the answer writer's, else the interaction summarizer's), kept in short-term memory.")
     assumptions: list[str] = Field(default_factory=list)
     result_names: list[str] = Field(default_factory=list, description="Variables this turn's script created that later "
                                     "turns may use: those it showed and those the plan created (no scratch variables).")

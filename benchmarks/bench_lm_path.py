@@ -81,8 +81,10 @@ class SlowEngine:
             steps = {"one": [("statistics", [])], "fix": [("statistics", [])],
                      "three": [("preprocessing", ["by_city"]), ("statistics", ["top"]), ("visualisation", [])]}
             plan = [{"agent": a, "instruction": a, "uses": ["df"], "creates": c} for a, c in steps.get(scenario, [])]
+            # the one-call planner (an output `code`) writes the code of a one-step plan, as a capable model does
+            code = CODES[scenario][plan[0]["agent"]] if "code" in outs and len(plan) == 1 else ""
             return "planner", {"intent": "analysis", "standalone_question": goal, "plan": plan, "assumptions": [],
-                               "decline_reason": ""}
+                               "decline_reason": "", "code": code}
         if outs == {"code", "summary"}:
             role = p.objective.split(" analyst")[0].lower().replace(" ", "_")
             return "analyst", {"code": CODES[scenario][role], "summary": role}
@@ -91,13 +93,14 @@ class SlowEngine:
             return "combiner", {"script": "\n\n".join(b["code"] for b in blocks)}
         if "fixed_script" in outs:
             return "fixer", {"fixed_script": p.inputs["script"].replace("'Revenue'", "'revenue'"),
-                             "explanation": "the column is revenue"}
+                             "explanation": "the column is revenue", "error_summary": "KeyError on a capitalised column.",
+                             "correction_summary": "Use the exact column name."}  # read where the Signature has them
         if "error_summary" in outs:
             return "error_summary", {"error_summary": "KeyError on a capitalised column.",
                                      "correction_summary": "Use the exact column name."}
         if outs == {"summary"}:
             return "summary", {"summary": "done"}
-        return "answer", {"answer": "done"}
+        return "answer", {"answer": "done", "summary": "done"}  # `summary` is read where the Signature has it
 
 
 def sequential(log: list[tuple[float, float, str]], until: float) -> int:

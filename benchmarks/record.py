@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         failures += any(checks)
         calls = engine.take()
         save_transcript(args.out / f"{item.id}.json", item.id, args.model, calls, table=item.table,
+                        plan_with_code=bool(getattr(lm, "plan_with_code", True)),
                         turns=[{"question": t.question, "status": r.status, "answer": r.answer,
                                 "attempts": len(r.attempts), "problems": c}
                                for t, r, c in zip(item.turns, results, checks)])

@@ -42,18 +42,30 @@ class Planner(dspy.Module):
     """Goal + dataset description + memory → intent, standalone question, typed plan, assumptions.
 
     The plan's agents are the registry's analysts (their names and descriptions, as registered now).
+
+    Args:
+        agents: the registry.
+        with_code: the one-call planner (registry entry ``planner_code``), which also writes the code of a
+            one-step plan (``code``; '' for other plans); it takes the code writer's inputs too.
     """
 
-    def __init__(self, agents: Registry):
+    def __init__(self, agents: Registry, with_code: bool = False):
         super().__init__()
         self.agent_names = tuple(e.name for e in agents.analysts())
         self.agent_descriptions = json.dumps(agents.agent_descriptions())
-        self.predict = dspy.Predict(agents.planner_signature())
+        self.with_code = with_code
+        self.predict = dspy.Predict(agents.planner_signature("planner_code" if with_code else "planner"))
 
-    def forward(self, goal: str, dataset_description: str, short_term_memory: str, user_context: str = ""):
-        return self.predict(goal=goal, dataset_description=dataset_description,
-                            agent_descriptions=self.agent_descriptions, short_term_memory=short_term_memory,
-                            user_context=user_context)
+    def forward(self, goal: str, dataset_description: str, short_term_memory: str, user_context: str = "",
+                environment: str = "", available_variables: str = "", known_fixes: str = ""):
+        given = {"goal": goal, "dataset_description": dataset_description, "agent_descriptions": self.agent_descriptions,
+                 "short_term_memory": short_term_memory, "user_context": user_context}
+        if self.with_code:
+            given.update(environment=environment, available_variables=available_variables, known_fixes=known_fixes)
+        out = self.predict(**given)
+        code = strip_fences(getattr(out, "code", "") or "") if self.with_code else ""
+        return dspy.Prediction(intent=out.intent, standalone_question=out.standalone_question, plan=out.plan,
+                               assumptions=out.assumptions, decline_reason=out.decline_reason, code=code)
 
 
 def step_contract(step: PlanStep) -> dict[str, str]:
@@ -108,7 +120,9 @@ class CodeFixer(dspy.Module):
                 remembered_fixes: str = "", goal: str = ""):
         out = self.predict(goal=goal, script=script, error=error, dataset_description=dataset_description,
                            environment=environment, remembered_fixes=remembered_fixes)
-        return dspy.Prediction(fixed_script=strip_fences(out.fixed_script), explanation=out.explanation)
+        return dspy.Prediction(fixed_script=strip_fences(out.fixed_script), explanation=out.explanation,
+                               error_summary=(getattr(out, "error_summary", "") or "").strip(),
+                               correction_summary=(getattr(out, "correction_summary", "") or "").strip())
 
 
 class AnswerWriter(dspy.Module):

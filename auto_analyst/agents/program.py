@@ -37,7 +37,7 @@ def program_path(home: Path, program: str) -> Path:
 
 
 class Program(dspy.Module):
-    """The planner, one module per analyst, the combiner, the fixer, the answer writer and the summarizers.
+    """The planner, the one-call planner, one module per analyst, the combiner, the fixer, the answer writer and the summarizers.
 
     Args:
         registry: the Signatures and analysts (default the built-in ones). Analysts registered later are
@@ -49,6 +49,7 @@ class Program(dspy.Module):
         super().__init__()
         self.registry = registry or default_registry()
         self.planner = Planner(self.registry)
+        self.plan_coder = Planner(self.registry, with_code=True)
         self.analysts = {e.name: AnalystAgent(e) for e in self.registry.analysts()}
         self.combiner = Combiner()
         self.fixer = CodeFixer()
@@ -65,22 +66,29 @@ class Program(dspy.Module):
             _predictor(new, name).load_state(pred.dump_state())
         return new
 
-    def using(self, planner: Planner, analysts: dict[str, AnalystAgent]) -> Program:
-        """A shallow copy of this Program calling ``planner`` and ``analysts`` (an optimizer's candidates)."""
+    def using(self, planner: Planner, analysts: dict[str, AnalystAgent], plan_coder: Planner | None = None) -> Program:
+        """A shallow copy of this Program calling ``planner`` (and ``plan_coder``, the one-call planner, when given)
+        and ``analysts`` (an optimizer's candidates)."""
         view = object.__new__(type(self))
         view.__dict__.update(self.__dict__)
         view.planner, view.analysts, view._lock = planner, dict(analysts), threading.Lock()
+        if plan_coder is not None:
+            view.plan_coder = plan_coder
         return view
 
-    def planner_for(self) -> Planner:
-        """The planner for the analysts registered now (rebuilt with the same demos if they changed)."""
+    def planner_for(self, with_code: bool = False) -> Planner:
+        """The planner (or, ``with_code``, the one-call planner) for the analysts registered now (rebuilt with the
+        same demos if they changed)."""
+        attr = "plan_coder" if with_code else "planner"
         names = tuple(e.name for e in self.registry.analysts())
         with self._lock:
-            if self.planner.agent_names != names:
-                demos = self.planner.predict.demos
-                self.planner = Planner(self.registry)
-                self.planner.predict.demos = demos
-            return self.planner
+            current = getattr(self, attr)
+            if current.agent_names != names:
+                demos = current.predict.demos
+                current = Planner(self.registry, with_code=with_code)
+                current.predict.demos = demos
+                setattr(self, attr, current)
+            return current
 
     def analyst(self, name: str) -> AnalystAgent:
         """The module of analyst ``name`` (made on first use for an agent registered after this Program).

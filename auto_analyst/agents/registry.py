@@ -10,7 +10,7 @@ Example:
     >>> reg = default_registry()
     >>> [e.name for e in reg.analysts()]
     ['preprocessing', 'statistics', 'visualisation', 'machine_learning']
-    >>> reg.identify(["fixed_script", "explanation"], sig.CodeFixSignature.instructions).name
+    >>> reg.identify(["fixed_script", "explanation", "error_summary", "correction_summary"], sig.CodeFixSignature.instructions).name
     'fixer'
 """
 
@@ -48,6 +48,7 @@ BUILTIN_ANALYSTS: tuple[tuple[str, type[dspy.Signature], str], ...] = (
 
 _SINGLE_ROLES: tuple[tuple[str, Kind, type[dspy.Signature]], ...] = (
     ("planner", "planner", sig.PlannerSignature),
+    ("planner_code", "planner", sig.PlanWithCodeSignature),
     ("combiner", "combiner", sig.CombinerSignature),
     ("fixer", "fixer", sig.CodeFixSignature),
     ("answer_writer", "answer", sig.AnswerSignature),
@@ -172,9 +173,10 @@ class Registry:
         """Analyst name → description, as the planner gets them."""
         return {e.name: e.description for e in self.analysts()}
 
-    def planner_signature(self) -> type[dspy.Signature]:
-        """The planner's Signature with ``PlanStep.agent`` limited to the registered analysts' names."""
-        return _planner_signature(self._entries["planner"].signature, tuple(e.name for e in self.analysts()))
+    def planner_signature(self, name: str = "planner") -> type[dspy.Signature]:
+        """A planner's Signature (``planner``, or ``planner_code``: the one-call planner that also writes the code
+        of a one-step plan) with ``PlanStep.agent`` limited to the registered analysts' names."""
+        return _planner_signature(self._entries[name].signature, tuple(e.name for e in self.analysts()))
 
     # ------------------------------------------------------------------ prompts
     def identify(self, outputs: Iterable[str], instructions: str) -> Entry:

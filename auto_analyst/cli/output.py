@@ -18,9 +18,11 @@ __all__ = ["print_result", "exit_code", "usage_text"]
 
 
 def usage_text(usage) -> str:
-    """'3 LM calls, 3388+214 tokens, $0.0012' (cost 'unknown' when the model has no LiteLLM price)."""
+    """'3 LM calls, 3388 (2048 cached)+214 tokens, $0.0012' (cost 'unknown' when the model has no LiteLLM price;
+    the cached part only when the provider reported a prompt-cache hit)."""
     cost = "cost unknown (set cost_model)" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
-    return f"{usage.lm_calls} LM calls, {usage.prompt_tokens}+{usage.completion_tokens} tokens, {cost}"
+    cached = f" ({usage.cached_prompt_tokens} cached)" if getattr(usage, "cached_prompt_tokens", 0) else ""
+    return f"{usage.lm_calls} LM calls, {usage.prompt_tokens}{cached}+{usage.completion_tokens} tokens, {cost}"
 
 
 def exit_code(result: Result) -> int:

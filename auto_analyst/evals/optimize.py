@@ -72,6 +72,7 @@ class BenchmarkProgram(dspy.Module):
     def __init__(self, runner: _Runner):
         super().__init__()
         self.planner = runner.base.planner
+        self.plan_coder = runner.base.plan_coder  # the planner a hosted model gets (pipeline.plans_with_code)
         self.analysts = dict(runner.base.analysts)
         self._runner = runner
 
@@ -81,11 +82,12 @@ class BenchmarkProgram(dspy.Module):
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         new.planner = copy.deepcopy(self.planner, memo)
+        new.plan_coder = copy.deepcopy(self.plan_coder, memo)
         new.analysts = {k: copy.deepcopy(v, memo) for k, v in self.analysts.items()}
         return new
 
     def forward(self, question: str, file_name: str):
-        result = self._runner(self._runner.base.using(self.planner, self.analysts), file_name, question)
+        result = self._runner(self._runner.base.using(self.planner, self.analysts, self.plan_coder), file_name, question)
         return dspy.Prediction(answer=result.answer, status=result.status)
 
 

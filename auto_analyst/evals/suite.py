@@ -206,13 +206,14 @@ def check(turn: Turn, result: Result, frame) -> list[str]:
 
 
 def sabotage(spec: dict[str, Any] | None):
-    """The recorder's sabotage for a turn's ``break_first_script`` (applied once, to the first analyst code it changes)."""
+    """The recorder's sabotage for a turn's ``break_first_script`` (applied once, to the first code it changes: an
+    analyst's, or the one-call planner's code of a one-step plan)."""
     if not spec:
         return None
     state = {"done": False}
 
     def apply(entry, outputs: dict[str, Any]) -> dict[str, Any] | None:
-        if state["done"] or entry.kind != "analyst" or not outputs.get("code"):
+        if state["done"] or entry.kind not in ("analyst", "planner") or not outputs.get("code"):
             return None
         code = outputs["code"]
         if "rename_column" in spec:

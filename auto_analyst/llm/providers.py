@@ -53,7 +53,9 @@ def build_lm(settings: Settings, api_key: str | None = None, registry=None):
     if settings.is_offline:
         from auto_analyst.offline.engine import offline_lm
 
-        return offline_lm(registry)
+        lm = offline_lm(registry)
+        lm.plan_with_code = False  # the embedded model keeps the planner → analyst route (pipeline.plans_with_code)
+        return lm
     import dspy
 
     kwargs = {"timeout": settings.lm_timeout, "num_retries": 1, "cache": False}

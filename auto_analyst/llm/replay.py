@@ -102,7 +102,7 @@ def _response(request, text: str, usage: dict[str, int] | None = None):
 
 
 def _signature(registry: Registry, entry: Entry):
-    return registry.planner_signature() if entry.kind == "planner" else entry.signature
+    return registry.planner_signature(entry.name) if entry.kind == "planner" else entry.signature
 
 
 def _plain(value: Any) -> Any:
@@ -265,12 +265,24 @@ def recording_lm(inner: Any, registry: Registry | None = None, sabotage: Sabotag
     import dspy
 
     engine = RecordingEngine(inner, registry, sabotage)
-    return dspy.LM("local/recorder", engine=engine, cache=False, num_retries=0), engine
+    lm = dspy.LM("local/recorder", engine=engine, cache=False, num_retries=0)
+    lm.plan_with_code = bool(getattr(inner, "plan_with_code", True))  # the route is the inner model's
+    return lm, engine
 
 
-def replay_lm(calls: list[dict[str, Any]], registry: Registry | None = None, source: str = "the transcript"):
-    """(``dspy.LM`` that replays ``calls``, its :class:`ReplayEngine`)."""
+def replay_lm(calls: list[dict[str, Any]], registry: Registry | None = None, source: str = "the transcript",
+              plan_with_code: bool | None = None):
+    """(``dspy.LM`` that replays ``calls``, its :class:`ReplayEngine`).
+
+    ``plan_with_code``: the route the transcript was recorded on (its ``plan_with_code`` key; see
+    ``pipeline.plans_with_code``). None reads it from ``calls``: True when a ``planner_code`` call was recorded.
+    A transcript recorded before the one-call planner so replays the planner → analyst route it recorded,
+    call for call, instead of failing to find a ``planner_code`` call.
+    """
     import dspy
 
     engine = ReplayEngine(calls, registry, source)
-    return dspy.LM("local/replay", engine=engine, cache=False, num_retries=0), engine
+    lm = dspy.LM("local/replay", engine=engine, cache=False, num_retries=0)
+    lm.plan_with_code = (any(c.get("signature") == "planner_code" for c in calls) if plan_with_code is None
+                         else plan_with_code)
+    return lm, engine

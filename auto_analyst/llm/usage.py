@@ -41,16 +41,22 @@ def price_per_token(model: str) -> tuple[float, float] | None:
     return (p / 1_000_000, c / 1_000_000)
 
 
-def call_usage(prediction: Any) -> tuple[int, int]:
-    """(prompt tokens, completion tokens) of one module call, from ``Prediction.get_lm_usage()`` (0, 0 if none)."""
+def call_usage(prediction: Any) -> tuple[int, int, int]:
+    """(prompt tokens, completion tokens, cached prompt tokens) of one module call, from
+    ``Prediction.get_lm_usage()`` ((0, 0, 0) if none). Cached tokens are the part of the prompt the provider
+    served from its prompt cache, as it reported them (``prompt_tokens_details.cached_tokens``: OpenAI, and
+    Anthropic's cache reads through DSPy); 0 when it reports none."""
     get = getattr(prediction, "get_lm_usage", None)
     usage = get() if callable(get) else None
-    p = c = 0
+    p = c = cached = 0
     for entry in (usage or {}).values():
         if isinstance(entry, dict):
             p += int(entry.get("prompt_tokens") or 0)
             c += int(entry.get("completion_tokens") or 0)
-    return p, c
+            details = entry.get("prompt_tokens_details")
+            if isinstance(details, dict):
+                cached += int(details.get("cached_tokens") or 0)
+    return p, c, cached
 
 
 class LMBudget:
@@ -66,7 +72,7 @@ class LMBudget:
         self.max_cost = settings.max_cost_usd
         self.max_prompt_tokens = settings.max_prompt_tokens
         self.price = price_per_token(settings.cost_model or model or settings.model)
-        self.calls = self.prompt_tokens = self.completion_tokens = 0
+        self.calls = self.prompt_tokens = self.completion_tokens = self.cached_prompt_tokens = 0
         self._lock = threading.Lock()
 
     @property
@@ -95,12 +101,13 @@ class LMBudget:
                                   "max_prompt_tokens (0 = no cap) to go further.")
             self.calls += 1
 
-    def add(self, prompt_tokens: int, completion_tokens: int) -> None:
+    def add(self, prompt_tokens: int, completion_tokens: int, cached_prompt_tokens: int = 0) -> None:
         with self._lock:
             self.prompt_tokens += prompt_tokens
             self.completion_tokens += completion_tokens
+            self.cached_prompt_tokens += cached_prompt_tokens
 
     def usage(self) -> Usage:
         with self._lock:
             return Usage(lm_calls=self.calls, prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens,
-                         cost_usd=self.cost_usd)
+                         cached_prompt_tokens=self.cached_prompt_tokens, cost_usd=self.cost_usd)

@@ -91,3 +91,29 @@ def _answer_prompt_tokens(home) -> int:
     entry = next(e for e in lm.history if "resolved_question" in str(e["messages"]))
     return int(entry["usage"]["prompt_tokens"])
 
+
+
+def test_usage_says_the_prompt_tokens_the_provider_served_from_its_cache(tmp_path):
+    import dataclasses
+
+    import dspy
+
+    from tests.scripted import ScriptedEngine
+
+    class CachingEngine(ScriptedEngine):  # reports, like OpenAI and Anthropic do, a cache hit of 100 tokens per call
+        def complete(self, request):
+            response = super().complete(request)
+            return dataclasses.replace(response, usage=dataclasses.replace(response.usage, cache_read_tokens=100))
+
+    engine = CachingEngine(HANDLERS)
+    lm = dspy.LM("local/caching", engine=engine, cache=False, num_retries=0)
+    with Analyst(model="openai/gpt-4o-mini", settings=Settings.load({"home": tmp_path}), lm=lm) as analyst:
+        s = analyst.session()
+        s.add_frame("sales", FRAME)
+        r = s.ask("total revenue?")
+        s.settle()
+    assert r.usage.cached_prompt_tokens == 100 * r.usage.lm_calls
+    assert r.usage.cached_share == round(100 * r.usage.lm_calls / r.usage.prompt_tokens, 4)
+    assert s.usage.cached_prompt_tokens == 100 * s.usage.lm_calls
+    from auto_analyst.cli.output import usage_text
+    assert f"({100 * r.usage.lm_calls} cached)" in usage_text(r.usage)

@@ -1,4 +1,5 @@
-"""The real-model path: three round trips, a deterministic merge, summaries after the answer, the prompt contract."""
+"""The real-model path: two round trips for one step (three for several), a deterministic merge, the summary with
+the answer (or after it), the prompt contract."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def session(tmp_path, handlers, **settings):
     return analyst, s, engine, lm
 
 
-def test_one_agent_makes_three_calls_before_the_answer_and_the_summary_runs_after_it(tmp_path):
+def test_a_planner_that_writes_no_code_falls_back_to_the_analyst_and_the_summary_runs_after_the_answer(tmp_path):
     returned = threading.Event()
     seen_by_summarizer = []
 
@@ -58,9 +59,57 @@ def test_one_agent_makes_three_calls_before_the_answer_and_the_summary_runs_afte
         before = [name for name, _, _ in engine.prompts]
         s.settle()
     assert r.status == "ok" and value(r, "total revenue") == 65.0
-    assert r.usage.lm_calls == 3 and before[:3] == ["planner", "statistics", "answer_writer"]
+    assert r.usage.lm_calls == 3 and before[:3] == ["planner_code", "statistics", "answer_writer"]
     assert seen_by_summarizer == [True]
     assert s.usage.lm_calls == 4 and s.memory.items[-1].summary == "Summed revenue: 65."
+
+
+def test_one_step_takes_two_calls_the_plan_with_its_code_and_the_answer_with_the_summary(tmp_path):
+    code = "total = df['revenue'].sum()\nshow(total, name='total revenue')"
+    planner = plan_of(step("statistics", "total revenue"))
+    analyst, s, engine, _ = session(tmp_path, {
+        PLANNER: lambda p: {**planner(p), "code": f"```python\n{code}\n```"},
+        ANSWER: lambda p: {**answer_from_tables(p), "summary": "Summed revenue: 65."}})
+    with analyst:
+        r = s.ask("What is the total revenue?")
+        s.settle()
+    assert r.status == "ok" and value(r, "total revenue") == 65.0 and r.code == code
+    assert [name for name, _, _ in engine.prompts] == ["planner_code", "answer_writer"]
+    assert s.usage.lm_calls == 2 and s.memory.items[-1].summary == "Summed revenue: 65."
+    plan_prompt = engine.calls(PLANNER)[0]
+    # the one-call planner gets what the code writer gets: the code contract and the earlier variables
+    assert json.loads(plan_prompt.inputs["environment"])["preloaded"]["sales"] == "DataFrame (a table)"
+    assert "available_variables" in plan_prompt.inputs
+
+
+def test_the_offline_model_keeps_the_planner_then_analyst_route(tmp_path):
+    from auto_analyst.llm.providers import build_lm
+    from auto_analyst.pipeline import plans_with_code
+
+    settings = Settings.load({"home": tmp_path}, environ={})
+    assert plans_with_code(build_lm(settings)) is False
+    lm, _ = scripted_lm({})
+    assert plans_with_code(lm) is True
+
+
+def test_one_fix_writes_the_error_fix_memory_entry_itself_so_no_summarizer_runs_after_it(tmp_path):
+    bad = "total = df['Revenue'].sum()\nshow(total, name='total revenue')"
+    good = bad.replace("'Revenue'", "'revenue'")
+    planner = plan_of(step("statistics", "total revenue"))
+    analyst, s, engine, _ = session(tmp_path, {
+        PLANNER: lambda p: {**planner(p), "code": bad},
+        FIXER: lambda p: {"fixed_script": good, "explanation": "The column is revenue.",
+                          "error_summary": "KeyError: a column written with a capital.",
+                          "correction_summary": "Use the exact column name."},
+        ANSWER: lambda p: {**answer_from_tables(p), "summary": "Summed revenue: 65."}})
+    with analyst:
+        r = s.ask("total revenue")
+        s.settle()
+        fixes = [e.document for e in analyst.memory.errors.list(user=s.user)]
+    assert r.status == "ok" and value(r, "total revenue") == 65.0 and len(r.attempts) == 2
+    assert [name for name, _, _ in engine.prompts] == ["planner_code", "fixer", "answer_writer"]
+    assert s.usage.lm_calls == 3
+    assert len(fixes) == 1 and "a column written with a capital" in fixes[0] and "exact column name" in fixes[0]
 
 
 def test_three_agents_whose_variables_line_up_are_merged_without_the_combiner(tmp_path):
@@ -125,7 +174,7 @@ def test_a_fix_adds_one_round_trip_and_memory_is_complete_before_the_next_questi
         r2 = s.ask("total revenue 2")  # no settle: ask waits for turn 1's summaries itself
         fixes = [e.document for e in analyst.memory.errors.list(user=s.user)]
     assert [a.error.kind if a.error else None for a in r1.attempts] == ["KeyError", None]
-    assert r1.usage.lm_calls == 4 and names_before_answer == ["planner", "statistics", "fixer", "answer_writer"]
+    assert r1.usage.lm_calls == 4 and names_before_answer == ["planner_code", "statistics", "fixer", "answer_writer"]
     planner_2 = engine.calls(PLANNER)[1]
     assert "Turn summary for total revenue" in planner_2.inputs["short_term_memory"]
     assert any("a column written with a capital" in d for d in fixes)
@@ -149,7 +198,7 @@ def test_every_code_prompt_states_the_contract_once_with_the_installed_versions(
         assert {"np", "df", "tables", "show", "sales"} <= set(env["preloaded"])
     texts = [_full_text(e) for e in lm.history]
     code_prompts = [t for t in texts if "fixed_script" in t or "[[ ## code ## ]]" in t]
-    assert len(code_prompts) == 2
+    assert len(code_prompts) == 3  # the one-call planner, the analyst, the fixer
     for text in code_prompts:
         assert text.count("records one result for the answer") == 1  # show() explained once
         assert text.count("Warnings and other messages the libraries write are kept apart") == 1
@@ -159,7 +208,7 @@ def test_every_code_prompt_states_the_contract_once_with_the_installed_versions(
 
 def test_no_field_of_any_registered_signature_has_an_empty_description():
     for entry in default_registry():
-        signature = entry.signature if entry.kind != "planner" else default_registry().planner_signature()
+        signature = entry.signature if entry.kind != "planner" else default_registry().planner_signature(entry.name)
         for name, f in {**signature.input_fields, **signature.output_fields}.items():
             desc = (f.json_schema_extra or {}).get("desc", "")
             assert desc and desc != f"${{{name}}}", (entry.name, name)

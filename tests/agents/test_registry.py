@@ -42,7 +42,7 @@ def _sample(annotation) -> object:
 
 def _signatures(reg: Registry):
     for entry in reg:
-        yield entry, reg.planner_signature() if entry.kind == "planner" else entry.signature
+        yield entry, reg.planner_signature(entry.name) if entry.kind == "planner" else entry.signature
 
 
 ENTRIES = [e.name for e in _registry()]
@@ -53,7 +53,7 @@ ENTRIES = [e.name for e in _registry()]
 def test_every_signature_renders_is_identified_and_reads_a_reply_back(adapter, name):
     reg = _registry()
     entry = reg[name]
-    signature = reg.planner_signature() if entry.kind == "planner" else entry.signature
+    signature = reg.planner_signature(entry.name) if entry.kind == "planner" else entry.signature
     inputs = {k: f"value of {k}" for k in signature.input_fields}
     messages = adapter.format(signature, demos=[], inputs=inputs)
     system, user = messages[0]["content"], messages[-1]["content"]
@@ -79,7 +79,7 @@ def test_the_four_built_in_analysts_and_a_custom_one_are_told_apart_by_their_ins
         rendered = "\n        ".join(e.signature.instructions.splitlines())  # as the adapters indent it
         assert reg.identify(["summary", "code"], rendered) is e
     assert reg.identify(["answer", "used_turns"], sig.MemoryAnswerSignature.instructions).name == "memory_answerer"
-    assert reg.identify(["answer"], sig.AnswerSignature.instructions).name == "answer_writer"
+    assert reg.identify(["answer", "summary"], sig.AnswerSignature.instructions).name == "answer_writer"
 
 
 def test_a_prompt_of_no_registered_signature_raises_unknown_signature():
@@ -89,7 +89,7 @@ def test_a_prompt_of_no_registered_signature_raises_unknown_signature():
     with pytest.raises(UnknownSignature, match="instructions"):  # analysts share outputs: instructions decide
         reg.identify(["code", "summary"], "Astrology analyst: read the stars.")
     # a single Signature with these outputs is found even with rewritten instructions (an optimizer's)
-    assert reg.identify(["fixed_script", "explanation"], "Fix the script, better worded.").name == "fixer"
+    assert reg.identify(["fixed_script", "explanation", "error_summary", "correction_summary"], "Fix the script, better worded.").name == "fixer"
     assert not hasattr(sig, "IntentSignature")
 
 

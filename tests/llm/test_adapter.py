@@ -23,7 +23,7 @@ def _inputs(signature) -> dict:
 
 def test_messages_equal_chat_adapter_for_every_signature_twice() -> None:
     registry = default_registry()
-    signatures = [e.signature for e in registry] + [registry.planner_signature()]
+    signatures = [e.signature for e in registry] + [registry.planner_signature(), registry.planner_signature("planner_code")]
     cached, plain = CachedChatAdapter(), dspy.ChatAdapter()
     assert len(signatures) >= 12
     for signature in signatures:

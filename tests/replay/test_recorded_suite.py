@@ -73,3 +73,6 @@ def test_recorded_item_replays_with_the_right_values(item, tmp_path, no_network)
     problems = {k: check(turn, r, frame) for k, (turn, r) in enumerate(zip(item.turns, results), 1)}
     assert not any(problems.values()), problems
     assert engine.unused == [], f"recorded calls the replay did not make: {[c['signature'] for c in engine.unused]}"
+    # each call found its recording by its key or its anchor (the question or step), never only by its place in
+    # the order: a call answered by another call's recording would pass or fail for the wrong reason
+    assert [m for m in engine.matches if m[1] == "order"] == [], engine.matches

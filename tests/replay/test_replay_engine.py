@@ -31,10 +31,14 @@ def capable_model():
         follow_up = "petal_width" in p.inputs["goal"] or "only" in p.inputs["goal"]
         q = "mean petal length by species for petal width above 1.5" if follow_up else "mean petal length by species"
         step = {"agent": "statistics", "instruction": q, "uses": ["df"], "creates": ["res"], "types": {"res": "Series"}}
-        return {"intent": "analysis", "standalone_question": q, "plan": [step], "assumptions": [], "decline_reason": ""}
+        return {"intent": "analysis", "standalone_question": q, "plan": [step], "assumptions": [], "decline_reason": "",
+                "code": analyst_code(q)}
+
+    def analyst_code(instruction: str) -> str:
+        return WIDE if "above 1.5" in instruction else MEANS
 
     def analyst(p: Prompt):
-        return {"code": WIDE if "above 1.5" in p.inputs["instruction"] else MEANS, "summary": "means by species"}
+        return {"code": analyst_code(p.inputs["instruction"]), "summary": "means by species"}
 
     def fixer(p: Prompt):
         return {"fixed_script": p.inputs["script"].replace("'petal_lenght'", "'petal_length'"),
@@ -42,7 +46,8 @@ def capable_model():
 
     def answer(p: Prompt):
         rows = json.loads(p.inputs["tables"])[0]["rows"]
-        return {"answer": "Mean petal length: " + ", ".join(f"{s} {v:.3f}" for s, v in rows) + "."}
+        return {"answer": "Mean petal length: " + ", ".join(f"{s} {v:.3f}" for s, v in rows) + ".",
+                "summary": "Computed mean petal length by species."}
 
     return scripted_lm({PLANNER: planner, ANALYST: analyst, FIXER: fixer, ANSWER: answer,
                         SUMMARY: lambda p: {"summary": "Computed mean petal length by species."},
@@ -59,8 +64,9 @@ ITEM = Item(id="iris_two_turns", table="datasets/iris.csv", turns=[
 ])
 
 
-def record(tmp_path: Path, item: Item = ITEM) -> tuple[list, Path]:
+def record(tmp_path: Path, item: Item = ITEM, one_call: bool = True) -> tuple[list, Path]:
     inner, _ = capable_model()
+    inner.plan_with_code = one_call
     current = {"s": None}
     lm, engine = recording_lm(inner, sabotage=lambda e, out: current["s"](e, out) if current["s"] else None)
     settings = Settings.load({"home": tmp_path / "rec_home"}, environ={})
@@ -74,10 +80,10 @@ def test_a_recorded_conversation_replays_offline_with_the_same_values(tmp_path):
     recorded, path = record(tmp_path)
     transcript = load_transcript(path)
     kinds = [c["signature"] for c in transcript["calls"]]
-    # turn 1: plan, code (broken on purpose), fix, answer, then summary and error summary after it; turn 2 no fix
-    assert kinds == ["planner", "statistics", "fixer", "answer_writer", "interaction_summarizer", "error_summarizer",
-                     "planner", "statistics", "answer_writer", "interaction_summarizer"]
-    broken = transcript["calls"][1]
+    # turn 1: the plan with its code (broken on purpose), fix, the answer with the summary, then the error summary
+    # after it; turn 2: no fix
+    assert kinds == ["planner_code", "fixer", "answer_writer", "error_summarizer", "planner_code", "answer_writer"]
+    broken = transcript["calls"][0]
     assert "'petal_lenght'" in broken["outputs"]["code"] and "'petal_length'" in broken["original"]["code"]
 
     lm, engine = replay_lm(transcript["calls"], source=str(path))
@@ -92,6 +98,26 @@ def test_a_recorded_conversation_replays_offline_with_the_same_values(tmp_path):
     assert engine.unused == [] and {how for _, how in engine.matches} == {"key"}
 
 
+def test_a_transcript_recorded_on_the_planner_then_analyst_route_replays_on_that_route(tmp_path):
+    """Recordings made before the one-call planner (no planner_code call) replay call for call, none left over."""
+    recorded, path = record(tmp_path, one_call=False)
+    calls = load_transcript(path)["calls"]
+    for c in calls:  # as recorded then: the answer writer had no summary, the planner no code
+        if c["signature"] == "answer_writer":
+            c["outputs"].pop("summary")
+    summary = {**next(c for c in calls if c["signature"] == "answer_writer"), "signature": "interaction_summarizer",
+               "kind": "summary", "outputs": {"summary": "Computed mean petal length by species."}}
+    calls += [summary, summary]  # one per turn, as the summarizer ran after every answer then
+    assert [c["signature"] for c in calls][:3] == ["planner", "statistics", "fixer"]
+    lm, engine = replay_lm(calls, source=str(path))
+    assert lm.plan_with_code is False
+    replayed = run_item(ITEM, IRIS, lm, Settings.load({"home": tmp_path / "replay_home"}, environ={}))
+    frame = read_frame(ITEM, IRIS)
+    assert all(check(t, r, frame) == [] for t, r in zip(ITEM.turns, replayed))
+    assert [r.answer for r in replayed] == [r.answer for r in recorded]
+    assert engine.unused == [] and [n for n, _ in engine.matches].count("interaction_summarizer") == 2
+
+
 def test_an_unrelated_prompt_change_still_replays(tmp_path, monkeypatch):
     _, path = record(tmp_path)
     calls = load_transcript(path)["calls"]
@@ -104,7 +130,7 @@ def test_an_unrelated_prompt_change_still_replays(tmp_path, monkeypatch):
     replayed = run_item(ITEM, IRIS, lm, Settings.load({"home": tmp_path / "h2"}, environ={}))
     frame = read_frame(ITEM, IRIS)
     assert all(check(t, r, frame) == [] for t, r in zip(ITEM.turns, replayed))
-    assert ("planner", "anchor") in engine.matches and engine.unused == []
+    assert ("planner_code", "anchor") in engine.matches and engine.unused == []
 
 
 def test_keys_hash_only_the_inputs_that_decide_the_answer():
