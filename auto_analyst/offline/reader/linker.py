@@ -94,6 +94,9 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
         if ms[0].how == "unit":  # never a link the answer does not explain
             units = next(iter(vocab.units.get(ms[0].column, [])), "")
             spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (its unit, {units}, measures it)")
+        elif ms[0].how == "meaning":  # the data dictionary named it so
+            spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (the data dictionary: "
+                                    f"\"{vocab.meaning(ms[0].column)}\")")
     named = {m.column for m in out}
     measured = any(vocab.kind(c) == "numeric" for c in named)
     for ms in verbs:  # 'how much was spent': the measure the verb names, when it names one

@@ -13,6 +13,7 @@ words                   9         ``distance_km`` → "distance", ``Weight_in_lb
 flag                    9         ``is_member`` → "member", ``storm`` → "stormy"
 expanded                8         ``rel_hum_pct`` → "relative humidity" (abbreviations expanded)
 initials                7         ``Miles_per_Gallon`` → "mpg"
+meaning                 7         ``v2`` → "net amount" (the data dictionary's "v2: net amount after refunds")
 event                   6         ``signup_date`` → "sign up" (so "signed up in 2022" reads it)
 head                    6         ``rel_hum_pct`` → "humidity" (the head word, when one column has it)
 synonym                 5         ``sales_eur`` → "turnover", ``precip_mm`` → "rain"
@@ -38,7 +39,7 @@ from functools import lru_cache
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import adjective_bases, lemmas
-from auto_analyst.offline.reader.terms import (Term, column_terms, content_words, id_columns, identifying_column,
+from auto_analyst.offline.reader.terms import (GENERIC, Term, column_terms, content_words, id_columns, identifying_column,
                                                    listed_values, row_nouns, split_compound)
 from auto_analyst.offline.reader.text import fold, normalize, tokenize, words_of
 
@@ -90,6 +91,9 @@ class Vocabulary:
 
     def kind(self, column: str) -> str:
         return next(c.kind for c in self.table.columns if c.name == column)
+
+    def meaning(self, column: str) -> str:
+        return next((c.meaning for c in self.table.columns if c.name == column), "")
 
     # ----------------------------------------------------------------------------- finding
     def find(self, text: str, skip: list[tuple[int, int]] = ()) -> list[Mention]:
@@ -211,7 +215,7 @@ class Vocabulary:
 
 
 def _key(table: TableDescription) -> str:
-    parts = [table.name] + [f"{c.name}|{c.kind}|{c.distinct}|{c.top_values[:3]}" for c in table.columns]
+    parts = [table.name] + [f"{c.name}|{c.kind}|{c.distinct}|{c.top_values[:3]}|{c.meaning}" for c in table.columns]
     return hashlib.sha1(json.dumps(parts).encode()).hexdigest()
 
 
@@ -244,6 +248,8 @@ def vocabulary(table: TableDescription) -> Vocabulary:
                             for q in lex.quantities.get(sp, [])]
             if measured_in and not vocab.units[col.name]:
                 vocab.units[col.name] = [whole[0]]
+    vocab.terms += [Term(words, col.name, "meaning") for col in table.columns
+                    if (words := meaning_name(col.meaning, col.name))]
     # a word only one column has ('store' for store_code) is a weak term of that column
     owners: dict[str, set[str]] = {}
     for col, parts in parts_of.items():
@@ -256,9 +262,9 @@ def vocabulary(table: TableDescription) -> Vocabulary:
     # a head or synonym two columns share names neither (the stronger terms still do)
     counts: dict[tuple, set[str]] = {}
     for t in vocab.terms:
-        if t.how in ("head", "synonym", "part", "initials", "unit"):
+        if t.how in ("head", "synonym", "part", "initials", "unit", "meaning"):
             counts.setdefault((t.words, t.how), set()).add(t.column)
-    vocab.terms = [t for t in vocab.terms if t.how not in ("head", "synonym", "part", "initials", "unit")
+    vocab.terms = [t for t in vocab.terms if t.how not in ("head", "synonym", "part", "initials", "unit", "meaning")
                    or len(counts[(t.words, t.how)]) == 1]
     vocab.terms = list(dict.fromkeys(vocab.terms))
     for t in vocab.terms:
@@ -273,6 +279,40 @@ def vocabulary(table: TableDescription) -> Vocabulary:
         _CACHE.clear()
     _CACHE[key] = vocab
     return vocab
+
+
+# words that end the naming phrase of a dictionary line ('net amount after refunds' names 'net amount')
+_PHRASE_ENDS = {"in", "after", "before", "for", "from", "at", "on", "when", "where", "which", "that", "with", "by",
+                "per", "as", "if", "is", "are", "was", "were", "including", "excluding", "without", "and", "or"}
+_LEADING = {"the", "a", "an", "this", "each", "every", "its", "their"}
+
+
+def meaning_name(meaning: str, column: str) -> tuple[str, ...]:
+    """The name a data-dictionary meaning gives ``column``: the noun phrase it starts with, at most 4 words.
+
+    ``"net amount after refunds, in EUR"`` → ``("net", "amount")``. Empty when the meaning is a sentence that
+    only mentions the column ("Rows with a negative qty are refunds."), or its phrase is a generic word or
+    the column's own name (nothing new to link).
+    """
+    if not meaning:
+        return ()
+    head = meaning.replace("\u2014", ",").replace(" - ", ",")
+    for mark in ",;:.()[]":
+        head = head.split(mark, 1)[0]
+    words = [w[:-2] if w.endswith("'s") else w for w in words_of(head) if w != "s"]  # "the customer's key"
+    while words and words[0] in _LEADING:
+        words = words[1:]
+    for k in range(1, len(words)):
+        if words[k] in _PHRASE_ENDS or (words[k] == "of" and k + 1 < len(words) and words[k + 1] in _LEADING):
+            words = words[:k]
+            break
+    own = words_of(column)
+    if not words or len(words) > 4 or all(w in GENERIC for w in words) or tuple(words) == tuple(own):
+        return ()
+    if set(own) & set(words_of(meaning)) and not set(own) & set(words):
+        return ()  # a sentence that mentions the column ('Rows with a negative qty are refunds.') names other things
+
+    return tuple(words)
 
 
 @lru_cache(maxsize=4096)
