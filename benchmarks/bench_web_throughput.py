@@ -133,16 +133,19 @@ def _round(base: str, csv: Path, clients: int, questions: int, server_pid: int, 
             t.join()
         raise SystemExit(f"a client failed before the round: {errors[:3]}") from None
     s0, w0 = cpu_seconds(server_pid)
+    _, k0, f0 = _descendants(server_pid)
     c0 = time.process_time()
     t0 = time.perf_counter()
     for t in threads:
         t.join()
     wall = time.perf_counter() - t0
     s1, w1 = cpu_seconds(server_pid)
+    _, k1, f1 = _descendants(server_pid)
     if errors:
         raise SystemExit(f"{len(errors)} client(s) failed: {errors[:3]}")
     n = clients * questions
     return {"rate": n / wall, "latencies": latencies, "server_cpu": (s1 - s0) / n, "sandbox_cpu": (w1 - w0) / n,
+            "sandbox_kernel": (k1 - k0) / n, "faults": (f1 - f0) / n,
             "client_cpu": (time.process_time() - c0) / n}
 
 
@@ -221,7 +224,8 @@ def serve_and_measure(code: Path, clients: int, questions: int, label: str, port
     for name, r, k in (("1 client ", one, 1), (f"{clients} clients", many, clients)):
         print(f"  {name}: {r['rate']:6.2f} answers/s, median latency {statistics.median(r['latencies']):.3f} s"
               + (f", p95 {p95:.3f} s" if k > 1 else "")
-              + f"; CPU per answer: web server {r['server_cpu'] * 1000:.0f} ms, sandbox {r['sandbox_cpu'] * 1000:.0f} ms, "
+              + f"; CPU per answer: web server {r['server_cpu'] * 1000:.0f} ms, sandbox {r['sandbox_cpu'] * 1000:.0f} ms "
+                f"(kernel {r['sandbox_kernel'] * 1000:.0f} ms, {r['faults']:.0f} minor faults), "
                 f"clients {r['client_cpu'] * 1000:.0f} ms")
     ratio = many["rate"] / one["rate"]
     ok = ratio >= 1.6 and p95 <= 1.0
