@@ -133,16 +133,19 @@ def _round(base: str, csv: Path, clients: int, questions: int, server_pid: int, 
             t.join()
         raise SystemExit(f"a client failed before the round: {errors[:3]}") from None
     s0, w0 = cpu_seconds(server_pid)
+    _, k0, f0 = _descendants(server_pid)
     c0 = time.process_time()
     t0 = time.perf_counter()
     for t in threads:
         t.join()
     wall = time.perf_counter() - t0
     s1, w1 = cpu_seconds(server_pid)
+    _, k1, f1 = _descendants(server_pid)
     if errors:
         raise SystemExit(f"{len(errors)} client(s) failed: {errors[:3]}")
     n = clients * questions
     return {"rate": n / wall, "latencies": latencies, "server_cpu": (s1 - s0) / n, "sandbox_cpu": (w1 - w0) / n,
+            "sandbox_kernel": (k1 - k0) / n, "faults": (f1 - f0) / n,
             "client_cpu": (time.process_time() - c0) / n}
 
 
@@ -178,7 +181,7 @@ def _add_users(code: Path, env: dict, clients: int) -> bool:
     return True
 
 
-def serve_and_measure(code: Path, clients: int, questions: int, label: str) -> dict:
+def serve_and_measure(code: Path, clients: int, questions: int, label: str, port: int = 0) -> dict:
     """Start ``auto-analyst serve`` from checkout ``code`` with a fresh state folder; time one client, then N."""
     import pandas as pd
     import requests
@@ -187,7 +190,7 @@ def serve_and_measure(code: Path, clients: int, questions: int, label: str) -> d
         home = Path(tmp)
         csv = home / "sales.csv"
         pd.DataFrame({"group": ["a", "b", "c", "a"] * 25, "amount": [float(i) for i in range(100)]}).to_csv(csv, index=False)
-        port = _free_port()
+        port = port or _free_port()
         env = dict(os.environ, AUTO_ANALYST_HOME=str(home / "state"), LITELLM_LOCAL_MODEL_COST_MAP="True",
                    PYTHONPATH=str(code), PYTHONDONTWRITEBYTECODE="1")
         logins = _add_users(code, env, clients)
@@ -221,7 +224,8 @@ def serve_and_measure(code: Path, clients: int, questions: int, label: str) -> d
     for name, r, k in (("1 client ", one, 1), (f"{clients} clients", many, clients)):
         print(f"  {name}: {r['rate']:6.2f} answers/s, median latency {statistics.median(r['latencies']):.3f} s"
               + (f", p95 {p95:.3f} s" if k > 1 else "")
-              + f"; CPU per answer: web server {r['server_cpu'] * 1000:.0f} ms, sandbox {r['sandbox_cpu'] * 1000:.0f} ms, "
+              + f"; CPU per answer: web server {r['server_cpu'] * 1000:.0f} ms, sandbox {r['sandbox_cpu'] * 1000:.0f} ms "
+                f"(kernel {r['sandbox_kernel'] * 1000:.0f} ms, {r['faults']:.0f} minor faults), "
                 f"clients {r['client_cpu'] * 1000:.0f} ms")
     ratio = many["rate"] / one["rate"]
     ok = ratio >= 1.6 and p95 <= 1.0
@@ -230,7 +234,9 @@ def serve_and_measure(code: Path, clients: int, questions: int, label: str) -> d
 
 
 def _sandbox_only(clients: int, runs: int) -> None:
-    """The sandbox's own share: ``clients`` sessions running a small script concurrently, vs one session."""
+    """The sandbox's own share, ``clients`` sessions open throughout: one session running back to back, the
+    sessions taking turns one run at a time, and all of them at once. CPU per run is split into user and
+    kernel time, with the minor page faults (fork's copy-on-write), to show which pattern makes it grow."""
     import pandas as pd
 
     from auto_analyst.config import Settings
@@ -247,31 +253,53 @@ def _sandbox_only(clients: int, runs: int) -> None:
             sb.load_tables({"t": home / "t.parquet"}, "t")
             sb.run("pass")
             boxes.append(sb)
+        time.sleep(1.0)  # every session's standby child is forked before the first round
 
-        def work(sb, n, lat):
+        def work(sb, n, lat, turn):
             for _ in range(n):
-                t0 = time.perf_counter()
-                assert sb.run(code).ok
-                lat.append(time.perf_counter() - t0)
+                with turn:
+                    t0 = time.perf_counter()
+                    assert sb.run(code).ok
+                    lat.append(time.perf_counter() - t0)
 
         rates = []
-        for group in ([boxes[0]], boxes):
+        rounds = (("1 session back to back", [boxes[0]], runs * len(boxes), len(boxes)),
+                  (f"{len(boxes)} sessions taking turns", boxes, runs, 1),
+                  (f"{len(boxes)} sessions at once", boxes, runs, len(boxes)))
+        for label, group, n, width in rounds:
             lat: list[float] = []
-            n = runs * (len(boxes) if len(group) == 1 else 1)
-            threads = [threading.Thread(target=work, args=(sb, n, lat)) for sb in group]
-            _, w0 = cpu_seconds(os.getpid())
+            turn = threading.Semaphore(width)
+            threads = [threading.Thread(target=work, args=(sb, n, lat, turn)) for sb in group]
+            u0, k0, f0 = _descendants(os.getpid())
             t0 = time.perf_counter()
             for t in threads:
                 t.start()
             for t in threads:
                 t.join()
             rates.append(len(lat) / (time.perf_counter() - t0))
-            _, w1 = cpu_seconds(os.getpid())
-            print(f"sandbox only, {len(group):2d} session(s): {rates[-1]:6.1f} runs/s, median {statistics.median(lat) * 1000:.0f} ms, "
-                  f"sandbox CPU {(w1 - w0) / len(lat) * 1000:.0f} ms per run")
+            u1, k1, f1 = _descendants(os.getpid())
+            print(f"sandbox only, {label:28s}: {rates[-1]:6.1f} runs/s, median {statistics.median(lat) * 1000:4.0f} ms; "
+                  f"sandbox CPU per run {(u1 - u0 + k1 - k0) / len(lat) * 1000:3.0f} ms (user {(u1 - u0) / len(lat) * 1000:.0f}, "
+                  f"kernel {(k1 - k0) / len(lat) * 1000:.0f}), {(f1 - f0) / len(lat):.0f} minor faults")
         for sb in boxes:
             sb.close()
-    print(f"sandbox-only throughput ratio: {rates[1] / rates[0]:.2f}x")
+    print(f"sandbox-only throughput ratio (all at once / one session): {rates[2] / rates[0]:.2f}x; "
+          f"load average {os.getloadavg()[0]:.2f}")
+
+
+def _descendants(root: int) -> tuple[float, float, int]:
+    """(user s, kernel s, minor faults) of every descendant of ``root``, reaped ones included."""
+    with open(f"/proc/{root}/stat") as fh:
+        f = fh.read().rsplit(")", 1)[1].split()
+    user, kernel, faults = int(f[13]) / _TICK, int(f[14]) / _TICK, int(f[8])
+    kids, stack = _tree(), [root]
+    while stack:
+        for pid, g in kids.get(stack.pop(), []):
+            user += (int(g[11]) + int(g[13])) / _TICK
+            kernel += (int(g[12]) + int(g[14])) / _TICK
+            faults += int(g[7]) + int(g[8])
+            stack.append(pid)
+    return user, kernel, faults
 
 
 def main() -> int:
@@ -281,14 +309,15 @@ def main() -> int:
     parser.add_argument("--baseline", type=Path, default=None,
                         help="another checkout (e.g. `git archive main | tar -x -C DIR`) served the same way first")
     parser.add_argument("--sandbox-only", action="store_true", help="time only Sandbox.run from N threads (no web, no model)")
+    parser.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
     args = parser.parse_args()
     if args.sandbox_only:
         _sandbox_only(args.clients, args.questions)
         return 0
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start")
     if args.baseline:
-        serve_and_measure(args.baseline.resolve(), args.clients, args.questions, f"baseline {args.baseline}")
-    result = serve_and_measure(REPO, args.clients, args.questions, f"this checkout {REPO}")
+        serve_and_measure(args.baseline.resolve(), args.clients, args.questions, f"baseline {args.baseline}", args.port)
+    result = serve_and_measure(REPO, args.clients, args.questions, f"this checkout {REPO}", args.port)
     print(f"load average {os.getloadavg()[0]:.2f} at the end (figures taken under load are noisy)")
     return 0 if result["ok"] else 1
 

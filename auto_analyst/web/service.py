@@ -12,6 +12,7 @@ import re
 import secrets
 import shutil
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -40,11 +41,16 @@ class WebService:
             under ``settings.home``, so they survive a restart).
         max_live_workers: sessions allowed a running worker process at once; past it the least
             recently used idle conversation's worker is stopped (its tables and memory stay).
+        keep_active_seconds: a conversation used within this many seconds keeps its worker even past
+            ``max_live_workers``: stopping it would only restart it at the next question (a worker start
+            and a table reload, which made 20 busy clients cost 3x the sandbox CPU per answer of one
+            client with the cap at 12; ``benchmarks/bench_web_throughput.py``). Memory then follows the
+            users actually asking, and the cap applies as soon as they pause.
         job_timeout: seconds before a running question cancels itself.
     """
 
     def __init__(self, settings: Settings, index: ConversationIndex | None = None, max_live_workers: int = 12,
-                 job_timeout: float = 900.0):
+                 job_timeout: float = 900.0, keep_active_seconds: float = 120.0):
         self.settings = settings
         self.analyst = Analyst(settings=settings)
         # With a queue, other web processes serve the same browsers: jobs are shared through Redis and a
@@ -57,6 +63,7 @@ class WebService:
         self.index = index or HistoryIndex(self.analyst.memory.history, self.analyst_for,
                                            check_fresh=self.shared is not None)
         self.max_live_workers = max_live_workers
+        self.keep_active_seconds = keep_active_seconds
         self.job_timeout = job_timeout
         self._analysts: dict[str, Analyst] = {}
         self._live: dict[str, Conversation] = {}  # conv id -> conversation whose worker may be running
@@ -233,7 +240,8 @@ class WebService:
         with self._lock:
             live = sorted(self._live.values(), key=lambda c: c.updated)
             extra = len(live) - self.max_live_workers
-            victims = [c for c in live if not c.busy][:max(extra, 0)]
+            recent = time.time() - self.keep_active_seconds
+            victims = [c for c in live if not c.busy and c.updated < recent][:max(extra, 0)]
             for c in victims:
                 self._live.pop(c.id, None)
         for c in victims:
