@@ -18,11 +18,12 @@ __all__ = ["EXTRAS", "MissingExtraError", "require", "explain", "install_hint"]
 
 EXTRAS: dict[str, tuple[str, str]] = {
     # import name: (extra of setup.cfg, what in Auto-Analyst uses it)
-    "psycopg": ("scale", "a PostgreSQL database_url"),
+    "psycopg": ("scale", "a PostgreSQL database (database_url, or a postgresql:// source)"),
     "redis": ("scale", "queue_url (the Redis run queue)"),
     "rq": ("scale", "queue_url (the Redis run queue)"),
     "gunicorn": ("scale", "serve --processes above 1"),
     "duckdb": ("scale", "duckdb_min_mb (big files in DuckDB)"),
+    "duckdb_engine": ("scale", "a DuckDB file as a source (duckdb:///file.duckdb)"),
     "kuzu": ("graph", "graph_url kuzu:PATH"),
     "neo4j": ("graph", "graph_url bolt:// or neo4j://"),
     "falkordb": ("graph", "graph_url falkor://"),

@@ -54,11 +54,22 @@ def _big_csv(tmp_path: Path) -> str:
     return str(path)
 
 
+def _duck_file(tmp_path: Path) -> str:
+    import duckdb
+
+    path = tmp_path / "shop.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE orders AS SELECT 1 AS id, 2.5 AS amount")
+    return str(path)
+
+
 NOWHERE = "127.0.0.1:1"  # nothing is contacted: the package is missing before any connection
 CASES = [
     # (id, hidden package, extra, environment, command, what the sentence says needed it)
     ("database_url", "psycopg", "scale", {"AUTO_ANALYST_DATABASE_URL": f"postgresql://u@{NOWHERE}/db"},
-     ["history", "list"], "a PostgreSQL database_url"),
+     ["history", "list"], "a PostgreSQL database (database_url, or a postgresql:// source)"),
+    ("duckdb-source", "duckdb_engine", "scale", {}, ["ask", "duckdb:///{duck}", "mean amount"],
+     "a DuckDB file as a source (duckdb:///file.duckdb)"),
     ("queue_url-ask-redis", "redis", "scale", {"AUTO_ANALYST_QUEUE_URL": f"redis://{NOWHERE}/0"},
      ["ask", "{iris}", "mean sepal_length"], "queue_url (the Redis run queue)"),
     ("queue_url-ask-rq", "rq", "scale", {"AUTO_ANALYST_QUEUE_URL": f"redis://{NOWHERE}/0"},
@@ -82,7 +93,8 @@ CASES = [
 def test_every_setting_that_needs_an_extra_says_which_with_the_extra_hidden(case, hide, tmp_path, datasets_dir):
     _, package, extra, env, command, needed_for = case
     fill = {"iris": str(datasets_dir / "iris.csv"), "port": str(_free_port()), "tmp": str(tmp_path),
-            "big": _big_csv(tmp_path) if "{big}" in command else ""}
+            "big": _big_csv(tmp_path) if "{big}" in command else "",
+            "duck": _duck_file(tmp_path) if any("{duck}" in a for a in command) else ""}
     env = {k: v.format(**fill) for k, v in env.items()} | {"AUTO_ANALYST_HOME": str(tmp_path / "home")}
     hide(package)
     r = CliRunner().invoke(cli, [a.format(**fill) for a in command], env=env)
