@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import errno
 import ipaddress
+import logging
+import re
 import secrets
 import signal
 import sys
@@ -55,6 +57,7 @@ def serve(ctx: click.Context, host: str | None, port: int | None, processes: int
 
     prepare(settings)  # the notice, and the worker warming up
     app = create_app({"SETTINGS": settings, "DEBUG": debug, **auth})
+    logging.getLogger("werkzeug").addFilter(_RedactToken())  # the sign-in link's token stays out of the log
     try:
         server = make_server(host, port, app, threaded=True)
     except OSError as exc:  # taken since the check above
@@ -77,6 +80,19 @@ def serve(ctx: click.Context, host: str | None, port: int | None, processes: int
 
 def _stop(signum, frame):
     raise KeyboardInterrupt
+
+
+class _RedactToken(logging.Filter):
+    """Blanks the ``token=`` query argument in request log lines (werkzeug logs each request's path)."""
+
+    _TOKEN = re.compile(r"([?&]token=)[^&\s\"]+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.args = tuple(self._TOKEN.sub(r"\1[hidden]", a) if isinstance(a, str) else a
+                                for a in record.args)
+        record.msg = self._TOKEN.sub(r"\1[hidden]", str(record.msg))
+        return True
 
 
 def _is_loopback(host: str) -> bool:

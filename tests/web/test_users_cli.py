@@ -103,3 +103,15 @@ def test_serve_on_loopback_prints_the_token_link_and_refuses_requests_without_it
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_the_sign_in_token_is_blanked_in_the_request_log():
+    import logging
+
+    from auto_analyst.cli.serve import _RedactToken
+
+    record = logging.LogRecord("werkzeug", logging.INFO, __file__, 1, '%s - - "%s" %s',
+                               ("127.0.0.1", "GET /?token=s3cretTOKEN&next=/x HTTP/1.1", "302"), None)
+    assert _RedactToken().filter(record)
+    line = record.getMessage()
+    assert "s3cretTOKEN" not in line and "token=[hidden]&next=/x" in line

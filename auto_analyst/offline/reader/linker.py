@@ -94,6 +94,9 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
         if ms[0].how == "unit":  # never a link the answer does not explain
             units = next(iter(vocab.units.get(ms[0].column, [])), "")
             spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (its unit, {units}, measures it)")
+        elif ms[0].how == "synonym":  # a word the column's name does not have: said, so a wrong link is seen
+            said = st.text[s:e]
+            spec.assumptions.append(f"took '{said}' as `{ms[0].column}` (a word the lexicon gives for it)")
         elif ms[0].how == "meaning":  # the data dictionary named it so
             spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (the data dictionary: "
                                     f"\"{vocab.meaning(ms[0].column)}\")")
