@@ -20,6 +20,7 @@ runs on their behalf (:mod:`auto_analyst.sql_runs`).
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -42,6 +43,14 @@ SAMPLE_ROWS = 1000
 """Rows read to describe a table's values (its first rows, ``LIMIT``): bounded whatever the table's size."""
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 100_000
+MAX_RESULT_BYTES = 200 * 1024 * 1024
+"""The most memory a query's result may take (pandas' ``memory_usage(deep=True)``): the row cap alone lets one
+1 GB value through (``SELECT randomblob(1000000000)``); the host holds, encodes and ships every result."""
+SAFE_QUERY_PARAMETERS = frozenset({"sslmode", "host", "port", "connect_timeout", "application_name",
+                                   "target_session_attrs", "gssencmode", "mode", "read_only", "charset", "options"})
+"""URL query parameters :attr:`SqlSource.safe_url` keeps (how to reach the database, never a secret); every other
+one (``password``, ``sslpassword``, ``motherduck_token``, any driver's key) is dropped. ``options`` holds
+server settings (``-csearch_path=...``), kept so that a resumed session reaches the same tables."""
 _SCHEMES = ("postgresql", "postgres", "sqlite", "duckdb", "mysql", "mariadb", "mssql", "oracle", "snowflake")
 
 
@@ -87,9 +96,11 @@ class SqlSource:
         try:
             self.url = _engine_url(url)
         except exc.ArgumentError:
-            raise DataLoadError(f"{url.split('@')[-1]!r} is not a database URL; write it as "
+            shown = url.split('@')[-1].split('?')[0]  # neither the password nor a query string's secrets
+            raise DataLoadError(f"{shown!r} is not a database URL; write it as "
                                 "postgresql://user@host/db, sqlite:///file.db or duckdb:///file.duckdb.") from None
-        self.safe_url = self.url._replace(password=None).render_as_string(hide_password=True)  # set() keeps it
+        self.safe_url = safe_url(self.url)
+        self._secrets = _secrets(self.url)
         self.backend = self.url.get_backend_name()
         self.dialect = sqlglot_dialect(self.backend)
         self.timeout_s, self.max_rows = float(timeout_s), int(max_rows)
@@ -99,8 +110,12 @@ class SqlSource:
             # SQLite would make an empty database there: a mistyped path must not leave a file behind
             raise DataLoadError(f"No such {self.backend} database file: {db_file}; check the path.")
         if self.backend == "duckdb":
-            args = {"connect_args": {"read_only": True, "config": {"autoinstall_known_extensions": False,
-                                                                    "autoload_known_extensions": False}}}
+            config: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+            if db_file not in ("", ":memory:") and not _reads_files(db_file):
+                # no file, URL or other database can be read by any query; a Parquet folder's views read
+                # their files at query time, so there the table allowlist of sql_check is the guard
+                config["enable_external_access"] = False
+            args = {"connect_args": {"read_only": True, "config": config}}
         elif self.backend == "postgresql":
             args = {"connect_args": {"connect_timeout": 10}}
         try:
@@ -108,16 +123,27 @@ class SqlSource:
             with self.engine.connect() as conn:
                 self._inspector = inspect(conn)
                 self.table_names = sorted(self._inspector.get_table_names()) + sorted(self._inspector.get_view_names())
+                try:
+                    default = self._inspector.default_schema_name
+                except Exception:  # noqa: BLE001 - a dialect without one: only unqualified names
+                    default = None
+                self.schemas = tuple(x for x in {default, {"sqlite": "main", "duckdb": "main"}.get(self.backend)} if x)
         except ModuleNotFoundError as e:
             raise DataLoadError(f"The driver for {self.backend} is not installed ({e.name}); pip install it "
                                 "(PostgreSQL: pip install 'psycopg[binary]').") from None
         except exc.SQLAlchemyError as e:
-            raise DataLoadError(f"Cannot connect to {self.safe_url}: {_first_line(e)}; check the URL, that the "
+            raise DataLoadError(f"Cannot connect to {self.safe_url}: {self._scrub(_first_line(e))}; check the URL, that the "
                                 "database is running and the credentials (PGPASSWORD for PostgreSQL).") from None
         self.lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"<SqlSource {self.safe_url} ({self.dialect})>"
+
+    def _scrub(self, message: str) -> str:
+        """A database's message without the URL's password or query-string values (a driver may echo its DSN)."""
+        for secret in getattr(self, "_secrets", ()):
+            message = message.replace(secret, "***")
+        return message
 
     def close(self) -> None:
         self.engine.dispose()
@@ -215,7 +241,7 @@ class SqlSource:
         """
         from sqlalchemy import text
 
-        checked = check_read_only(sql, self.dialect)
+        checked = check_read_only(sql, self.dialect, tables=self.table_names, schemas=self.schemas)
         return self._fetch(text(checked), self.max_rows, raise_over=True)
 
     def _fetch(self, stmt: Any, limit: int, raise_over: bool = False) -> pd.DataFrame:
@@ -250,7 +276,7 @@ class SqlSource:
             if time.monotonic() - t0 >= self.timeout_s * 0.95 or "timeout" in str(e).lower() or "interrupt" in str(e).lower():
                 raise SqlQueryError(f"The query ran past the {self.timeout_s:g} s limit and was stopped; aggregate more "
                                     "in SQL or filter the rows.") from None
-            raise SqlQueryError(f"The database refused the query: {_first_line(e)}") from None
+            raise SqlQueryError(f"The database refused the query: {self._scrub(_first_line(e))}") from None
         finally:
             if timer is not None:
                 timer.cancel()
@@ -259,7 +285,47 @@ class SqlSource:
                 raise SqlQueryError(f"The query returns more than {limit:,} rows (the limit); aggregate in SQL (GROUP "
                                     "BY) or add a LIMIT, and bring back only what the answer needs.")
             frame = frame.iloc[:limit]
+        size = int(frame.memory_usage(deep=True, index=False).sum()) if len(frame.columns) else 0
+        if size > MAX_RESULT_BYTES:
+            raise SqlQueryError(f"The query's result takes {size / 2**20:,.0f} MB, more than the "
+                                f"{MAX_RESULT_BYTES // 2**20} MB limit; aggregate in SQL or select fewer or shorter "
+                                "columns.")
         return _typed(frame)
+
+
+def safe_url(url: Any) -> str:
+    """The URL as shown anywhere (messages, history, titles): no password, and of its query string only the
+    :data:`SAFE_QUERY_PARAMETERS` (a token or password may be a query parameter)."""
+    kept = {k: v for k, v in url.query.items() if k.lower() in SAFE_QUERY_PARAMETERS}
+    return url._replace(password=None).set(query=kept).render_as_string(hide_password=True)  # set() keeps a password
+
+
+def _secrets(url: Any) -> tuple[str, ...]:
+    """The URL's secret strings (password, values of the query parameters not kept), longest first."""
+    values = [str(url.password or "")]
+    for k, v in url.query.items():
+        if k.lower() not in SAFE_QUERY_PARAMETERS:
+            values += [str(x) for x in (v if isinstance(v, tuple) else (v,))]
+    return tuple(sorted({v for v in values if len(v) >= 3}, key=len, reverse=True))
+
+
+def _reads_files(db_file: str) -> bool:
+    """Whether a DuckDB file has a view that reads files when queried (a Parquet folder's ``read_parquet`` view)."""
+    try:
+        import duckdb
+
+        con = duckdb.connect(db_file, read_only=True)
+        try:
+            rows = con.execute("SELECT sql FROM duckdb_views() WHERE NOT internal").fetchall()
+        finally:
+            con.close()
+    except Exception:  # noqa: BLE001 - unreadable: the connection below says why
+        return False
+    return any(_READS_FILES.search(str(r[0] or "")) for r in rows)
+
+
+_READS_FILES = re.compile(r"\w+\s*\(\s*'|\bFROM\s+'|\bJOIN\s+'", re.I)
+"""A view reading files: a function called with a string (``read_parquet('...')``) or a string as a table."""
 
 
 def _duckdb_catalog(conn: Any, name: str) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]], str]:
