@@ -4,8 +4,10 @@ A query from a model (or a user) runs against the team's database only when sqlg
 database's dialect, as exactly one ``SELECT`` (or ``WITH ... SELECT``, or a ``UNION`` of them) with nothing
 in it that writes or reaches outside the query: no ``INSERT``/``UPDATE``/``DELETE``/``MERGE`` (also not inside a
 ``WITH``), no DDL, no ``SELECT ... INTO``, no ``FOR UPDATE`` locks, no ``COPY``, ``PRAGMA``, ``SET``, ``ATTACH``,
-transaction control or statements sqlglot can only keep as an opaque command, and none of the functions in
-:data:`FORBIDDEN_FUNCTIONS` (server files, other connections, settings, sequences, sleeping).
+transaction control or statements sqlglot can only keep as an opaque command, none of the functions in
+:data:`FORBIDDEN_FUNCTIONS` (functions that run a string as SQL, server files, other connections, settings,
+sequences, sleeping), no statement given as a string to a function sqlglot does not know, and, when the source's
+tables are given, no table but those (and the query's own ``WITH`` names): DuckDB reads ``FROM '/any/path.csv'``.
 
 This is the first of two walls: the connection itself is read-only too (a ``READ ONLY`` transaction on
 PostgreSQL, ``PRAGMA query_only`` on SQLite, a read-only DuckDB file; see ``data/sql_source.py``), so a

@@ -11,16 +11,17 @@ runs on their behalf (:mod:`auto_analyst.sql_runs`).
   (``SELECT * ... LIMIT``): never a full scan to describe. Statistics of the values are said to be of the sample.
 * **Querying** (:meth:`SqlSource.query`): the text must pass ``sql_check.check_read_only`` (one SELECT); it runs in
   a read-only transaction (``SET TRANSACTION READ ONLY`` and ``statement_timeout`` on PostgreSQL, ``PRAGMA
-  query_only`` on SQLite, a read-only DuckDB connection), interrupted after ``sql_timeout_s`` seconds, and at most
+  query_only`` on SQLite, a read-only DuckDB connection without external access), reads only the source's own
+  tables, interrupted after ``sql_timeout_s`` seconds, and at most
   ``sql_max_rows`` rows come back (more is an error saying to aggregate in SQL, never a silently cut result).
 * **Credentials** come from the URL or the environment (libpq's ``PGPASSWORD``/``PGPASSFILE`` for PostgreSQL):
-  :attr:`SqlSource.safe_url` (no password) is what history, session state and messages ever show.
+  :attr:`SqlSource.safe_url` (no password, no query string but :data:`SAFE_QUERY_PARAMETERS`) is what history,
+  session state and messages ever show; the database's own messages are scrubbed of those secrets too.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -33,9 +34,13 @@ from auto_analyst.data.description import TableDescription, describe_frame
 from auto_analyst.data.relations import Relationship, relationship
 from auto_analyst.data.report import ColumnReport, LoadedTable, LoadReport
 from auto_analyst.data.sql_check import SqlRefused, check_read_only, sqlglot_dialect
+from auto_analyst.data.sql_url import SAFE_QUERY_PARAMETERS, safe_url
+from auto_analyst.data.sql_url import reads_files as _reads_files
+from auto_analyst.data.sql_url import secrets as _secrets
 from auto_analyst.errors import BadInputError, DataLoadError
 
-__all__ = ["SAMPLE_ROWS", "SqlSource", "SqlFrame", "SqlTable", "SqlQueryError", "is_sql_url", "is_sql"]
+__all__ = ["SAMPLE_ROWS", "SAFE_QUERY_PARAMETERS", "safe_url", "SqlSource", "SqlFrame", "SqlTable", "SqlQueryError",
+           "is_sql_url", "is_sql"]
 
 log = logging.getLogger(__name__)
 
@@ -46,11 +51,6 @@ DEFAULT_MAX_ROWS = 100_000
 MAX_RESULT_BYTES = 200 * 1024 * 1024
 """The most memory a query's result may take (pandas' ``memory_usage(deep=True)``): the row cap alone lets one
 1 GB value through (``SELECT randomblob(1000000000)``); the host holds, encodes and ships every result."""
-SAFE_QUERY_PARAMETERS = frozenset({"sslmode", "host", "port", "connect_timeout", "application_name",
-                                   "target_session_attrs", "gssencmode", "mode", "read_only", "charset", "options"})
-"""URL query parameters :attr:`SqlSource.safe_url` keeps (how to reach the database, never a secret); every other
-one (``password``, ``sslpassword``, ``motherduck_token``, any driver's key) is dropped. ``options`` holds
-server settings (``-csearch_path=...``), kept so that a resumed session reaches the same tables."""
 _SCHEMES = ("postgresql", "postgres", "sqlite", "duckdb", "mysql", "mariadb", "mssql", "oracle", "snowflake")
 
 
@@ -132,8 +132,8 @@ class SqlSource:
             raise DataLoadError(f"The driver for {self.backend} is not installed ({e.name}); pip install it "
                                 "(PostgreSQL: pip install 'psycopg[binary]').") from None
         except exc.SQLAlchemyError as e:
-            raise DataLoadError(f"Cannot connect to {self.safe_url}: {self._scrub(_first_line(e))}; check the URL, that the "
-                                "database is running and the credentials (PGPASSWORD for PostgreSQL).") from None
+            raise DataLoadError(f"Cannot connect to {self.safe_url}: {self._scrub(_first_line(e))}; check the URL, "
+                                "that the database is running and the credentials (PGPASSWORD for PostgreSQL).") from None
         self.lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -291,41 +291,6 @@ class SqlSource:
                                 f"{MAX_RESULT_BYTES // 2**20} MB limit; aggregate in SQL or select fewer or shorter "
                                 "columns.")
         return _typed(frame)
-
-
-def safe_url(url: Any) -> str:
-    """The URL as shown anywhere (messages, history, titles): no password, and of its query string only the
-    :data:`SAFE_QUERY_PARAMETERS` (a token or password may be a query parameter)."""
-    kept = {k: v for k, v in url.query.items() if k.lower() in SAFE_QUERY_PARAMETERS}
-    return url._replace(password=None).set(query=kept).render_as_string(hide_password=True)  # set() keeps a password
-
-
-def _secrets(url: Any) -> tuple[str, ...]:
-    """The URL's secret strings (password, values of the query parameters not kept), longest first."""
-    values = [str(url.password or "")]
-    for k, v in url.query.items():
-        if k.lower() not in SAFE_QUERY_PARAMETERS:
-            values += [str(x) for x in (v if isinstance(v, tuple) else (v,))]
-    return tuple(sorted({v for v in values if len(v) >= 3}, key=len, reverse=True))
-
-
-def _reads_files(db_file: str) -> bool:
-    """Whether a DuckDB file has a view that reads files when queried (a Parquet folder's ``read_parquet`` view)."""
-    try:
-        import duckdb
-
-        con = duckdb.connect(db_file, read_only=True)
-        try:
-            rows = con.execute("SELECT sql FROM duckdb_views() WHERE NOT internal").fetchall()
-        finally:
-            con.close()
-    except Exception:  # noqa: BLE001 - unreadable: the connection below says why
-        return False
-    return any(_READS_FILES.search(str(r[0] or "")) for r in rows)
-
-
-_READS_FILES = re.compile(r"\w+\s*\(\s*'|\bFROM\s+'|\bJOIN\s+'", re.I)
-"""A view reading files: a function called with a string (``read_parquet('...')``) or a string as a table."""
 
 
 def _duckdb_catalog(conn: Any, name: str) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]], str]:

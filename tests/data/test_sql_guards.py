@@ -87,7 +87,8 @@ def test_a_duckdb_source_reads_only_its_own_tables(duck_file):
             src.query(f"SELECT * FROM '{folder}/secret.csv'")
         assert "the tables are: orders." in str(err.value)
         # the source's own tables, qualified by its schema, a CTE and a number series still run
-        assert src.query("WITH o AS (SELECT * FROM main.orders) SELECT sum(amount) AS s FROM o, range(1)").iloc[0, 0] == 6.5
+        q = "WITH o AS (SELECT * FROM main.orders) SELECT sum(amount) AS s FROM o, range(1)"
+        assert src.query(q).iloc[0, 0] == 6.5
         # the second wall: the connection itself cannot reach a file, even for a query the check never saw
         from sqlalchemy import text
 
