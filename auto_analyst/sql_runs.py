@@ -33,7 +33,11 @@ from typing import Any
 
 from auto_analyst.results import ErrorInfo, RunResult
 
-__all__ = ["SqlSandbox", "literal_queries", "tables_in_queries", "SQL_FUNCTION"]
+__all__ = ["SqlSandbox", "literal_queries", "tables_in_queries", "SQL_FUNCTION", "MAX_QUERIES"]
+
+MAX_QUERIES = 20
+"""The most ``sql(...)`` queries one script may run: every literal in the text runs before the script (even one in
+a branch that never runs), so a script cannot hold an unbounded number of them."""
 
 SQL_FUNCTION = "sql"
 """The name a script calls to read the database (``sql("SELECT ...")`` → DataFrame)."""
@@ -136,7 +140,12 @@ class SqlSandbox:
 
         t0 = time.perf_counter()
         encoded: dict[str, str] = {}
-        for query in literal_queries(code):
+        queries = literal_queries(code)
+        if len(queries) > MAX_QUERIES:
+            return _failed("sql_refused", f"The script holds {len(queries)} different sql(...) queries; at most "
+                           f"{MAX_QUERIES} run per script. Read what is needed in fewer queries (join or aggregate in "
+                           "SQL) and work on the DataFrames in pandas.", queries[MAX_QUERIES], t0)
+        for query in queries:
             t = time.perf_counter()
             try:
                 frame = self.source.query(query)

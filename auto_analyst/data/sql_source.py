@@ -11,10 +11,12 @@ runs on their behalf (:mod:`auto_analyst.sql_runs`).
   (``SELECT * ... LIMIT``): never a full scan to describe. Statistics of the values are said to be of the sample.
 * **Querying** (:meth:`SqlSource.query`): the text must pass ``sql_check.check_read_only`` (one SELECT); it runs in
   a read-only transaction (``SET TRANSACTION READ ONLY`` and ``statement_timeout`` on PostgreSQL, ``PRAGMA
-  query_only`` on SQLite, a read-only DuckDB connection), interrupted after ``sql_timeout_s`` seconds, and at most
+  query_only`` on SQLite, a read-only DuckDB connection without external access), reads only the source's own
+  tables, interrupted after ``sql_timeout_s`` seconds, and at most
   ``sql_max_rows`` rows come back (more is an error saying to aggregate in SQL, never a silently cut result).
 * **Credentials** come from the URL or the environment (libpq's ``PGPASSWORD``/``PGPASSFILE`` for PostgreSQL):
-  :attr:`SqlSource.safe_url` (no password) is what history, session state and messages ever show.
+  :attr:`SqlSource.safe_url` (no password, no query string but :data:`SAFE_QUERY_PARAMETERS`) is what history,
+  session state and messages ever show; the database's own messages are scrubbed of those secrets too.
 """
 
 from __future__ import annotations
@@ -32,9 +34,13 @@ from auto_analyst.data.description import TableDescription, describe_frame
 from auto_analyst.data.relations import Relationship, relationship
 from auto_analyst.data.report import ColumnReport, LoadedTable, LoadReport
 from auto_analyst.data.sql_check import SqlRefused, check_read_only, sqlglot_dialect
+from auto_analyst.data.sql_url import SAFE_QUERY_PARAMETERS, safe_url
+from auto_analyst.data.sql_url import reads_files as _reads_files
+from auto_analyst.data.sql_url import secrets as _secrets
 from auto_analyst.errors import BadInputError, DataLoadError
 
-__all__ = ["SAMPLE_ROWS", "SqlSource", "SqlFrame", "SqlTable", "SqlQueryError", "is_sql_url", "is_sql"]
+__all__ = ["SAMPLE_ROWS", "SAFE_QUERY_PARAMETERS", "safe_url", "SqlSource", "SqlFrame", "SqlTable", "SqlQueryError",
+           "is_sql_url", "is_sql"]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +48,9 @@ SAMPLE_ROWS = 1000
 """Rows read to describe a table's values (its first rows, ``LIMIT``): bounded whatever the table's size."""
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 100_000
+MAX_RESULT_BYTES = 200 * 1024 * 1024
+"""The most memory a query's result may take (pandas' ``memory_usage(deep=True)``): the row cap alone lets one
+1 GB value through (``SELECT randomblob(1000000000)``); the host holds, encodes and ships every result."""
 _SCHEMES = ("postgresql", "postgres", "sqlite", "duckdb", "mysql", "mariadb", "mssql", "oracle", "snowflake")
 
 
@@ -87,9 +96,11 @@ class SqlSource:
         try:
             self.url = _engine_url(url)
         except exc.ArgumentError:
-            raise DataLoadError(f"{url.split('@')[-1]!r} is not a database URL; write it as "
+            shown = url.split('@')[-1].split('?')[0]  # neither the password nor a query string's secrets
+            raise DataLoadError(f"{shown!r} is not a database URL; write it as "
                                 "postgresql://user@host/db, sqlite:///file.db or duckdb:///file.duckdb.") from None
-        self.safe_url = self.url._replace(password=None).render_as_string(hide_password=True)  # set() keeps it
+        self.safe_url = safe_url(self.url)
+        self._secrets = _secrets(self.url)
         self.backend = self.url.get_backend_name()
         self.dialect = sqlglot_dialect(self.backend)
         self.timeout_s, self.max_rows = float(timeout_s), int(max_rows)
@@ -99,8 +110,12 @@ class SqlSource:
             # SQLite would make an empty database there: a mistyped path must not leave a file behind
             raise DataLoadError(f"No such {self.backend} database file: {db_file}; check the path.")
         if self.backend == "duckdb":
-            args = {"connect_args": {"read_only": True, "config": {"autoinstall_known_extensions": False,
-                                                                    "autoload_known_extensions": False}}}
+            config: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+            if db_file not in ("", ":memory:") and not _reads_files(db_file):
+                # no file, URL or other database can be read by any query; a Parquet folder's views read
+                # their files at query time, so there the table allowlist of sql_check is the guard
+                config["enable_external_access"] = False
+            args = {"connect_args": {"read_only": True, "config": config}}
         elif self.backend == "postgresql":
             args = {"connect_args": {"connect_timeout": 10}}
         try:
@@ -108,16 +123,27 @@ class SqlSource:
             with self.engine.connect() as conn:
                 self._inspector = inspect(conn)
                 self.table_names = sorted(self._inspector.get_table_names()) + sorted(self._inspector.get_view_names())
+                try:
+                    default = self._inspector.default_schema_name
+                except Exception:  # noqa: BLE001 - a dialect without one: only unqualified names
+                    default = None
+                self.schemas = tuple(x for x in {default, {"sqlite": "main", "duckdb": "main"}.get(self.backend)} if x)
         except ModuleNotFoundError as e:
             raise DataLoadError(f"The driver for {self.backend} is not installed ({e.name}); pip install it "
                                 "(PostgreSQL: pip install 'psycopg[binary]').") from None
         except exc.SQLAlchemyError as e:
-            raise DataLoadError(f"Cannot connect to {self.safe_url}: {_first_line(e)}; check the URL, that the "
-                                "database is running and the credentials (PGPASSWORD for PostgreSQL).") from None
+            raise DataLoadError(f"Cannot connect to {self.safe_url}: {self._scrub(_first_line(e))}; check the URL, "
+                                "that the database is running and the credentials (PGPASSWORD for PostgreSQL).") from None
         self.lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"<SqlSource {self.safe_url} ({self.dialect})>"
+
+    def _scrub(self, message: str) -> str:
+        """A database's message without the URL's password or query-string values (a driver may echo its DSN)."""
+        for secret in getattr(self, "_secrets", ()):
+            message = message.replace(secret, "***")
+        return message
 
     def close(self) -> None:
         self.engine.dispose()
@@ -215,7 +241,7 @@ class SqlSource:
         """
         from sqlalchemy import text
 
-        checked = check_read_only(sql, self.dialect)
+        checked = check_read_only(sql, self.dialect, tables=self.table_names, schemas=self.schemas)
         return self._fetch(text(checked), self.max_rows, raise_over=True)
 
     def _fetch(self, stmt: Any, limit: int, raise_over: bool = False) -> pd.DataFrame:
@@ -250,7 +276,7 @@ class SqlSource:
             if time.monotonic() - t0 >= self.timeout_s * 0.95 or "timeout" in str(e).lower() or "interrupt" in str(e).lower():
                 raise SqlQueryError(f"The query ran past the {self.timeout_s:g} s limit and was stopped; aggregate more "
                                     "in SQL or filter the rows.") from None
-            raise SqlQueryError(f"The database refused the query: {_first_line(e)}") from None
+            raise SqlQueryError(f"The database refused the query: {self._scrub(_first_line(e))}") from None
         finally:
             if timer is not None:
                 timer.cancel()
@@ -259,6 +285,11 @@ class SqlSource:
                 raise SqlQueryError(f"The query returns more than {limit:,} rows (the limit); aggregate in SQL (GROUP "
                                     "BY) or add a LIMIT, and bring back only what the answer needs.")
             frame = frame.iloc[:limit]
+        size = int(frame.memory_usage(deep=True, index=False).sum()) if len(frame.columns) else 0
+        if size > MAX_RESULT_BYTES:
+            raise SqlQueryError(f"The query's result takes {size / 2**20:,.0f} MB, more than the "
+                                f"{MAX_RESULT_BYTES // 2**20} MB limit; aggregate in SQL or select fewer or shorter "
+                                "columns.")
         return _typed(frame)
 
 
