@@ -151,3 +151,19 @@ def test_kmeans_clusters(session, seed, k):
 ])
 def test_declines(session, q):
     ask(session, "customers10", q, status="declined")
+
+
+def test_a_classifier_asked_for_a_many_valued_number_declines_instead_of_regressing(tmp_path):
+    import pandas as pd
+
+    from auto_analyst.api import Analyst
+    from auto_analyst.config import Settings
+
+    frame = pd.DataFrame({"age": [22, 27, 32, 37, 42, 27, 32, 22, 37, 42] * 3,
+                          "educ": [12, 14, 16, 12, 17, 14, 12, 16, 20, 14] * 3,
+                          "children": [0, 1, 2, 3, 4, 5, 0, 1, 2, 3] * 3})
+    with Analyst(settings=Settings.load({"home": tmp_path / "home"})) as analyst:
+        s = analyst.session()
+        s.add_frame("fam", frame)
+        r = s.ask("train a random forest classifier to predict children from age and educ")
+    assert r.status == "declined" and "classifier was asked" in r.answer, r.answer

@@ -161,6 +161,11 @@ def recognize(p: Pieces, spec: QuerySpec, table: TableDescription) -> bool:
     if target.distinct < 2:
         spec.problems.append(f"'{y}' has a single value; there is nothing to predict.")
         return True
+    if kind == "regression" and re.search(r"\bclassif", text):  # never a regressor where a classifier was asked
+        spec.problems.append(f"A classifier was asked for, but '{y}' is a number with {target.distinct} values, which "
+                             "this model predicts by regression; ask for a regression (or random forest regression) "
+                             f"model of '{y}', or make it a category column first.")
+        return True
     if forest:
         model = "random_forest"
     elif re.search(r"\blogistic\b", text):
