@@ -26,7 +26,7 @@ from auto_analyst.data.catalog import describe_session, for_question
 from auto_analyst.data.description import DatasetDescription
 from auto_analyst.data.dictionary import DataDictionary, is_dictionary_file
 from auto_analyst.data.duck import is_duck, load_duckdb, use_duckdb
-from auto_analyst.data.sql_source import is_sql, is_sql_url
+from auto_analyst.data.sql_source import is_sql, is_sql_url, unknown_url_scheme
 from auto_analyst.data.load import LoadedTable, LoadReport, load, load_all, table_name
 from auto_analyst.errors import BadInputError
 from auto_analyst.memory.scope import Scope
@@ -111,6 +111,7 @@ class Session(SourceMethods):
         """
         if is_sql_url(str(path)):
             return self.connect(str(path))
+        unknown_url_scheme(str(path))
         from auto_analyst.data.parquet_folder import folder_database, is_parquet_folder
 
         if is_parquet_folder(path):  # read by DuckDB in place, as a database (docs/sources.md)

@@ -37,6 +37,7 @@ from auto_analyst.data.sql_check import SqlRefused, check_read_only, sqlglot_dia
 from auto_analyst.data.sql_url import SAFE_QUERY_PARAMETERS, safe_url
 from auto_analyst.data.sql_url import reads_files as _reads_files
 from auto_analyst.data.sql_url import secrets as _secrets
+from auto_analyst.data.sql_url import _SCHEMES, is_sql_url, unknown_url_scheme  # noqa: F401 - re-exported
 from auto_analyst.errors import BadInputError, DataLoadError
 
 __all__ = ["SAMPLE_ROWS", "SAFE_QUERY_PARAMETERS", "safe_url", "SqlSource", "SqlFrame", "SqlTable", "SqlQueryError",
@@ -51,17 +52,10 @@ DEFAULT_MAX_ROWS = 100_000
 MAX_RESULT_BYTES = 200 * 1024 * 1024
 """The most memory a query's result may take (pandas' ``memory_usage(deep=True)``): the row cap alone lets one
 1 GB value through (``SELECT randomblob(1000000000)``); the host holds, encodes and ships every result."""
-_SCHEMES = ("postgresql", "postgres", "sqlite", "duckdb", "mysql", "mariadb", "mssql", "oracle", "snowflake")
 
 
 class SqlQueryError(BadInputError):
     """The database refused or failed a query (its first line), it ran past the timeout, or returned too many rows."""
-
-
-def is_sql_url(text: str) -> bool:
-    """Whether ``text`` is a database URL (``scheme://...`` with a SQLAlchemy dialect's scheme)."""
-    head, sep, _ = str(text).partition("://")
-    return bool(sep) and head.split("+")[0].lower() in _SCHEMES
 
 
 def is_sql(table: Any) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from auto_analyst.errors import DataLoadError
+
 __all__ = ["SAFE_QUERY_PARAMETERS", "safe_url", "secrets", "reads_files"]
 
 SAFE_QUERY_PARAMETERS = frozenset({"sslmode", "host", "port", "connect_timeout", "application_name",
@@ -47,3 +49,24 @@ def reads_files(db_file: str) -> bool:
 
 _READS_FILES = re.compile(r"\w+\s*\(\s*'|\bFROM\s+'|\bJOIN\s+'", re.I)
 """A view reading files: a function called with a string (``read_parquet('...')``) or a string as a table."""
+
+
+_SCHEMES = ("postgresql", "postgres", "sqlite", "duckdb", "mysql", "mariadb", "mssql", "oracle", "snowflake")
+
+
+def is_sql_url(text: str) -> bool:
+    """Whether ``text`` is a database URL (``scheme://...`` with a SQLAlchemy dialect's scheme)."""
+    head, sep, _ = str(text).partition("://")
+    return bool(sep) and head.split("+")[0].lower() in _SCHEMES
+
+
+def unknown_url_scheme(text: str) -> None:
+    """Refuse ``scheme://...`` whose scheme names no database we read (a typo such as ``sqlte:///shop.db``).
+
+    Raises:
+        DataLoadError: naming the scheme and the ones that work.
+    """
+    head, sep, _ = text.partition("://")
+    if sep and head and head.replace("+", "").replace("-", "").isalnum() and not is_sql_url(text):
+        raise DataLoadError(f"'{head}://' is not a database this reads; use one of "
+                            + ", ".join(f"{s}://" for s in _SCHEMES) + " (docs/sources.md), or give a file's path.")

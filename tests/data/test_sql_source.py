@@ -354,3 +354,13 @@ def test_resume_leaves_out_a_database_it_cannot_reach(shop_db, tmp_path):
     Path(url.removeprefix("sqlite:///")).rename(tmp_path / "moved.db")
     again = analyst.resume(s.id)  # the dictionary comes back; the database is left out, no error
     assert again.tables == {} and again.dictionary is not None
+
+
+def test_a_mistyped_database_scheme_says_which_schemes_work(tmp_path):
+    from click.testing import CliRunner
+
+    from auto_analyst.cli import cli
+
+    r = CliRunner().invoke(cli, ["ask", "sqlte:///shop.db", "mean amount"], env={"AUTO_ANALYST_HOME": str(tmp_path)})
+    assert r.exit_code == 2, r.output
+    assert "'sqlte://' is not a database this reads" in r.stderr and "sqlite://" in r.stderr
