@@ -101,3 +101,21 @@ def test_same_for_x_after_an_answer_recalled_from_memory_declines(tmp_path):
         r = s.ask("Same for Basic.")
     # not the count of the turn before the recall: declined, saying which turn it builds on
     assert r.status == "declined" and "recalled an earlier answer" in r.answer, r.answer
+
+
+@pytest.mark.parametrize("follow_up", ["how many are there?", "what is their average price?", "what do they cost on average?"])
+def test_pronouns_and_elliptical_follow_ups_after_a_declined_turn_decline(tmp_path, follow_up):
+    import pandas as pd
+
+    from auto_analyst.api import Analyst
+    from auto_analyst.config import Settings
+
+    frame = pd.DataFrame({"shop": list("abcdefgh"), "price": [3.0, 9.0, 4.0, 12.0, 7.0, 8.5, 2.0, 10.0],
+                          "region": ["n", "s", "n", "s", "e", "e", "n", "s"]})
+    with Analyst(settings=Settings.load({"home": tmp_path / "home"})) as analyst:
+        s = analyst.session()
+        s.add_frame("shops", frame)
+        first = s.ask("Which shops have a zibble quotient above 8?")
+        r = s.ask(follow_up)
+    assert first.status == "declined", first.answer
+    assert r.status == "declined" and "earlier question" in r.answer, r.answer

@@ -18,9 +18,9 @@ from auto_analyst.offline.spec import Filter, Measure, QuerySpec
 
 __all__ = ["FOLLOW_UP", "REFERS", "STRONG_REFERENCE", "builds_on", "resolve"]
 
-FOLLOW_UP = re.compile(r"\b(now|only|same|that|those|these|it|them|this|instead|what about|how about|and for|"
+FOLLOW_UP = re.compile(r"\bhow many are there\b|\b(now|only|same|that|those|these|it|them|their|they|this|instead|what about|how about|and for|"
                        r"also for|again|too|the relationship|previous|last one|the top one|the bottom one|the first one)\b")
-REFERS = re.compile(r"\b(that|those|these|it|them|this|the relationship|same)\b")
+REFERS = re.compile(r"\bhow many are there\b|\b(that|those|these|it|them|their|they|this|the relationship|same)\b")
 OF_THOSE = re.compile(r"\b(?:(?:the\s+)?(top|first|bottom|last)\s+(one|two|three|four|five|\d+)|(?:those|these|the)\s+"
                       r"(one|two|three|four|five|\d+)(?:\s+ones)?|the\s+(top|bottom|best|worst|highest|lowest|winner|"
                       r"largest|smallest)\s+(?:one|group))\b")
