@@ -26,7 +26,8 @@ from itertools import permutations
 from auto_analyst.data.description import ColumnInfo, DatasetDescription, TableDescription
 
 __all__ = ["Link", "links", "with_joins", "join_of", "join_code", "join_assumption", "unlinked_reason",
-           "repeated_measure", "SEP", "is_view", "KEY_NOTE", "NO_MATCH", "qualify", "shared_columns", "owned_mentions"]
+           "repeated_measure", "SEP", "is_view", "KEY_NOTE", "NO_MATCH", "qualify", "shared_columns", "owned_mentions",
+           "own_column_notes"]
 
 SEP = "__"
 """Between the two table names of a joined view (``orders__customers``)."""
@@ -232,6 +233,12 @@ def _spec_columns(spec) -> list[str]:
     return out
 
 
+def own_column_notes(notes: list[tuple[str, str, str]], spec) -> list[str]:
+    """The notes of :func:`owned_mentions` that ``spec`` (read on that table) uses."""
+    used = set(_spec_columns(spec))
+    return [text for table, col, text in notes if spec.table == table and col in used]
+
+
 def repeated_measure(desc: DatasetDescription, spec) -> str:
     """Why a spec on a joined view measures the second table's rows more than once ('' when it does not)."""
     link = join_of(desc, spec.table)
@@ -327,10 +334,12 @@ def shared_columns(desc: DatasetDescription) -> list[tuple[str, str, str]]:
     return out
 
 
-def owned_mentions(goal: str, desc: DatasetDescription, mentions: dict[str, set[str]]) -> tuple[dict[str, set[str]], str]:
+def owned_mentions(goal: str, desc: DatasetDescription,
+                   mentions: dict[str, set[str]]) -> tuple[dict[str, set[str]], str, list[tuple[str, str, str]]]:
     """The question's columns by table, a column both tables have given to the table the word before it names
     ('payment region': payments' region); and why the question cannot be read ('' when it can): it names a column
-    of two joinable tables with no word telling which table's it is.
+    of two joinable tables with no word telling which table's it is; and (table, column, assumption) for a column
+    both tables have that the question gives to its own table ('order status' on orders).
 
     Args:
         mentions: table name -> the columns of it the question names (each table's own vocabulary).
@@ -340,6 +349,7 @@ def owned_mentions(goal: str, desc: DatasetDescription, mentions: dict[str, set[
 
     text = fold(normalize(goal))
     out = {k: set(v) for k, v in mentions.items()}
+    notes: list[tuple[str, str, str]] = []
     real = [t.name for t in desc.tables if SEP not in t.name]
     for a, b in permutations(real, 2):
         common = {c.name for c in desc.table(a).columns} & {c.name for c in desc.table(b).columns}
@@ -350,6 +360,9 @@ def owned_mentions(goal: str, desc: DatasetDescription, mentions: dict[str, set[
             if word in _table_words(b) and word not in _table_words(a):
                 out.get(a, set()).discard(m.column)
                 out.setdefault(b, set()).add(m.column)
+            elif word in _table_words(a) and word not in _table_words(b):
+                notes.append((a, m.column, f"`{m.column}` is {a}.{m.column} (the question names {a} beside it), "
+                                           f"not {b}.{m.column}"))
     joinable = {(a, b, c) for a, b, c in shared_columns(desc)}
     for a, b, c in sorted(joinable):
         for m in vocabulary(desc.table(a)).find(text):
@@ -359,5 +372,5 @@ def owned_mentions(goal: str, desc: DatasetDescription, mentions: dict[str, set[
             if word not in _table_words(a) | _table_words(b):
                 return out, (f"`{c}` is a column of both '{a}' and '{b}', and the question does not say which one it "
                              f"means: `{a}.{c}` or `{b}.{c}`; name the table beside it (for example "
-                             f"'{sorted(_table_words(b), key=len)[0]} {c}').")
-    return out, ""
+                             f"'{sorted(_table_words(b), key=len)[0]} {c}')."), notes
+    return out, "", notes

@@ -135,3 +135,12 @@ def test_rows_without_a_match_are_a_group_of_their_own_and_the_groups_add_up(tmp
     assert sum(by_group(r).values()) == ORDERS3["amount"].sum()
     assert by_group(n) == {"A": 5, "B": 2, "(no match)": 3}, n.answer
     assert "(no match)" in r.answer and any("(no match)" in a for a in r.trace.assumptions)
+
+
+def test_a_column_of_both_tables_qualified_by_its_own_table_says_which_it_is(tmp_path):
+    analyst, s = session(tmp_path, orders=ORDERS3, customers=CUSTOMERS3)
+    with analyst:
+        r = s.ask("What is the average amount per order status?")
+    assert r.status == "ok", r.answer
+    assert by_group(r) == pytest.approx(ORDERS3.groupby("status")["amount"].mean().to_dict())  # ok 30, void 80
+    assert any("orders.status" in a and "not customers.status" in a for a in r.trace.assumptions), r.trace.assumptions
