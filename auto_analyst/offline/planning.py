@@ -25,7 +25,8 @@ from auto_analyst.offline.reader.constraints import relationship_rule
 from auto_analyst.offline.canonical import parse_many, render
 from auto_analyst.offline.codegen import ROLES, code_for, scalar_labels
 from auto_analyst.offline.conversation import SENTENCE_END, STYLE, route
-from auto_analyst.offline.joins import join_assumption, join_of, repeated_measure, unlinked_reason, with_joins
+from auto_analyst.offline.joins import (join_assumption, join_of, own_column_notes, owned_mentions, repeated_measure,
+                                        unlinked_reason, with_joins)
 from auto_analyst.offline.request import Request
 from auto_analyst.offline.reader import read_question
 from auto_analyst.offline.reader.suggest import closest_question
@@ -154,7 +155,11 @@ def planner(p: Request) -> dict[str, Any]:
     quoted, goal = said_turn(p, goal)  # "You said 'Germany: 37931.53': why is it higher?" builds on that turn
     if quoted is not None:
         goal = QUOTE_FRAME.sub(" ", goal).strip(" :,")
-    unlinked = unlinked_reason(named_columns(goal, desc), desc) if len(desc.tables) > 1 else ""
+    unlinked, notes = "", []
+    if len(desc.tables) > 1:
+        # a column both tables have belongs to the table named beside it ('payment region'); with none, declined
+        owned, unlinked, notes = owned_mentions(goal, desc, named_columns(goal, desc))
+        unlinked = unlinked or unlinked_reason(owned, desc)
     if unlinked:
         out["decline_reason"] = unlinked + " " + MODEL_HINT
         return out
@@ -165,7 +170,9 @@ def planner(p: Request) -> dict[str, Any]:
         if repeated:
             s.problems.append(repeated)
         elif join_of(desc, s.table) is not None:
-            s.assumptions.insert(0, join_assumption(desc, s.table))
+            s.assumptions.insert(0, join_assumption(desc, s.table, s))
+        else:
+            s.assumptions[:0] = own_column_notes(notes, s)
     if rounding is not None:
         for s in specs:
             s.rounding = s.rounding if s.rounding is not None else rounding

@@ -82,3 +82,65 @@ def test_a_grouping_the_reader_cannot_read_is_never_dropped(tmp_path):
     with analyst:
         r = s.ask("What is the total order amount by customer region?")
     assert r.status == "declined" and "by customer region" in r.answer, r.answer
+
+
+# a `status` in both tables, and orders whose customer is not in `customers` (tester's case: /tmp/breaker/mt)
+ORDERS3 = pd.DataFrame({"order_id": range(1, 11), "customer_id": [1, 1, 2, 2, 3, 3, 4, 5, 6, 7],
+                        "amount": [10, 20, 30, 40, 50, 60, 70, 80, 90, 100],
+                        "status": ["ok"] * 5 + ["void"] * 5})
+CUSTOMERS3 = pd.DataFrame({"customer_id": [1, 2, 3, 4, 8], "segment": ["A", "A", "B", "A", "B"],
+                           "status": ["gold", "silver", "gold", "silver", "gold"]})
+
+
+def _truth(by: str, how: str) -> dict:
+    joined = ORDERS3.merge(CUSTOMERS3, on="customer_id", how="left", suffixes=("", "_c"))
+    return joined.fillna({by: "(no match)"}).groupby(by)["amount"].agg(how).to_dict()
+
+
+def test_a_column_of_both_tables_is_the_one_of_the_table_named_beside_it(tmp_path):
+    analyst, s = session(tmp_path, orders=ORDERS3, customers=CUSTOMERS3)
+    with analyst:
+        r = s.ask("What is the average amount per customer status?")
+    assert r.status == "ok", r.answer
+    assert by_group(r) == pytest.approx(_truth("status_c", "mean")), r.answer  # gold 35, silver 46.67, (no match) 90
+    assert any("customers.status" in a and "not orders.status" in a for a in r.trace.assumptions), r.trace.assumptions
+
+
+def test_a_column_of_both_tables_named_alone_is_declined_naming_both(tmp_path):
+    analyst, s = session(tmp_path, orders=ORDERS3, customers=CUSTOMERS3)
+    with analyst:
+        r = s.ask("What is the average amount by status?")
+    assert r.status == "declined" and "`orders.status`" in r.answer and "`customers.status`" in r.answer, r.answer
+
+
+def test_a_column_of_both_tables_qualified_by_an_unjoinable_table_is_declined(tmp_path):
+    orders = pd.DataFrame({"order_id": range(1, 9), "customer_id": [1, 1, 2, 2, 3, 3, 4, 5],
+                           "amount": [10, 20, 30, 40, 50, 60, 70, 80], "region": list("NNSSNNSE")})
+    payments = pd.DataFrame({"customer_id": [1, 1, 2, 3, 3, 3, 9], "paid": [5, 5, 10, 1, 1, 1, 100],
+                             "region": list("EEEWWWW")})
+    analyst, s = session(tmp_path, orders=orders, payments=payments)
+    with analyst:
+        r = s.ask("What is the total amount of orders per payment region?")
+    # orders.region would answer N/S/E: the question means the payments' region, which no key joins one-to-one
+    assert r.status == "declined" and "payments" in r.answer, r.answer
+
+
+def test_rows_without_a_match_are_a_group_of_their_own_and_the_groups_add_up(tmp_path):
+    analyst, s = session(tmp_path, orders=ORDERS3, customers=CUSTOMERS3)
+    with analyst:
+        r = s.ask("What is the total order amount by customer segment?")
+        n = s.ask("How many orders are there by segment?")
+    assert r.status == "ok", r.answer
+    assert by_group(r) == _truth("segment", "sum") == {"A": 170, "B": 110, "(no match)": 270}
+    assert sum(by_group(r).values()) == ORDERS3["amount"].sum()
+    assert by_group(n) == {"A": 5, "B": 2, "(no match)": 3}, n.answer
+    assert "(no match)" in r.answer and any("(no match)" in a for a in r.trace.assumptions)
+
+
+def test_a_column_of_both_tables_qualified_by_its_own_table_says_which_it_is(tmp_path):
+    analyst, s = session(tmp_path, orders=ORDERS3, customers=CUSTOMERS3)
+    with analyst:
+        r = s.ask("What is the average amount per order status?")
+    assert r.status == "ok", r.answer
+    assert by_group(r) == pytest.approx(ORDERS3.groupby("status")["amount"].mean().to_dict())  # ok 30, void 80
+    assert any("orders.status" in a and "not customers.status" in a for a in r.trace.assumptions), r.trace.assumptions

@@ -62,21 +62,29 @@ def choose_table(question: str, desc: DatasetDescription) -> TableDescription:
     other words fit that table as well as any other, and, for a name that is an ordinary word of questions
     ('total', 'first', 'data'), only when some of them name its columns: "total amount" after switching to a
     table with an `amount` column reads that table, not the one named `total`."""
-    from auto_analyst.offline.joins import join_of
+    from auto_analyst.offline.joins import join_of, qualify
 
     text = fold(normalize(question))
-    found = {}
+    found, outread = {}, set()
     for t in desc.tables:
         pattern = rf"\b{re.escape(fold(normalize(t.name)))}\b"
         mentions = vocabulary(t).find(re.sub(pattern, " ", text))
         link = join_of(desc, t.name)
         if link is not None:
+            # 'customer status' is the second table's `status`, which the first table alone does not have
+            mentions = qualify(mentions, t, text)
+            own = [m for m in mentions if m.column.startswith(f"{link.right}.")]
+            if own:  # two words of the question ('customer', 'status'), as the second table reads them
+                outread.add(link.left)
+                mentions = mentions + own
             # a joined view only for a question naming columns of both tables besides the key
             named = {m.column for m in mentions} - {link.left_key, link.right_key}
             left = {c.name for c in desc.table(link.left).columns}
             if not (named & left and named - left):
                 continue
         found[t.name] = (re.search(pattern, text) is not None, len(mentions))
+    for name in outread:
+        found.pop(name, None)
     most = max(cols for _, cols in found.values())
     best, best_hits = desc.table(), -1
     for t in desc.tables:

@@ -76,7 +76,9 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     drop_missing = read_instructions(st, spec)
     population = read_population(st)
     read_quarters(st, spec, table)  # 'the second quarter of 2008' before 'quarter' reads as a column
-    mentions = _key_qualifiers(link_columns(st, vocab, spec), table, text)
+    from auto_analyst.offline.joins import qualify
+
+    mentions = _key_qualifiers(qualify(link_columns(st, vocab, spec), table, text), table, text)
     for m in mentions:  # 'bounce rate', 'churn rates': the percent of rows where the yes/no column is true
         r = re.match(r"\s+rates?\b", text[m.end:])
         if vocab.kind(m.column) == "boolean" and r and st.free(m.end, m.end + r.end()):
