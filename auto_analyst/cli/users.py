@@ -76,20 +76,34 @@ def users_list(ctx) -> None:
 
 @users.command("remove", cls=Command)
 @click.argument("name")
+@click.option("--keep-data", is_flag=True, help="Confirm that NAME's conversations, facts and usage stay stored "
+                                                 "under the name (an account added again as NAME sees them).")
 @click.pass_context
-def users_remove(ctx, name: str) -> None:
-    """Delete the account NAME and its API tokens (its conversations stay in the database)."""
-    _store(ctx).remove(name)
-    click.echo(f"Removed {name}.")
+def users_remove(ctx, name: str, keep_data: bool) -> None:
+    """Delete the account NAME, its API tokens and browser logins (needs --keep-data: its data stays)."""
+    store = _store(ctx)
+    if store.get(name) is None:
+        store.remove(name)  # raises the not-found sentence
+    if not keep_data:
+        raise BadInputError(f"Removing {name} signs it out everywhere and deletes its API tokens, but its "
+                            f"conversations, facts and usage stay stored under the name {name!r}: an account "
+                            f"added again as {name} sees them. Run `auto-analyst users remove {name} --keep-data` "
+                            "to go ahead (deleting a user's data is not supported yet).")
+    store.remove(name)
+    click.echo(f"Removed {name}: its browser logins ended and its API tokens are revoked; its conversations, facts "
+               f"and usage stay stored under the name {name!r} (an account added again as {name} sees them).")
 
 
 @users.command("passwd", cls=Command)
 @click.argument("name")
 @click.pass_context
 def users_passwd(ctx, name: str) -> None:
-    """Change NAME's password (its browsers are signed out)."""
-    _store(ctx).set_password(name, _read_password())
-    click.echo(f"Changed the password of {name}.")
+    """Change NAME's password (its browsers are signed out and its API tokens revoked)."""
+    store = _store(ctx)
+    revoked = len(store.tokens(name)) if store.get(name) is not None else 0
+    store.set_password(name, _read_password())
+    click.echo(f"Changed the password of {name}; its browsers are signed out and its {revoked} API token(s) "
+               "revoked (make new ones on the account page or with `auto-analyst tokens create`).")
 
 
 @users.command("set", cls=Command)

@@ -1,6 +1,6 @@
 """Accounts, API tokens and per-user usage of the team server, on the storage engine (SQLite or PostgreSQL).
 
-Three tables, created by the named migrations of namespace ``accounts``:
+Four tables, created by the named migrations of namespace ``accounts``:
 
 * ``accounts``: name, argon2id password hash (argon2-cffi's defaults, RFC 9106's second recommended
   parameter set), role (``admin`` or ``member``), daily cost cap (USD, NULL = none), questions per
@@ -8,6 +8,10 @@ Three tables, created by the named migrations of namespace ``accounts``:
 * ``api_tokens``: a token is ``aa_<id>_<secret>``; only the SHA-256 of the whole token is stored (the
   secret is 32 random bytes, so a fast hash is enough: a slow hash protects guessable passwords).
 * ``usage_daily``: LM calls, tokens and estimated cost per user and UTC day.
+* ``web_sessions``: one row per browser login (the SHA-256 of the random id its signed cookie carries,
+  user, expiry). Logout deletes the row, so a copy of the cookie stops working; a password change and
+  removing the account delete all the account's rows (and its API tokens), so a cookie or token from
+  before never works again, even for a new account of the same name.
 
 Example:
     >>> store = AccountStore("sqlite://")                     # doctest: +SKIP
@@ -30,6 +34,7 @@ from sqlalchemy import text
 
 from auto_analyst.errors import BadInputError, NotFoundError
 from auto_analyst.storage import Migrations, read, real, store_engine, to_iso, transaction, utc_now
+from auto_analyst.web.login_rows import LoginRows, sign_out_everywhere
 
 __all__ = ["ROLES", "Account", "AccountStore", "ApiToken", "DayUsage", "valid_name"]
 
@@ -56,6 +61,13 @@ def m001_accounts(conn) -> None:
         lm_calls INTEGER NOT NULL DEFAULT 0, prompt_tokens INTEGER NOT NULL DEFAULT 0,
         completion_tokens INTEGER NOT NULL DEFAULT 0, cost_usd {real(conn)} NOT NULL DEFAULT 0,
         PRIMARY KEY ("user", day))""")
+
+
+@migrations
+def m002_web_sessions(conn) -> None:
+    conn.exec_driver_sql("""CREATE TABLE web_sessions (
+        id TEXT PRIMARY KEY, "user" TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL)""")
+    conn.exec_driver_sql('CREATE INDEX web_sessions_user ON web_sessions ("user")')
 
 
 @dataclass(frozen=True)
@@ -126,7 +138,7 @@ def today() -> str:
     return utc_now().date().isoformat()
 
 
-class AccountStore:
+class AccountStore(LoginRows):
     """The accounts, tokens and usage tables of one database.
 
     Args:
@@ -188,7 +200,8 @@ class AccountStore:
             return int(conn.execute(text(f"SELECT COUNT(*) FROM accounts{where}")).scalar() or 0)
 
     def remove(self, name: str) -> None:
-        """Delete the account and its tokens (its conversations and usage stay in the database).
+        """Delete the account, its API tokens and its browser logins (its conversations, facts and usage
+        stay in the database under the name: an account added again with that name sees them).
 
         Raises:
             NotFoundError: no such account.
@@ -196,10 +209,11 @@ class AccountStore:
         with transaction(self.engine) as conn:
             if not conn.execute(text("DELETE FROM accounts WHERE name = :n"), {"n": name}).rowcount:
                 raise NotFoundError(f"No account {name!r}; `auto-analyst users list` shows the accounts.")
-            conn.execute(text('DELETE FROM api_tokens WHERE "user" = :n'), {"n": name})
+            sign_out_everywhere(conn, name)
 
     def set_password(self, name: str, password: str) -> None:
-        """Change the password; sessions logged in before end (the epoch moves).
+        """Change the password; browser logins from before end and the account's API tokens are revoked
+        (whoever had the old password may have made one).
 
         Raises:
             NotFoundError: no such account. BadInputError: password under 8 characters.
@@ -208,6 +222,8 @@ class AccountStore:
         with transaction(self.engine) as conn:
             n = conn.execute(text("UPDATE accounts SET password_hash = :h, epoch = epoch + 1 WHERE name = :n"),
                              {"h": _hasher().hash(password), "n": name}).rowcount
+            if n:
+                sign_out_everywhere(conn, name)
         if not n:
             raise NotFoundError(f"No account {name!r}; `auto-analyst users list` shows the accounts.")
 

@@ -7,8 +7,10 @@ Four ways in, tried in this order (docs/team.md):
 2. A trusted proxy's header (setting ``trusted_proxies``, header ``proxy_user_header``): believed only
    when the request comes from one of the proxy's addresses; the named user gets a member account
    on first sight so roles, caps and usage apply.
-3. A password login (``/login``): flask-login keeps ``name:epoch`` in the signed cookie; the epoch
-   moves when the password changes, and the login ends after ``LOGIN_LIFETIME``.
+3. A password login (``/login``): flask-login keeps ``name:login-id`` in the signed cookie; the login id
+   names a server-side row (``web_sessions``) that logout deletes, and a password change or removing
+   the account deletes all of the account's, so a copy of an old cookie never works again. The login
+   also ends after ``LOGIN_LIFETIME``.
 4. With no password accounts and no proxy: the one-time token ``serve`` prints (``/?token=...``, as
    Jupyter does); the browser holding it is the server's owner (admin). ``AUTH="none"`` (loopback
    only, see ``serve --no-auth``) lets every local client in, as before logins existed.
@@ -36,7 +38,8 @@ from flask import Flask, current_app, g, redirect, request, session, url_for
 from auto_analyst.web.accounts import Account, AccountStore
 from auto_analyst.web.errors import ApiError, error_response
 
-__all__ = ["AuthState", "WebUser", "admin_required", "init_app", "login_required", "is_admin", "auth_state"]
+__all__ = ["AuthState", "WebUser", "admin_required", "auth_state", "browser_login_required", "init_app",
+           "is_admin", "login_required", "sign_in", "sign_out"]
 
 PUBLIC_ENDPOINTS = {"auth.login", "auth.login_post", "static"}
 """Endpoints an anonymous client may reach: the login page and the static files (CSS, scripts)."""
@@ -50,10 +53,13 @@ class WebUser(flask_login.UserMixin):
     name: str
     role: str = "member"
     via: str = "password"
-    epoch: int = 0
+    login_id: str = ""
+    """The browser login's random id (password logins only; see ``AccountStore.open_session``)."""
+    token_id: str = ""
+    """The id of the API token the request came with (``via == "api_token"`` only)."""
 
     def get_id(self) -> str:
-        return f"{self.name}:{self.epoch}"
+        return f"{self.name}:{self.login_id}"
 
     @property
     def is_admin(self) -> bool:
@@ -156,19 +162,20 @@ def auth_state() -> AuthState:
     return current_app.extensions["aa_auth"]
 
 
-def _user(account: Account, via: str) -> WebUser:
-    return WebUser(account.name, account.role, via, account.epoch)
+def _user(account: Account, via: str, login_id: str = "", token_id: str = "") -> WebUser:
+    return WebUser(account.name, account.role, via, login_id, token_id)
 
 
 def _load_session_user(user_id: str) -> WebUser | None:
-    """flask-login's user loader: ``name:epoch`` from the cookie, valid while the epoch and the expiry hold."""
-    name, _, epoch = (user_id or "").rpartition(":")
+    """flask-login's user loader: ``name:login-id`` from the cookie, valid while that login's row exists
+    (not logged out, password unchanged, account not removed) and the cookie's expiry holds."""
+    name, _, login_id = (user_id or "").rpartition(":")
     if float(session.get("exp", 0)) < time.time():
         return None
-    account = auth_state().store.get(name)
-    if account is None or str(account.epoch) != epoch:
+    account = auth_state().store.session_account(name, login_id)
+    if account is None:
         return None
-    return _user(account, "password")
+    return _user(account, "password", login_id)
 
 
 def _load_request_user(req) -> WebUser | None:
@@ -176,11 +183,12 @@ def _load_request_user(req) -> WebUser | None:
     state = auth_state()
     header = req.headers.get("Authorization", "")
     if header[:7].lower() == "bearer ":
-        account = state.store.check_token(header[7:].strip())
+        token = header[7:].strip()
+        account = state.store.check_token(token)
         if account is None:
             return None
         g.aa_bearer = True
-        return _user(account, "api_token")
+        return _user(account, "api_token", token_id=token[len("aa_"):len("aa_") + 12])
     if state.from_proxy():
         name = (req.headers.get(state.proxy_header) or "").strip()
         if name:
@@ -281,11 +289,36 @@ def sign_in(account: Account, lifetime: _dt.timedelta) -> None:
     if old and not session.get("claimed") and old != account.name:
         claim_user_rows(auth_state().store.engine, old, account.name)
     csrf = secrets.token_urlsafe(24)
+    previous = getattr(flask_login.current_user, "login_id", "")
+    if previous:  # a second login on this browser replaces the first
+        auth_state().store.close_session(previous)
     session.clear()  # nothing from before the login carries over (session fixation)
-    flask_login.login_user(_user(account, "password"))
+    login_id = auth_state().store.open_session(account.name, lifetime.total_seconds())
+    flask_login.login_user(_user(account, "password", login_id))
     session.update({"uid": account.name, "claimed": True, "csrf": csrf,
                     "exp": time.time() + lifetime.total_seconds()})
     session.permanent = True
+
+
+def sign_out() -> None:
+    """End this browser's login on the server too (a saved copy of the cookie stops working), then forget it."""
+    login_id = getattr(flask_login.current_user, "login_id", "")
+    if login_id:
+        auth_state().store.close_session(login_id)
+    flask_login.logout_user()
+    session.clear()
+
+
+def browser_login_required() -> None:
+    """Refuse a request signed in with an API token (403): a leaked token must not mint, list or revoke
+    other tokens, so whoever revokes it is rid of it.
+
+    Raises:
+        ApiError: 403 ``forbidden`` for an API token.
+    """
+    if getattr(flask_login.current_user, "via", "") == "api_token":
+        raise ApiError(403, "forbidden", "API tokens are made, listed and revoked from a signed-in browser (your "
+                                         "account page) or with `auto-analyst tokens`, not with an API token.")
 
 
 def init_app(app: Flask, state: AuthState) -> None:

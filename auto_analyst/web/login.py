@@ -15,7 +15,7 @@ import flask_login
 from flask import Blueprint, current_app, jsonify, redirect, render_template, request, session, url_for
 
 from auto_analyst.errors import AutoAnalystError
-from auto_analyst.web.auth import auth_state, safe_next, sign_in
+from auto_analyst.web.auth import auth_state, browser_login_required, safe_next, sign_in, sign_out
 from auto_analyst.web.errors import ApiError
 from auto_analyst.web.security import csrf_token, current_user
 
@@ -78,9 +78,8 @@ def login_post():
 
 @bp.post("/logout")
 def logout():
-    """End the login on this browser (CSRF-checked like every state change)."""
-    flask_login.logout_user()
-    session.clear()
+    """End the login on this browser and on the server (CSRF-checked like every state change)."""
+    sign_out()
     return jsonify({"ok": True}) if _is_json() else redirect(url_for("auth.login"))
 
 
@@ -110,12 +109,16 @@ def _own_account():
 
 @bp.get("/api/tokens")
 def list_tokens():
+    """The user's API tokens (from a browser login only: 403 with an API token)."""
+    browser_login_required()
     return jsonify({"ok": True, "tokens": [_token_json(t) for t in auth_state().store.tokens(current_user())]})
 
 
 @bp.post("/api/tokens")
 def create_token():
-    """A new API token; the token itself is in this response only (it is stored hashed)."""
+    """A new API token; the token itself is in this response only (it is stored hashed).
+    From a browser login only: 403 with an API token (a leaked token must not mint a spare)."""
+    browser_login_required()
     data = request.get_json(silent=True) or {}
     record, token = auth_state().store.create_token(_own_account().name, str(data.get("label") or ""))
     return jsonify({"ok": True, "token": token, "record": _token_json(record)}), 201
@@ -123,6 +126,9 @@ def create_token():
 
 @bp.delete("/api/tokens/<token_id>")
 def revoke_token(token_id: str):
+    """Revoke one of the user's tokens; an API token may revoke only itself (others: 403)."""
+    if getattr(flask_login.current_user, "token_id", "") != token_id:
+        browser_login_required()
     try:
         auth_state().store.revoke_token(token_id, user=current_user())
     except AutoAnalystError:
@@ -133,6 +139,7 @@ def revoke_token(token_id: str):
 @bp.get("/account")
 def account_page():
     """The user's page: who they are, today's usage, their API tokens (create and revoke without JavaScript)."""
+    browser_login_required()
     return _account_page()
 
 
@@ -146,6 +153,7 @@ def _account_page(new_token: str = "", status: int = 200):
 
 @bp.post("/account/tokens")
 def account_create_token():
+    browser_login_required()
     _, token = auth_state().store.create_token(_own_account().name, request.form.get("label", ""))
     return _account_page(new_token=token, status=201)
 

@@ -191,6 +191,41 @@ def test_a_password_change_or_an_expired_login_ends_the_session(team_app, accoun
     assert bob.get("/api/state").status_code == 401
 
 
+def _saved_cookie(browser: Browser) -> dict:
+    with browser.client.session_transaction() as cookie:
+        return dict(cookie)
+
+
+def _replay(app, saved: dict):
+    """A new client holding a copy of another browser's cookie (as a thief or a backup would)."""
+    client = app.test_client()
+    with client.session_transaction() as cookie:
+        cookie.update(saved)
+    return client
+
+
+def test_logout_ends_the_login_on_the_server_not_only_in_the_browser(team_app, accounts):
+    alice, phone = login(team_app, "alice"), login(team_app, "alice")
+    saved = _saved_cookie(alice)
+    assert _replay(team_app, saved).get("/api/me").status_code == 200
+    assert alice.post("/logout", json={}).status_code == 200
+    assert _replay(team_app, saved).get("/api/me").status_code == 401  # the copy is dead too
+    assert phone.get("/api/me").json["user"] == "alice"  # only that login ended
+    assert accounts.sessions("alice") == 1
+
+
+def test_a_removed_account_added_again_does_not_take_old_cookies_or_tokens(team_app, accounts):
+    bob = login(team_app, "bob")
+    saved = _saved_cookie(bob)
+    _, token = accounts.create_token("bob", "script")
+    accounts.remove("bob")
+    assert bob.get("/api/me").status_code == 401
+    accounts.add("bob", "another-password")
+    assert _replay(team_app, saved).get("/api/me").status_code == 401
+    assert team_app.test_client().get("/api/me", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+    assert accounts.sessions("bob") == 0
+
+
 def test_history_follows_the_account_across_browsers(team_app, datasets_dir):
     first = login(team_app, "alice")
     sid = first.new_session()
@@ -259,6 +294,30 @@ def test_api_tokens_work_without_a_cookie_or_csrf_and_stop_when_revoked(team_app
     assert sid in [s["id"] for s in bob.get("/api/sessions").json["sessions"]]
     assert bob.delete(f"/api/tokens/{record.id}").status_code == 200
     assert client.get("/api/me", headers=head).status_code == 401
+
+
+def test_a_password_change_revokes_the_accounts_api_tokens(team_app, accounts):
+    _, token = accounts.create_token("bob", "script")
+    head = {"Authorization": f"Bearer {token}"}
+    assert team_app.test_client().get("/api/me", headers=head).status_code == 200
+    accounts.set_password("bob", "a-new-password")
+    assert team_app.test_client().get("/api/me", headers=head).status_code == 401
+    assert accounts.tokens("bob") == []
+
+
+def test_an_api_token_cannot_make_list_or_revoke_other_tokens(team_app, accounts):
+    leaked, token = accounts.create_token("bob", "leaked")
+    other, _ = accounts.create_token("bob", "notebook")
+    client, head = team_app.test_client(), {"Authorization": f"Bearer {token}"}
+    minted = client.post("/api/tokens", json={"label": "spare"}, headers=head)
+    assert minted.status_code == 403 and "from a signed-in browser" in minted.json["error"]["message"]
+    assert client.get("/api/tokens", headers=head).status_code == 403
+    assert client.post("/account/tokens", data={"label": "spare"}, headers=head).status_code == 403
+    assert client.delete(f"/api/tokens/{other.id}", headers=head).status_code == 403
+    assert [t.id for t in accounts.tokens("bob")] == [leaked.id, other.id]  # nothing made, nothing revoked
+    assert client.delete(f"/api/tokens/{leaked.id}", headers=head).status_code == 200  # a token may revoke itself
+    assert client.get("/api/me", headers=head).status_code == 401
+    assert [t.id for t in accounts.tokens("bob")] == [other.id]
 
 
 def test_tokens_are_made_and_revoked_on_the_account_page(team_app):

@@ -38,11 +38,16 @@ def test_users_list_set_passwd_remove(settings):
     listed = _run(settings, ["users", "list"]).output
     assert "bob\tmember\tcap $2.5/day\t6 questions/min\tspent today $0.0000" in listed
     assert "no cap" in _run(settings, ["users", "set", "bob", "--daily-cost", "none"]).output
-    assert _run(settings, ["users", "passwd", "bob"], input="new-password\n").exit_code == 0
     store = AccountStore(settings=settings)
+    store.create_token("bob", "old")
+    changed = _run(settings, ["users", "passwd", "bob"], input="new-password\n")
+    assert changed.exit_code == 0 and "its 1 API token(s) revoked" in changed.output
     assert store.verify("bob", "bob-password") is None and store.verify("bob", "new-password") is not None
-    assert store.get("bob").epoch == 1  # older logins end
-    assert _run(settings, ["users", "remove", "bob"]).exit_code == 0
+    assert store.get("bob").epoch == 1 and store.tokens("bob") == []  # older logins and tokens end
+    unconfirmed = _run(settings, ["users", "remove", "bob"])
+    assert unconfirmed.exit_code == 2 and "--keep-data" in unconfirmed.output and store.get("bob") is not None
+    removed = _run(settings, ["users", "remove", "bob", "--keep-data"])
+    assert removed.exit_code == 0 and "stay stored under the name 'bob'" in removed.output
     missing = _run(settings, ["users", "remove", "bob"])
     assert missing.exit_code == 2 and "No account 'bob'" in missing.output
 
