@@ -119,3 +119,19 @@ def test_pronouns_and_elliptical_follow_ups_after_a_declined_turn_decline(tmp_pa
         r = s.ask(follow_up)
     assert first.status == "declined", first.answer
     assert r.status == "declined" and "earlier question" in r.answer, r.answer
+
+
+def test_a_spelling_correction_never_turns_a_word_into_its_negation(tmp_path):
+    import pandas as pd
+
+    from auto_analyst.api import Analyst
+    from auto_analyst.config import Settings
+
+    frame = pd.DataFrame({"year": [2001, 2002, 2003], "unemployment": [5.1, 6.2, 4.8], "gdp": [1.0, 1.1, 1.2]})
+    with Analyst(settings=Settings.load({"home": tmp_path / "home"})) as analyst:
+        s = analyst.session()
+        s.add_frame("macro", frame)
+        wrong_word = s.ask("What is the average employment?")
+        typo = s.ask("What is the average unemploymnet?")
+    assert wrong_word.status == "declined", wrong_word.answer  # not the mean of unemployment
+    assert typo.status == "ok" and "5.3" in typo.answer, typo.answer

@@ -174,6 +174,8 @@ class Vocabulary:
             if t.how not in ("name", "words", "expanded", "head"):
                 continue
             phrase = " ".join(t.words)
+            if _negates(words.split(), list(t.words)):
+                continue  # 'employment' is no misspelling of 'unemployment': a correction never flips the meaning
             if 2 * min(n, len(phrase)) < CLOSE_MATCH * (n + len(phrase)):
                 continue  # lengths too far apart for the ratio to reach the bar
             m = difflib.SequenceMatcher(None, words, phrase)
@@ -212,6 +214,16 @@ class Vocabulary:
 
     def value_words(self) -> set[str]:
         return {w for c in self.table.columns for v, _ in c.top_values if isinstance(v, str) for w in words_of(v)}
+
+
+NEGATING_PREFIXES = ("un", "non", "in", "im", "ir", "il", "dis", "anti")
+"""Prefixes that turn a word into its opposite (English morphology: un-, non-, in-/im-/ir-/il-, dis-, anti-)."""
+
+
+def _negates(asked: list[str], term: list[str]) -> bool:
+    """Whether a word of ``asked`` and the same place of ``term`` differ only by a negating prefix."""
+    return len(asked) == len(term) and any(
+        a != b and any(a == p + b or b == p + a for p in NEGATING_PREFIXES) for a, b in zip(asked, term))
 
 
 def _key(table: TableDescription) -> str:
