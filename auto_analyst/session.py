@@ -26,7 +26,8 @@ from auto_analyst.data.catalog import describe_session, for_question
 from auto_analyst.data.description import DatasetDescription
 from auto_analyst.data.dictionary import DataDictionary, is_dictionary_file
 from auto_analyst.data.duck import is_duck, load_duckdb, use_duckdb
-from auto_analyst.data.sql_source import is_sql, is_sql_url, unknown_url_scheme
+from auto_analyst.data.sql_source import is_sql, is_sql_url
+from auto_analyst.data.sql_url import unknown_url_scheme
 from auto_analyst.data.load import LoadedTable, LoadReport, load, load_all, table_name
 from auto_analyst.errors import BadInputError
 from auto_analyst.memory.scope import Scope

@@ -37,7 +37,7 @@ from auto_analyst.data.sql_check import SqlRefused, check_read_only, sqlglot_dia
 from auto_analyst.data.sql_url import SAFE_QUERY_PARAMETERS, safe_url
 from auto_analyst.data.sql_url import reads_files as _reads_files
 from auto_analyst.data.sql_url import secrets as _secrets
-from auto_analyst.data.sql_url import _SCHEMES, is_sql_url, unknown_url_scheme  # noqa: F401 - re-exported
+from auto_analyst.data.sql_url import is_sql_url  # noqa: F401 - re-exported (callers import it from here)
 from auto_analyst.errors import BadInputError, DataLoadError
 
 __all__ = ["SAMPLE_ROWS", "SAFE_QUERY_PARAMETERS", "safe_url", "SqlSource", "SqlFrame", "SqlTable", "SqlQueryError",
