@@ -11,6 +11,7 @@ import click
 
 from auto_analyst.cli.context import CliContext, Command, report
 from auto_analyst.cli.output import exit_code, print_result, usage_text
+from auto_analyst.cli.prompt import read_line
 from auto_analyst.errors import AutoAnalystError
 
 __all__ = ["ask", "chat"]
@@ -98,13 +99,13 @@ def chat(ctx, files, resume, source, model, user, as_json, trace, no_code, open_
     worst = 0
     while True:
         try:
-            line = input("you> ") if interactive else sys.stdin.readline()
+            line = read_line("you> ") if interactive else sys.stdin.readline()
         except KeyboardInterrupt:  # Ctrl-C at an idle prompt ends the chat (a running question is cancelled instead)
             click.echo("", err=True)
             break
-        except EOFError:
-            break
-        if not interactive and line == "":
+        if line == "":  # end of input (Ctrl-D on a terminal)
+            if interactive:
+                click.echo("", err=True)
             break
         line = line.strip()
         if not line:
