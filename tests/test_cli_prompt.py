@@ -55,3 +55,22 @@ def test_a_typed_line_is_returned_with_its_newline():
                           text=True, timeout=60)
     assert done.stdout.strip() == "'first line\\n' ''"  # the line, then end of input
     assert done.stderr == "you> you> "
+
+
+def test_ctrl_c_before_the_question_runs_says_stopped_and_exits_130(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    from auto_analyst.cli import cli
+
+    ask_module = sys.modules["auto_analyst.cli.ask"]  # the package's `ask` attribute is the command
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt  # as while the table or the model loads
+
+    monkeypatch.setattr(ask_module, "_open_session", interrupted)
+    monkeypatch.setenv("AUTO_ANALYST_HOME", str(tmp_path))
+    table = tmp_path / "t.csv"
+    table.write_text("x\n1\n")
+    result = CliRunner().invoke(cli, ["ask", str(table), "What is the sum of x?"])
+    assert result.exit_code == 130
+    assert "Stopped (Ctrl-C)." in result.output and "Aborted" not in result.output

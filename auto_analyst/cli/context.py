@@ -66,6 +66,11 @@ def failure_path() -> Iterator[None]:
         yield
     except (click.ClickException, click.exceptions.Abort, click.exceptions.Exit):
         raise
+    except KeyboardInterrupt:
+        # Ctrl-C before a question runs (loading the table, the model); a running question is cancelled by the
+        # command itself. click would print "Aborted!" and exit 1; a shell expects 128 + SIGINT.
+        click.echo("\nStopped (Ctrl-C).", err=True)
+        raise click.exceptions.Exit(130) from None
     except BrokenPipeError:
         # the reader went away (`... | head -1`): nothing to say to anyone. Point stdout at /dev/null so the
         # interpreter's flush at exit does not fail again (the Python docs' recipe, signal module, SIGPIPE).
