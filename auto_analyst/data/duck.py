@@ -42,6 +42,7 @@ from auto_analyst.data.duck_describe import SAMPLE_ROWS
 from auto_analyst.data.duck_sql import aggregate_sql, grouped_aggregate_sql, quote
 from auto_analyst.data.formats import TABLE_FORMATS
 from auto_analyst.data.report import ColumnReport, LoadedTable, LoadReport
+from auto_analyst.data.stand_in import FrameStandIn
 from auto_analyst.errors import DataLoadError
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ def is_duck(table: Any) -> bool:
     return isinstance(table, DuckTable)
 
 
-class DuckFrame:
+class DuckFrame(FrameStandIn):
     """The part of a DataFrame the surfaces read, for a DuckDB table: nothing is loaded but ``head(n)``.
 
     Args:
@@ -102,18 +103,12 @@ class DuckFrame:
         dtypes: column name → DuckDB type, in order.
     """
 
+    where = "DuckDB table"
+
     def __init__(self, database: Path, n_rows: int, dtypes: Mapping[str, str]):
-        self.database, self.n_rows = Path(database), int(n_rows)
-        self.columns = pd.Index(list(dtypes))
-        self.dtypes = pd.Series(list(dtypes.values()), index=self.columns, dtype=object)
+        super().__init__(n_rows, dtypes)
+        self.database = Path(database)
         self._sample: pd.DataFrame | None = None
-
-    def __len__(self) -> int:
-        return self.n_rows
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.n_rows, len(self.columns)
 
     def head(self, n: int = 5) -> pd.DataFrame:
         """The first ``n`` rows as a DataFrame (file order)."""
@@ -126,8 +121,8 @@ class DuckFrame:
             self._sample = self.head(SAMPLE_ROWS)
         return self._sample
 
-    def __repr__(self) -> str:
-        return f"<DuckDB table {self.database.name}: {self.n_rows} rows x {len(self.columns)} columns>"
+    def _label(self) -> str:
+        return self.database.name
 
 
 @dataclass
