@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import getpass
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auto_analyst.config import Settings
@@ -146,38 +145,6 @@ class Analyst:
     def fix_memory(self, user: str | None = None) -> UserFixMemory:
         """The error-fix memory as ``user`` sees it: their own entries and the shared ones."""
         return UserFixMemory(self.memory.stores, user or self.user)
-
-    # ---------------------------------------------------------- measuring
-    def eval_dabench(self, split: str | Path, limit: int | None = None, mode: str = "benchmark",
-                     on_row: Any = None, shard: tuple[int, int] | None = None) -> Any:
-        """Ask every question of a DABench split with this Analyst's model and score it by the benchmark's rule.
-
-        ``shard=(K, N)`` asks only the questions at positions ``i % N == K - 1`` (``evals.dabench.load_split``).
-        Returns an ``evals.dabench.Report`` (rows, right/wrong/declined counts, usage); see docs/models.md.
-
-        Raises:
-            BadInputError: ``split`` is not a DABench split (questions.jsonl and tables/), or a bad shard.
-        """
-        from auto_analyst.evals.dabench import load_split, run
-
-        return run(self, Path(split), load_split(Path(split), limit, shard=shard), mode=mode, on_row=on_row)
-
-    def optimize(self, trainset: str | Path, name: str = "default", limit: int | None = None,
-                 max_demos: int = 2) -> Any:
-        """Compile the planner and the analysts over a train split with DSPy's BootstrapFewShot and save the program.
-
-        Returns an ``evals.optimize.Compiled`` (its path under ``home/programs/``, demos per predictor); the
-        ``program`` setting (``AUTO_ANALYST_PROGRAM=name``) makes later Analysts use it. See docs/models.md.
-
-        Raises:
-            BadInputError: ``trainset`` is not a DABench split.
-            ModelConfigError: the model cannot be used.
-        """
-        from auto_analyst.agents.program import Program
-        from auto_analyst.evals.optimize import optimize
-
-        return optimize(self.settings, self.runtime.new_lm(), Path(trainset), name=name, limit=limit,
-                        max_demos=max_demos, program=Program(self.runtime.agents), memory=self.memory)
 
     # ------------------------------------------------------------- lifecycle
     def close(self) -> None:

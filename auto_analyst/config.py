@@ -14,9 +14,18 @@ from typing import Any, Mapping
 
 from auto_analyst.errors import BadInputError
 
-__all__ = ["Settings", "SETTINGS_DOC", "default_home"]
+__all__ = ["Settings", "SETTINGS_DOC", "default_home", "is_offline_model"]
 
 ENV_PREFIX = "AUTO_ANALYST_"
+
+OFFLINE_MODELS = ("offline", "", "local/offline")
+"""Model strings that mean the embedded offline model (``local/offline`` is the ``dspy.LM`` it builds)."""
+
+
+def is_offline_model(model: str | None) -> bool:
+    """Whether the model setting ``model`` names the embedded offline model. The one reading of the string: a built
+    LM says what it is in its ``capabilities`` (``llm/capabilities.py``)."""
+    return (model or "").strip() in OFFLINE_MODELS
 
 
 def default_home() -> Path:
@@ -113,7 +122,7 @@ class Settings:
     @property
     def is_offline(self) -> bool:
         """True when the embedded offline model answers."""
-        return self.model in ("offline", "", "local/offline")
+        return is_offline_model(self.model)
 
     def path(self, *parts: str) -> Path:
         """A path under ``home``; the parent directories are created."""

@@ -22,7 +22,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 import dspy
 
@@ -34,73 +34,23 @@ from auto_analyst.agents.program import Program
 from auto_analyst.agents.registry import Registry
 from auto_analyst.agents.run_view import tables_json as shown_tables
 from auto_analyst.config import Settings
-from auto_analyst.data.duck_sql import sql_decline
+from auto_analyst.declines import sql_decline
 from auto_analyst.errors import AutoAnalystError, CancelledError, ModelError
+from auto_analyst.fix_loop import FixLoop, keep_run, run_and_fix
 from auto_analyst.followup import FixRecord, Followups, after_answer
 from auto_analyst.llm.adapter import adapter_for
+from auto_analyst.llm.capabilities import capabilities_of
 from auto_analyst.llm.errors import model_error
 from auto_analyst.llm.usage import LMBudget, call_usage
 from auto_analyst.numbers_check import unsupported_numbers
 from auto_analyst.question_text import addressed_agent
-from auto_analyst.results import (Attempt, ContextPart, ErrorInfo, MemoryHit, PlanStep, ProgressEvent, Result,
-                                  RunResult, Trace, Usage)
+from auto_analyst.results import Attempt, ErrorInfo, PlanStep, ProgressEvent, Result, RunResult, Trace
 from auto_analyst.run_errors import fixable, user_sentence
+from auto_analyst.turn_context import MemoryPort, TurnContext
 
-__all__ = ["Pipeline", "TurnContext", "LMBudget", "plans_with_code"]
+__all__ = ["Pipeline", "TurnContext", "MemoryPort", "LMBudget", "plans_with_code"]
 
 STDOUT_FOR_PROMPT = 6000
-
-
-class MemoryPort(Protocol):
-    """What the pipeline asks of memory (implemented over the stores by the session)."""
-
-    def fixes_for_error(self, error_text: str) -> tuple[str, list[str]]: ...
-    def history_for(self, question: str) -> tuple[str, list[MemoryHit]]: ...
-    def apply_profile(self, instruction: str) -> str: ...
-
-    def style(self) -> str: ...
-    def remember_fix(self, bad_code: str, error: str, good_code: str, agent: str, summary: str,
-                     correction: str, agent_version: str, human: bool = False) -> list[str]: ...
-
-
-@dataclass
-class TurnContext:
-    """What one question is asked with: the data description and memory, already rendered for prompts.
-
-    Attributes:
-        tables, active: the session's table names and the one bound to ``df`` (for the code contract).
-        variables: JSON name → type of the variables earlier turns created (their result names only).
-        previous_result: JSON of the previous turn's question and key result, for the answer writer.
-        session_id, turn: copied into the Result.
-        context: sizes of the prompt's parts (``Trace.context``).
-        memory_hits: memory items the context used (first in ``Trace.memory_hits``).
-        load_notes: what loading left out (rows skipped); said with every answer computed from the data.
-        duckdb_tables: the tables that are DuckDB relations (too big for pandas; the script gets ``con``).
-        sql_source: the database the session reads (``DatasetDescription.source``: dialect, tables, row cap); its
-            tables are read with ``sql("SELECT ...")`` (auto_analyst/sql_runs.py). Empty without one.
-        after: called (in the after-answer worker) once the turn's summaries are done, with the Result and
-            the question's whole usage; the session keeps the turn in short-term memory there.
-    """
-
-    question: str
-    dataset_description: str
-    short_term_memory: str = "{}"
-    user_context: str = ""
-    style: str = ""
-    variables: str = ""
-    known_fixes: str = ""
-    tables: list[str] = field(default_factory=list)
-    active: str = ""
-    previous_result: str = ""
-    memory: MemoryPort | None = None
-    session_id: str = ""
-    turn: int = 0
-    context: list[ContextPart] = field(default_factory=list)
-    memory_hits: list[MemoryHit] = field(default_factory=list)
-    load_notes: list[str] = field(default_factory=list)
-    duckdb_tables: list[str] = field(default_factory=list)
-    sql_source: dict[str, Any] = field(default_factory=dict)
-    after: Callable[[Result, Usage], None] | None = None
 
 
 @dataclass
@@ -117,7 +67,9 @@ class Pipeline:
     def __post_init__(self):
         if self.program is None:
             self.program = Program(self.agents)
-        self.one_call = plans_with_code(self.lm)
+        # what the LM can do, read once: which planner it gets, which scripts of it are declined
+        self.capabilities = capabilities_of(self.lm)
+        self.one_call = self.capabilities.plans_with_code
 
     def call(self, budget: LMBudget, module: dspy.Module, trace: Trace, **kwargs):
         """One module call inside this session's LM context, counted (calls, tokens, cost).
@@ -198,7 +150,7 @@ class Pipeline:
         run = self.sandbox.run(code, cancel=cancel)
         result = self._new_result(ctx)
         result.status, result.code, result.error = ("ok" if run.ok else "error"), code, run.error
-        self._keep_run(result, run)
+        keep_run(result, run)
         result.attempts = [Attempt(code=code, error=run.error)]
         result.trace.source = "ran_code"
         result.answer = "The script ran." if run.ok else f"The script failed: {run.error.message}"
@@ -216,11 +168,6 @@ class Pipeline:
             ctx.memory.remember_fix(failed.code, summary, code, "human", summary, correction, AGENT_VERSION, human=True)
         except Exception:  # noqa: BLE001 - the user's run stands even if the memory cannot be written
             pass
-
-    @staticmethod
-    def _keep_run(result: Result, run: RunResult) -> None:
-        """What a run showed goes into the Result at once, so a later failure (a cap, a model error) keeps it."""
-        result.stdout, result.warnings, result.tables, result.figures = run.stdout, run.warnings, run.tables, run.figures
 
     def _ask(self, ctx: TurnContext, result: Result, budget: LMBudget, emit, cancel, fixed: FixRecord) -> None:
         trace, timings = result.trace, result.timings
@@ -256,7 +203,7 @@ class Pipeline:
             script, declined = planned_code, ""  # the one-call planner wrote it: no analyst round trip
         else:
             script, declined = self._write_code(ctx, goal, env, steps, budget, trace, timings, emit)
-        declined = declined or sql_decline(self.lm, script, ctx.duckdb_tables, ctx.active,
+        declined = declined or sql_decline(self.capabilities, script, ctx.duckdb_tables, ctx.active,
                                            ctx.sql_source.get("tables", []))
         if declined:
             result.status, result.answer = "declined", declined
@@ -264,7 +211,8 @@ class Pipeline:
         check_cancel()
         result.code = script
         trace.source = "ran_code"
-        run = self._run_and_fix(ctx, script, env, budget, result, emit, cancel, fixed)
+        run = run_and_fix(FixLoop(self.sandbox, self.call, self.program.fixer, self.settings.max_fix_attempts),
+                          ctx, script, env, budget, result, emit, cancel, fixed)
         if not run.ok:
             result.status = "error"
             result.error = run.error
@@ -380,67 +328,10 @@ class Pipeline:
         timings["combining"] = round(time.perf_counter() - t, 4)
         return script, ""
 
-    def _run_and_fix(self, ctx: TurnContext, script: str, env: str, budget: LMBudget, result: Result, emit, cancel,
-                     fixed: FixRecord) -> RunResult:
-        timings = result.timings
-        tried: set[str] = set()
-        last_error = None
-        run: RunResult | None = None
-        memory_ids: list[str] = []
-        for attempt in range(self.settings.max_fix_attempts + 1):
-            if script.strip() in tried:
-                break  # never re-run unchanged code
-            tried.add(script.strip())
-            t = time.perf_counter()
-            emit(ProgressEvent(stage="running" if attempt == 0 else "fixing",
-                               message="Running the script" if attempt == 0 else f"Running fix {attempt}",
-                               step=attempt, total=self.settings.max_fix_attempts))
-            run = self.sandbox.run(script, cancel=cancel)
-            timings["running"] = round(timings.get("running", 0) + time.perf_counter() - t, 4)
-            result.attempts.append(Attempt(code=script, error=run.error, memory_hits=memory_ids))
-            result.code = script
-            self._keep_run(result, run)
-            if run.ok:
-                if attempt > 0:
-                    fixed.good_code = script
-                return run
-            if run.error and run.error.kind in ("cancelled",):
-                raise CancelledError("Cancelled.")
-            if run.error is not None and not fixable(run.error):
-                break  # not the script's fault (run_errors.NOT_FIXABLE): no fixer call, the user gets the kind
-            error_text = f"{run.error.message}\n{run.traceback[-1500:]}" if run.error else run.traceback
-            if last_error is not None and run.error and run.error.message == last_error:
-                break  # the same error again: the fixer is not getting anywhere
-            last_error = run.error.message if run.error else None
-            if attempt == self.settings.max_fix_attempts:
-                break
-            t = time.perf_counter()
-            emit(ProgressEvent(stage="fixing", message=f"Fixing attempt {attempt + 1} of {self.settings.max_fix_attempts}",
-                               step=attempt + 1, total=self.settings.max_fix_attempts))
-            fixes_text, memory_ids = ("", [])
-            if ctx.memory is not None:
-                fixes_text, memory_ids = ctx.memory.fixes_for_error(error_text)
-                result.trace.memory_hits += [MemoryHit(kind="error_fix", id=i) for i in memory_ids
-                                             if i not in {h.id for h in result.trace.memory_hits}]
-            out = self.call(budget, self.program.fixer, result.trace, script=script, error=error_text,
-                            dataset_description=ctx.dataset_description, environment=env,
-                            remembered_fixes=fixes_text, goal=result.trace.standalone_question or ctx.question)
-            timings["fixing"] = round(timings.get("fixing", 0) + time.perf_counter() - t, 4)
-            fixed.notes.append(out.explanation or "")
-            fixed.entries.append((out.error_summary, out.correction_summary))
-            script = out.fixed_script or script
-        assert run is not None
-        return run
-
 
 def plans_with_code(lm: Any) -> bool:
-    """Whether questions asked with ``lm`` go to the one-call planner (plan and, for one step, its code).
-
-    A capability of the LM, decided once per session: its ``plan_with_code`` attribute, True when it has none
-    (a hosted model writes both in one reply). The embedded offline model and the replay of a transcript
-    recorded before the one-call planner set it False and keep the planner → analyst route.
-    """
-    return bool(getattr(lm, "plan_with_code", True))
+    """Whether questions asked with ``lm`` go to the one-call planner (``Capabilities.plans_with_code``)."""
+    return capabilities_of(lm).plans_with_code
 
 
 def _names(variables_json: str) -> list[str]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from auto_analyst.agents.merge import names_read
 from auto_analyst.data.catalog import describe_session, for_question
 from auto_analyst.data.description import DatasetDescription
 from auto_analyst.data.dictionary import DataDictionary, is_dictionary_file
@@ -368,7 +369,7 @@ class Session(SourceMethods):
         name, else ``active`` (``tables`` and ``active`` as they were when it was asked)."""
         from auto_analyst.sql_runs import tables_in_queries
 
-        names = _names_read(result.code) | tables_in_queries(result.code)  # a database table is read in sql()
+        names = names_read(result.code) | tables_in_queries(result.code)  # a database table is read in sql()
         read = [n for n in tables if n in names]
         if "df" in names and active and active not in read:
             read.append(active)
@@ -424,29 +425,6 @@ class Session(SourceMethods):
 
     def __exit__(self, *exc):
         self.close()
-
-
-def _names_read(code: str) -> set[str]:
-    """The variable names a script reads, and the keys of ``tables[...]`` / ``tables.get(...)`` (the worker binds
-    every table to a variable of its name, to ``tables[name]`` and the active one to ``df``)."""
-    import ast
-
-    try:
-        tree = ast.parse(code or "")
-    except SyntaxError:
-        return set()
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            out.add(node.id)
-        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "tables" \
-                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-            out.add(node.slice.value)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "tables" and node.args \
-                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-            out.add(node.args[0].value)
-    return out
 
 
 def _safe(name: str) -> str:

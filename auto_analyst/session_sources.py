@@ -44,8 +44,8 @@ class SourceMethods:
         """
         from auto_analyst.data.sql_source import SqlSource, load_sql_tables
 
-        source = SqlSource(url, timeout_s=getattr(self.settings, "sql_timeout_s", 30.0),
-                           max_rows=getattr(self.settings, "sql_max_rows", 100_000))
+        source = SqlSource(url, timeout_s=self.settings.sql_timeout_s,
+                           max_rows=self.settings.sql_max_rows)
         if self.source is not None and self.source.safe_url != source.safe_url:
             source.close()
             raise BadInputError(f"This session already reads {self.source.safe_url}; one database per session "

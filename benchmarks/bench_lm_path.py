@@ -16,6 +16,7 @@ the Result, including the sandbox runs; they are noisy on a shared machine (the 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -114,28 +115,42 @@ def sequential(log: list[tuple[float, float, str]], until: float) -> int:
     return groups
 
 
-def run_scenarios(delay: float) -> dict:
-    """In this process (whatever checkout is on sys.path): every scenario, measured."""
+@contextlib.contextmanager
+def scripted_session(engine, frame):
+    """A session over ``frame`` (table ``sales``) of an Analyst whose model is ``engine``, in a home of its own that
+    is removed afterwards; the benchmarks of the LM path (this one, bench_prompt_prefix.py) ask in it."""
     import dspy
-    import pandas as pd
 
     from auto_analyst import Analyst, Settings
+
+    lm = dspy.LM("local/slow", engine=engine, cache=False, num_retries=0)
+    with tempfile.TemporaryDirectory() as home:
+        with Analyst(settings=Settings.load({"home": home}), lm=lm) as analyst:
+            s = analyst.session()
+            s.add_frame("sales", frame)
+            yield s
+
+
+def settle(session) -> None:
+    """Wait for the after-answer work (older checkouts have no ``settle``)."""
+    if hasattr(session, "settle"):
+        session.settle()
+
+
+def run_scenarios(delay: float) -> dict:
+    """In this process (whatever checkout is on sys.path): every scenario, measured."""
+    import pandas as pd
 
     frame = pd.DataFrame({"city": ["Lyon", "Paris", "Lyon", "Nice"], "revenue": [10.0, 20.0, 30.0, 5.0]})
     out = {}
     for name, question in QUESTIONS.items():
         engine = SlowEngine(delay)
-        lm = dspy.LM("local/slow", engine=engine, cache=False, num_retries=0)
-        with tempfile.TemporaryDirectory() as home:
-            with Analyst(settings=Settings.load({"home": home}), lm=lm) as analyst:
-                s = analyst.session()
-                s.add_frame("sales", frame)
-                s.run_code("warm_up = 1")  # start the worker outside the measurement
-                t0 = time.perf_counter()
-                r = s.ask(question)
-                t1 = time.perf_counter()
-                if hasattr(s, "settle"):
-                    s.settle()
+        with scripted_session(engine, frame) as s:
+            s.run_code("warm_up = 1")  # start the worker outside the measurement
+            t0 = time.perf_counter()
+            r = s.ask(question)
+            t1 = time.perf_counter()
+            settle(s)
         out[name] = {"status": r.status, "seconds": round(t1 - t0, 2), "calls": len(engine.log),
                      "sequential": sequential(engine.log, t1), "attempts": len(r.attempts),
                      "kinds": [k for _, _, k in sorted(engine.log)]}
@@ -143,9 +158,15 @@ def run_scenarios(delay: float) -> dict:
 
 
 def measure(checkout: Path, delay: float) -> dict:
+    return run_in(checkout, f"bench_lm_path.run_scenarios({delay})")
+
+
+def run_in(checkout: Path, call: str) -> dict:
+    """The JSON of ``call`` (an expression on a module of benchmarks/) evaluated in a new process on ``checkout``."""
     env = dict(os.environ, PYTHONPATH=str(checkout))
+    module = call.split(".")[0]
     code = f"import sys; sys.path.insert(0, {str(checkout)!r}); sys.path.insert(1, {str(REPO / 'benchmarks')!r}); " \
-           f"import json, bench_lm_path as b; print(json.dumps(b.run_scenarios({delay})))"
+           f"import json, {module}; print(json.dumps({call}))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=checkout,
                           timeout=900)
     if proc.returncode != 0:
@@ -159,15 +180,25 @@ def archive(ref: str, into: Path) -> Path:
     return into
 
 
+def add_before(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--before", default=None, help="git ref measured as 'before' (default: merge base with main; "
+                                                   "'' to skip)")
+
+
+def before_ref(given: str | None) -> str:
+    """The ref measured as 'before': ``given``, else the merge base of this checkout and main."""
+    if given is not None:
+        return given
+    return subprocess.run(["git", "-C", str(REPO), "merge-base", "HEAD", "main"], capture_output=True,
+                          text=True, check=True).stdout.strip()[:10]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--delay", type=float, default=1.0, help="seconds the scripted model takes per call")
-    ap.add_argument("--before", default=None, help="git ref measured as 'before' (default: merge base with main; "
-                                                   "'' to skip)")
+    add_before(ap)
     args = ap.parse_args(argv)
-    if args.before is None:
-        args.before = subprocess.run(["git", "-C", str(REPO), "merge-base", "HEAD", "main"], capture_output=True,
-                                     text=True, check=True).stdout.strip()[:10]
+    args.before = before_ref(args.before)
     rows = {}
     with tempfile.TemporaryDirectory(prefix="aa-before-") as tmp:
         if args.before:

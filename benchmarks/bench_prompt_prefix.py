@@ -17,9 +17,7 @@ on this checkout, each in its own process.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -62,12 +60,10 @@ def prefix_share(prompts: list[tuple[str, str]]) -> dict:
 
 def run_conversation() -> dict:
     """In this process (whatever checkout is on sys.path): the conversation, with every request's text kept."""
-    import dspy
     import numpy as np
     import pandas as pd
 
     import bench_lm_path as b
-    from auto_analyst import Analyst, Settings
 
     class Keeping(b.SlowEngine):
         def __init__(self):
@@ -88,39 +84,26 @@ def run_conversation() -> dict:
         frame[f"metric_{k}"] = rng.normal(k, 1 + k, n).round(3)
         frame[f"segment_{k}"] = rng.choice([f"s{k}_{j}" for j in range(6)], n)
     engine = Keeping()
-    lm = dspy.LM("local/keeping", engine=engine, cache=False, num_retries=0)
-    with tempfile.TemporaryDirectory() as home:
-        with Analyst(settings=Settings.load({"home": home}), lm=lm) as analyst:
-            s = analyst.session()
-            s.add_frame("sales", frame)
-            for question in b.QUESTIONS.values():
-                s.ask(question)
-                if hasattr(s, "settle"):
-                    s.settle()
+    with b.scripted_session(engine, frame) as s:
+        for question in b.QUESTIONS.values():
+            s.ask(question)
+            b.settle(s)
     return prefix_share(engine.texts)
 
 
 def measure(checkout: Path) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(checkout))
-    code = (f"import sys; sys.path.insert(0, {str(checkout)!r}); sys.path.insert(1, {str(REPO / 'benchmarks')!r}); "
-            "import json, bench_prompt_prefix as b; print(json.dumps(b.run_conversation()))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=checkout,
-                          timeout=900)
-    if proc.returncode != 0:
-        raise SystemExit(f"the run on {checkout} failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    from bench_lm_path import run_in
+
+    return run_in(checkout, "bench_prompt_prefix.run_conversation()")
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench_lm_path import archive
+    from bench_lm_path import add_before, archive, before_ref
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--before", default=None, help="git ref measured as 'before' (default: merge base with main; "
-                                                   "'' to skip)")
+    add_before(ap)
     args = ap.parse_args(argv)
-    if args.before is None:
-        args.before = subprocess.run(["git", "-C", str(REPO), "merge-base", "HEAD", "main"], capture_output=True,
-                                     text=True, check=True).stdout.strip()[:10]
+    args.before = before_ref(args.before)
     rows = {}
     with tempfile.TemporaryDirectory(prefix="aa-before-") as tmp:
         if args.before:

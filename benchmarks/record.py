@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     from auto_analyst.agents.registry import default_registry
     from auto_analyst.config import Settings
     from auto_analyst.evals.suite import check, load_suite, read_frame, resolve_table, run_item, sabotage
+    from auto_analyst.llm.capabilities import capabilities_of
     from auto_analyst.llm.providers import build_lm
     from auto_analyst.llm.replay import recording_lm, save_transcript
 
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         failures += any(checks)
         calls = engine.take()
         save_transcript(args.out / f"{item.id}.json", item.id, args.model, calls, table=item.table,
-                        plan_with_code=bool(getattr(lm, "plan_with_code", True)),
+                        plan_with_code=capabilities_of(lm).plans_with_code,
                         turns=[{"question": t.question, "status": r.status, "answer": r.answer,
                                 "attempts": len(r.attempts), "problems": c}
                                for t, r, c in zip(item.turns, results, checks)])

@@ -23,7 +23,7 @@ import symtable
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Merged", "block_names", "merge_blocks", "shown_names", "assigned_names"]
+__all__ = ["Merged", "block_names", "merge_blocks", "shown_names", "assigned_names", "names_read"]
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -126,3 +126,26 @@ def shown_names(code: str) -> list[str]:
                 and isinstance(node.args[0], ast.Name)):
             out.append(node.args[0].id)
     return list(dict.fromkeys(out))
+
+
+def names_read(code: str) -> set[str]:
+    """The variable names a script reads, and the keys of ``tables[...]`` / ``tables.get(...)`` (the worker binds
+    every table to a variable of its name, to ``tables[name]`` and the active one to ``df``); empty when the
+    script does not parse. Which tables a turn read (the session) and which a model cannot read (the
+    pipeline's declines) are both read here."""
+    try:
+        tree = ast.parse(code or "")
+    except SyntaxError:
+        return set()
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "tables" \
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            out.add(node.slice.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "tables" and node.args \
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            out.add(node.args[0].value)
+    return out

@@ -61,7 +61,9 @@ def dabench(ctx, model, split, limit, shard, mode, out, as_json):
         if not as_json:
             click.secho(f"  #{row['id']:<4} {row['verdict']:<8} {row['answer'][:90]!r}", err=True, dim=True)
 
-    report = analyst.eval_dabench(split, limit=limit, mode=mode, on_row=progress, shard=shard)
+    from auto_analyst.evals.dabench import evaluate
+
+    report = evaluate(analyst, split, limit=limit, mode=mode, on_row=progress, shard=shard)
     if out:
         out.write_text(json.dumps(report.rows, indent=1))
     if as_json:

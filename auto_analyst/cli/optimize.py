@@ -24,7 +24,9 @@ def optimize(ctx, model, trainset, name, limit, demos):
 
     Later sessions use the compiled program when the program setting names it (AUTO_ANALYST_PROGRAM=NAME).
     """
-    done = CliContext.of(ctx).analyst(model=model).optimize(trainset, name=name, limit=limit, max_demos=demos)
+    from auto_analyst.evals.optimize import optimize_analyst
+
+    done = optimize_analyst(CliContext.of(ctx).analyst(model=model), trainset, name=name, limit=limit, max_demos=demos)
     tuned = {k: v for k, v in done.demos.items() if v}
     click.echo(f"Compiled over {done.questions} question(s): " +
                (", ".join(f"{k} {v} demo(s)" for k, v in tuned.items()) or "no run was right, so no demos were kept"))

@@ -33,7 +33,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 import pandas as pd
 
@@ -42,7 +42,11 @@ from auto_analyst.data.duck_describe import SAMPLE_ROWS
 from auto_analyst.data.duck_sql import aggregate_sql, grouped_aggregate_sql, quote
 from auto_analyst.data.formats import TABLE_FORMATS
 from auto_analyst.data.report import ColumnReport, LoadedTable, LoadReport
+from auto_analyst.data.stand_in import FrameStandIn
 from auto_analyst.errors import DataLoadError
+
+if TYPE_CHECKING:
+    from auto_analyst.config import Settings
 
 __all__ = ["DUCKDB_NOTE", "DuckFrame", "DuckTable", "use_duckdb", "load_duckdb", "is_duck", "describe_all",
            "read_only", "aggregate_sql", "grouped_aggregate_sql", "quote"]
@@ -75,12 +79,12 @@ def _format(path: Path) -> tuple[str, str]:
     return (fmt, "") if fmt in _READERS else ("", "")
 
 
-def use_duckdb(path: str | Path, settings: Any) -> bool:
+def use_duckdb(path: str | Path, settings: Settings) -> bool:
     """True when ``path`` is a CSV/TSV (possibly .gz) or Parquet file of at least ``settings.duckdb_min_mb`` MiB.
 
     ``duckdb_min_mb`` 0 (the default) is never: every file is loaded with pandas, as before.
     """
-    limit = int(getattr(settings, "duckdb_min_mb", 0) or 0)
+    limit = settings.duckdb_min_mb
     p = Path(path).expanduser()
     return limit > 0 and bool(_format(p)[0]) and p.is_file() and p.stat().st_size >= limit * 1024 * 1024
 
@@ -90,7 +94,7 @@ def is_duck(table: Any) -> bool:
     return isinstance(table, DuckTable)
 
 
-class DuckFrame:
+class DuckFrame(FrameStandIn):
     """The part of a DataFrame the surfaces read, for a DuckDB table: nothing is loaded but ``head(n)``.
 
     Args:
@@ -99,18 +103,12 @@ class DuckFrame:
         dtypes: column name → DuckDB type, in order.
     """
 
+    where = "DuckDB table"
+
     def __init__(self, database: Path, n_rows: int, dtypes: Mapping[str, str]):
-        self.database, self.n_rows = Path(database), int(n_rows)
-        self.columns = pd.Index(list(dtypes))
-        self.dtypes = pd.Series(list(dtypes.values()), index=self.columns, dtype=object)
+        super().__init__(n_rows, dtypes)
+        self.database = Path(database)
         self._sample: pd.DataFrame | None = None
-
-    def __len__(self) -> int:
-        return self.n_rows
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.n_rows, len(self.columns)
 
     def head(self, n: int = 5) -> pd.DataFrame:
         """The first ``n`` rows as a DataFrame (file order)."""
@@ -123,8 +121,8 @@ class DuckFrame:
             self._sample = self.head(SAMPLE_ROWS)
         return self._sample
 
-    def __repr__(self) -> str:
-        return f"<DuckDB table {self.database.name}: {self.n_rows} rows x {len(self.columns)} columns>"
+    def _label(self) -> str:
+        return self.database.name
 
 
 @dataclass
@@ -202,7 +200,7 @@ def _import(path: Path, fmt: str, target: Path, options: Mapping[str, Any], sett
     work = Path(tempfile.mkdtemp(prefix=".import-", dir=target.parent))  # 0700: nobody reads a half-made file
     tmp = work / target.name
     config = dict(_READ_CONFIG, threads=max(1, os.cpu_count() or 1), temp_directory=str(work / "spill"),
-                  memory_limit=f"{max(256, int(getattr(settings, 'run_memory_mb', 2048)))}MB")
+                  memory_limit=f"{max(256, settings.run_memory_mb)}MB")
     try:
         for full_sample in (False, True):
             con = duckdb.connect(str(tmp), config=config)

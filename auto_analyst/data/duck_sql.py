@@ -20,7 +20,7 @@ import datetime as _dt
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["FUNCS", "GRAINS", "DIALECTS", "quote", "literal", "aggregate_sql", "grouped_aggregate_sql", "sql_decline"]
+__all__ = ["FUNCS", "GRAINS", "DIALECTS", "quote", "literal", "aggregate_sql", "grouped_aggregate_sql"]
 
 FUNCS = {"mean": "avg({})", "average": "avg({})", "avg": "avg({})", "median": "median({})", "sum": "sum({})",
          "total": "sum({})", "count": "count({})", "min": "min({})", "max": "max({})", "std": "stddev_samp({})",
@@ -240,63 +240,3 @@ def grouped_aggregate_sql(table: str, by: list[str] | str, value: str, func: str
         ValueError: an unknown aggregate (see :data:`FUNCS`).
     """
     return aggregate_sql(table, [(func, value)], by=[by] if isinstance(by, str) else list(by))
-
-
-OFFLINE_MODEL = "local/offline"
-"""The model string of the embedded offline model (``offline/engine.py: offline_lm``)."""
-
-
-def sql_decline(lm: Any, code: str, duckdb_tables: Sequence[str], active: str,
-                database_tables: Sequence[str] = ()) -> str:
-    """The sentence to decline with when ``lm`` wrote pandas code that reads a DuckDB table; else ''.
-
-    That is the embedded offline model until its engine says it writes SQL for DuckDB tables (an attribute
-    ``writes_duckdb_sql = True`` on the engine), on a script that names a DuckDB table (its variable,
-    ``tables['name']``, or ``df`` when the active table is one). Its pandas code would fail on a relation,
-    or run with other semantics; and loading the table into pandas is what DuckDB is there to avoid.
-
-    Args:
-        lm: the session's ``dspy.LM``.
-        code: the script the model wrote.
-        duckdb_tables: the session's DuckDB tables; ``active`` the table bound to ``df``.
-        database_tables: the session's tables in a SQL database (declined the same way until the engine says
-            ``writes_sql = True``: it then reads them with ``sql("SELECT ...")``).
-    """
-    if getattr(lm, "model", "") != OFFLINE_MODEL:
-        return ""
-    if database_tables and not getattr(getattr(lm, "engine", None), "writes_sql", False):
-        names = _names_read(code)
-        read = [t for t in database_tables if t in names] + ([active] if "df" in names and active in database_tables else [])
-        if read:
-            return (f"The embedded offline model cannot answer this yet: {', '.join(dict.fromkeys(read))} is a table "
-                    "of a SQL database (read in the database, never loaded whole) and the offline model writes only "
-                    "pandas code. Use a language model (--model openai/gpt-4o-mini, or any model LiteLLM supports).")
-    if not duckdb_tables:
-        return ""
-    if getattr(getattr(lm, "engine", None), "writes_duckdb_sql", False):
-        return ""
-    names = _names_read(code)
-    read = [t for t in duckdb_tables if t in names] + ([active] if "df" in names and active in duckdb_tables else [])
-    if not read:
-        return ""
-    return (f"The embedded offline model cannot answer this yet: {', '.join(dict.fromkeys(read))} is a DuckDB table "
-            "(its file is at least duckdb_min_mb MiB, so it is not loaded into pandas) and the offline model writes "
-            "only pandas code. Use a language model (--model openai/gpt-4o-mini, or any model LiteLLM supports), or "
-            "set duckdb_min_mb higher (0 = off) to load the file with pandas.")
-
-
-def _names_read(code: str) -> set[str]:
-    """The names a script reads, and the keys of ``tables['...']``."""
-    import ast
-
-    try:
-        tree = ast.parse(code or "")
-    except SyntaxError:
-        return set()
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            out.add(node.id)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            out.add(node.value)  # tables['big'], tables.get('big')
-    return out

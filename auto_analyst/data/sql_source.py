@@ -33,7 +33,9 @@ import pandas as pd
 from auto_analyst.data.description import TableDescription, describe_frame
 from auto_analyst.data.relations import Relationship, relationship
 from auto_analyst.data.report import ColumnReport, LoadedTable, LoadReport
+from auto_analyst.data.stand_in import FrameStandIn
 from auto_analyst.data.sql_check import SqlRefused, check_read_only, sqlglot_dialect
+from auto_analyst.data.sql_driver import duckdb_catalog, first_line, interrupt, numbers_typed
 from auto_analyst.data.sql_url import SAFE_QUERY_PARAMETERS, safe_url
 from auto_analyst.data.sql_url import reads_files as _reads_files
 from auto_analyst.data.sql_url import secrets as _secrets
@@ -126,7 +128,7 @@ class SqlSource:
             raise DataLoadError(f"The driver for {self.backend} is not installed ({e.name}); pip install it "
                                 "(PostgreSQL: pip install 'psycopg[binary]').") from None
         except exc.SQLAlchemyError as e:
-            raise DataLoadError(f"Cannot connect to {self.safe_url}: {self._scrub(_first_line(e))}; check the URL, "
+            raise DataLoadError(f"Cannot connect to {self.safe_url}: {self._scrub(first_line(e))}; check the URL, "
                                 "that the database is running and the credentials (PGPASSWORD for PostgreSQL).") from None
         self.lock = threading.Lock()
 
@@ -158,7 +160,7 @@ class SqlSource:
             raise BadInputError(f"No table {name!r} in {self.safe_url}; tables: {', '.join(self.table_names) or 'none'}.")
         with self.engine.connect() as conn:
             if self.backend == "duckdb":  # duckdb-engine's inspector asks catalog tables DuckDB 2 does not have
-                columns, pk, fks, comment = _duckdb_catalog(conn, name)
+                columns, pk, fks, comment = duckdb_catalog(conn, name)
             else:
                 insp = inspect(conn)
                 columns = insp.get_columns(name)
@@ -254,7 +256,7 @@ class SqlSource:
                     deadline = t0 + self.timeout_s
                     raw.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
                 else:
-                    timer = threading.Timer(self.timeout_s, _interrupt, (raw,))
+                    timer = threading.Timer(self.timeout_s, interrupt, (raw,))
                     timer.daemon = True
                     timer.start()
                 try:
@@ -270,7 +272,7 @@ class SqlSource:
             if time.monotonic() - t0 >= self.timeout_s * 0.95 or "timeout" in str(e).lower() or "interrupt" in str(e).lower():
                 raise SqlQueryError(f"The query ran past the {self.timeout_s:g} s limit and was stopped; aggregate more "
                                     "in SQL or filter the rows.") from None
-            raise SqlQueryError(f"The database refused the query: {self._scrub(_first_line(e))}") from None
+            raise SqlQueryError(f"The database refused the query: {self._scrub(first_line(e))}") from None
         finally:
             if timer is not None:
                 timer.cancel()
@@ -284,72 +286,17 @@ class SqlSource:
             raise SqlQueryError(f"The query's result takes {size / 2**20:,.0f} MB, more than the "
                                 f"{MAX_RESULT_BYTES // 2**20} MB limit; aggregate in SQL or select fewer or shorter "
                                 "columns.")
-        return _typed(frame)
+        return numbers_typed(frame)
 
 
-def _duckdb_catalog(conn: Any, name: str) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]], str]:
-    """(columns, primary key, foreign keys, table comment) of a DuckDB table or view from DuckDB's own catalog."""
-    from sqlalchemy import text
-
-    cols = [{"name": r[0], "type": r[1], "comment": r[2]} for r in conn.execute(text(
-        "SELECT column_name, data_type, comment FROM duckdb_columns() WHERE table_name = :t ORDER BY column_index"),
-        {"t": name}).fetchall()]
-    pk: list[str] = []
-    fks: list[dict[str, Any]] = []
-    for kind, columns, ref_table, ref_columns in conn.execute(text(
-            "SELECT constraint_type, constraint_column_names, referenced_table, referenced_column_names "
-            "FROM duckdb_constraints() WHERE table_name = :t"), {"t": name}).fetchall():
-        if kind == "PRIMARY KEY":
-            pk = list(columns)
-        elif kind == "FOREIGN KEY":
-            fks.append({"constrained_columns": list(columns), "referred_table": ref_table,
-                        "referred_columns": list(ref_columns or [])})
-    row = conn.execute(text("SELECT comment FROM duckdb_tables() WHERE table_name = :t UNION ALL "
-                            "SELECT comment FROM duckdb_views() WHERE view_name = :t"), {"t": name}).fetchone()
-    return cols, pk, fks, (row[0] or "") if row else ""
-
-
-def _interrupt(raw: Any) -> None:
-    for name in ("interrupt", "cancel"):
-        fn = getattr(raw, name, None)
-        if fn is not None:
-            try:
-                fn()
-            except Exception:  # noqa: BLE001 - the query may have just finished
-                pass
-            return
-
-
-def _first_line(e: Exception) -> str:
-    orig = getattr(e, "orig", None) or e
-    return str(orig).strip().splitlines()[0][:300] if str(orig).strip() else type(orig).__name__
-
-
-def _typed(frame: pd.DataFrame) -> pd.DataFrame:
-    """Decimal columns (PostgreSQL numeric) as floats, so pandas and the description treat them as numbers."""
-    import decimal
-
-    for c in frame.columns:
-        s = frame[c]
-        if s.dtype == object and len(s.dropna()) and all(isinstance(v, decimal.Decimal) for v in s.dropna().head(50)):
-            frame[c] = pd.to_numeric(s.map(lambda v: float(v) if v is not None else None), errors="coerce")
-    return frame
-
-
-class SqlFrame:
+class SqlFrame(FrameStandIn):
     """The part of a DataFrame the surfaces read, for a database table: only its first rows are ever loaded."""
 
+    where = "SQL table"
+
     def __init__(self, source: SqlSource, name: str, n_rows: int, sample: pd.DataFrame, dtypes: dict[str, str]):
-        self.source, self.name, self.n_rows, self._sample = source, name, int(n_rows), sample
-        self.columns = pd.Index(list(dtypes))
-        self.dtypes = pd.Series(list(dtypes.values()), index=self.columns, dtype=object)
-
-    def __len__(self) -> int:
-        return self.n_rows
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.n_rows, len(self.columns)
+        super().__init__(n_rows, dtypes)
+        self.source, self.name, self._sample = source, name, sample
 
     def head(self, n: int = 5) -> pd.DataFrame:
         return self._sample.head(n) if n <= len(self._sample) else self.source.sample(self.name, n)
@@ -358,8 +305,8 @@ class SqlFrame:
         """The first :data:`SAMPLE_ROWS` rows (read once when the table was described)."""
         return self._sample
 
-    def __repr__(self) -> str:
-        return f"<SQL table {self.name} in {self.source.safe_url}: {self.n_rows} rows x {len(self.columns)} columns>"
+    def _label(self) -> str:
+        return f"{self.name} in {self.source.safe_url}"
 
 
 @dataclass

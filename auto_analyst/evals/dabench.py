@@ -26,7 +26,7 @@ from typing import Any
 from auto_analyst.errors import BadInputError
 from auto_analyst.results import Result, Usage
 
-__all__ = ["Question", "Report", "load_split", "prompt", "same", "score", "round_trips", "run", "MODES"]
+__all__ = ["Question", "Report", "load_split", "prompt", "same", "score", "round_trips", "run", "evaluate", "MODES"]
 
 ANSWER = re.compile(r"@(\w+)\[(.*?)\]")
 MODES = ("benchmark", "simplified")
@@ -184,3 +184,16 @@ def _failed(q: Question, message: str) -> Result:
     from auto_analyst.results import ErrorInfo
 
     return Result(question=q.question, status="error", error=ErrorInfo(kind="data_load", message=message))
+
+
+def evaluate(analyst: Any, split: str | Path, limit: int | None = None, mode: str = "benchmark",
+             on_row: Callable[[dict[str, Any]], None] | None = None, shard: tuple[int, int] | None = None) -> Report:
+    """Ask every question of a DABench split with ``analyst`` (an ``api.Analyst``) and score it by the benchmark's
+    rule (docs/models.md). ``shard=(K, N)`` asks only the questions at positions ``i % N == K - 1``
+    (:func:`load_split`).
+
+    Raises:
+        BadInputError: ``split`` is not a DABench split (questions.jsonl and tables/), or a bad shard.
+    """
+    return run(analyst, Path(split), load_split(Path(split), limit, shard=shard), mode=mode, on_row=on_row)
+

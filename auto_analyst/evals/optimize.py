@@ -29,7 +29,7 @@ from auto_analyst.config import Settings
 from auto_analyst.evals.dabench import Question, load_split, prompt, score
 from auto_analyst.memory.services import MemoryServices
 
-__all__ = ["BenchmarkProgram", "Compiled", "optimize", "trainset"]
+__all__ = ["BenchmarkProgram", "Compiled", "optimize", "optimize_analyst", "trainset"]
 
 
 class _Runner:
@@ -146,3 +146,16 @@ def optimize(settings: Settings, lm: Any, split: Path, name: str = "default", li
     compiled.save(str(path))
     demos = {n: len(p.demos) for n, p in compiled.named_predictors()}
     return Compiled(path=path, questions=len(questions), demos=demos)
+
+
+def optimize_analyst(analyst: Any, trainset: str | Path, name: str = "default", limit: int | None = None,
+                     max_demos: int = 2) -> Compiled:
+    """:func:`optimize` for ``analyst`` (an ``api.Analyst``): its settings, model, agents and memory services.
+
+    Raises:
+        BadInputError: ``trainset`` is not a DABench split.
+        ModelConfigError: the model cannot be used.
+    """
+    return optimize(analyst.settings, analyst.runtime.new_lm(), Path(trainset), name=name, limit=limit,
+                    max_demos=max_demos, program=Program(analyst.runtime.agents), memory=analyst.memory)
+

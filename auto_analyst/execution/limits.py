@@ -26,7 +26,10 @@ import sys
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from auto_analyst.config import Settings
 
 __all__ = [
     "Limits",
@@ -102,7 +105,7 @@ class Limits:
     keep_memory_mb: int = 512
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "Limits":
+    def from_settings(cls, settings: Settings) -> "Limits":
         """Build the limits from a Settings object (``run_*``, ``max_table_rows``, ``max_file_mb``)."""
         return cls(
             timeout=float(settings.run_timeout),
@@ -114,9 +117,9 @@ class Limits:
             max_file_mb=max(int(settings.max_file_mb), 64),
             max_output_bytes=int(settings.run_max_output_bytes),
             max_table_rows=int(settings.max_table_rows),
-            disk_mb=int(getattr(settings, "run_disk_mb", cls.disk_mb)),
-            tmp_mb=int(getattr(settings, "run_tmp_mb", cls.tmp_mb)),
-            keep_memory_mb=int(getattr(settings, "run_keep_memory_mb", cls.keep_memory_mb)),
+            disk_mb=int(settings.run_disk_mb),
+            tmp_mb=int(settings.run_tmp_mb),
+            keep_memory_mb=int(settings.run_keep_memory_mb),
         )
 
     def to_dict(self) -> dict[str, Any]:

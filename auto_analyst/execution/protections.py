@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from auto_analyst.config import Settings
 
 __all__ = ["Protection", "refusal", "startup_notice", "report"]
 
@@ -25,20 +28,20 @@ class Protection:
 _WALLS = ("auto", "full")
 
 
-def _tier(settings: Any) -> tuple[str, str]:
+def _tier(settings: Settings) -> tuple[str, str]:
     from auto_analyst.execution import tiers
 
     return tiers.in_force(settings)
 
 
-def refusal(settings: Any) -> str | None:
+def refusal(settings: Settings) -> str | None:
     """The sentence a run returns when generated code must not run here; None when it may run.
 
     Refused: ``sandbox_wall`` is not a known value; ``sandbox_wall = "full"`` and bubblewrap cannot start
     (whatever ``allow_unsandboxed`` says: the setting demands the wall); no wall at all and
     ``allow_unsandboxed`` not set.
     """
-    wall_setting = getattr(settings, "sandbox_wall", "auto")
+    wall_setting = settings.sandbox_wall
     if wall_setting not in _WALLS:
         return (f"Generated code was not run: the setting sandbox_wall is {wall_setting!r}; set it to 'auto' or "
                 "'full' (AUTO_ANALYST_SANDBOX_WALL).")
@@ -48,13 +51,13 @@ def refusal(settings: Any) -> str | None:
     if wall_setting == "full":
         return (f"Generated code was not run: sandbox_wall=full demands the full wall (bubblewrap), which cannot be "
                 f"built here ({why}); set sandbox_wall=auto to accept the namespace-free wall where it holds.")
-    if getattr(settings, "allow_unsandboxed", False):
+    if settings.allow_unsandboxed:
         return None
     return (f"Generated code was not run: no OS sandbox is available here ({why}); `auto-analyst doctor` says "
             "what is missing; AUTO_ANALYST_ALLOW_UNSANDBOXED=1 runs it without one, which is unsafe.")
 
 
-def startup_notice(settings: Any) -> str | None:
+def startup_notice(settings: Settings) -> str | None:
     """One sentence for the start of ``serve``/``ask``/``chat`` when code would run without the full wall (or not at all)."""
     refused = refusal(settings)
     if refused:
@@ -93,7 +96,7 @@ _STOPS = {
 }
 
 
-def report(settings: Any) -> list[Protection]:
+def report(settings: Settings) -> list[Protection]:
     """Every protection and whether it is active for a server started now by this user."""
     from auto_analyst.execution import landwall, tiers, wall
 
@@ -104,9 +107,9 @@ def report(settings: Any) -> list[Protection]:
     root = walled and (wall.privileged() if tier == "full" else os.geteuid() == 0)
     level = landwall.abi()
     sec_ok, sec_why = _seccomp()
-    allow = bool(getattr(settings, "allow_unsandboxed", False))
+    allow = bool(settings.allow_unsandboxed)
     refused = refusal(settings)
-    demand = getattr(settings, "sandbox_wall", "auto")
+    demand = settings.sandbox_wall
     out = [
         Protection("wall in force", walled, f"{tier}: {_STOPS[tier]}" + (f" (the full wall cannot be built here: {tier_why})"
                    if tier != "full" else "") + (f"; sandbox_wall={demand}" if demand != "auto" else "")),
@@ -132,8 +135,8 @@ def report(settings: Any) -> list[Protection]:
         Protection("system-call filter (seccomp)", sec_ok, "execve (starting programs), socket, SysV IPC, memfd_create, "
                    "ptrace, mount, unshare, bpf, keyctl... are refused to scripts" if sec_ok else sec_why),
         Protection("resource limits", True, f"CPU {settings.run_cpu_seconds} s, wall {settings.run_timeout:g} s, "
-                   f"memory {settings.run_memory_mb} MiB, work folder {getattr(settings, 'run_disk_mb', '?')} MiB, "
-                   f"temp folders {getattr(settings, 'run_tmp_mb', '?')} MiB per session"),
+                   f"memory {settings.run_memory_mb} MiB, work folder {settings.run_disk_mb} MiB, "
+                   f"temp folders {settings.run_tmp_mb} MiB per session"),
         Protection("clean environment", True, "workers start without the server's environment variables (no API keys)"),
         Protection("audit hook", True, "a second layer: the usual ways of starting processes, opening sockets and "
                    "sending signals fail with a clear error (code can reach around it; the layers above cannot be)"),

@@ -18,6 +18,10 @@ import functools
 import os
 import subprocess
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from auto_analyst.config import Settings
 
 __all__ = ["FULL", "NAMESPACE_FREE", "NONE", "namespace_free", "in_force"]
 
@@ -69,7 +73,7 @@ def namespace_free() -> tuple[bool, str]:
     return True, ""
 
 
-def in_force(settings=None) -> tuple[str, str]:
+def in_force(settings: Settings | None = None) -> tuple[str, str]:
     """(tier, why the full wall is not in force or ""): the tier a server started now gets, given ``settings``.
 
     ``sandbox_wall = "full"`` leaves only ``full`` or ``none``.
@@ -79,7 +83,7 @@ def in_force(settings=None) -> tuple[str, str]:
     ok, why = wall.probe()
     if ok:
         return FULL, ""
-    if getattr(settings, "sandbox_wall", "auto") == "full":
+    if settings is not None and settings.sandbox_wall == "full":
         return NONE, why
     nf_ok, nf_why = namespace_free()
     if nf_ok:

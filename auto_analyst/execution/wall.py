@@ -194,7 +194,7 @@ def mode_arg() -> str:
 
 
 def zygote_argv(python: str, module_args: list[str]) -> list[str]:
-    """The ``bwrap`` command line that starts the zygote (``python -m auto_analyst.execution.worker ...``)."""
+    """The ``bwrap`` command line that starts the zygote (``python -m auto_analyst.execution.child ...``)."""
     exe = bwrap_path()
     assert exe is not None
     args = [exe, *_namespace_args(), "--ro-bind", "/usr", "/usr"]

@@ -39,12 +39,12 @@ class Zygote:
         self.tier, self.unwalled_reason = tiers.in_force()
         self.walled = self.tier == tiers.FULL
         self.guarded = self.tier == tiers.NAMESPACE_FREE
-        module_args = ["-m", "auto_analyst.execution.worker", str(theirs.fileno())]
+        module_args = ["-m", "auto_analyst.execution.child", str(theirs.fileno())]
         if self.walled:
             # Inside bubblewrap the zygote's own temp folder is the sandbox's /tmp (see wall.py).
             env = clean_env(Path("/tmp"))
             argv = wall.zygote_argv(sys.executable, [*module_args, wall.mode_arg()])
-        else:  # the namespace-free tier walls each session when the zygote forks it (worker.py, landwall.py)
+        else:  # the namespace-free tier walls each session when the zygote forks it (child.py, landwall.py)
             env, argv = clean_env(self.home), [sys.executable, *module_args, *(["guarded"] if self.guarded else [])]
         log = open(self.home / "zygote.log", "wb")  # noqa: SIM115 - the child keeps it open
         try:

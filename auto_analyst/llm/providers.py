@@ -53,9 +53,7 @@ def build_lm(settings: Settings, api_key: str | None = None, registry=None):
     if settings.is_offline:
         from auto_analyst.offline.engine import offline_lm
 
-        lm = offline_lm(registry)
-        lm.plan_with_code = False  # the embedded model keeps the planner → analyst route (pipeline.plans_with_code)
-        return lm
+        return offline_lm(registry)  # it says what it can do itself (its ``capabilities``)
     import dspy
 
     kwargs = {"timeout": settings.lm_timeout, "num_retries": 1, "cache": False}

@@ -30,6 +30,7 @@ from typing import Any
 
 from auto_analyst.agents.registry import Entry, Registry, default_registry
 from auto_analyst.errors import UnknownSignature
+from auto_analyst.llm.capabilities import capabilities_of
 from auto_analyst.llm.prompt_text import Prompt, read_prompt, write_completion
 
 __all__ = ["KEY_FIELDS", "ANCHOR_FIELDS", "RecordingEngine", "ReplayEngine", "ReplayMiss", "Sabotage",
@@ -266,7 +267,7 @@ def recording_lm(inner: Any, registry: Registry | None = None, sabotage: Sabotag
 
     engine = RecordingEngine(inner, registry, sabotage)
     lm = dspy.LM("local/recorder", engine=engine, cache=False, num_retries=0)
-    lm.plan_with_code = bool(getattr(inner, "plan_with_code", True))  # the route is the inner model's
+    lm.plan_with_code = capabilities_of(inner).plans_with_code  # the route is the inner model's
     return lm, engine
 
 

@@ -15,7 +15,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-from auto_analyst.config import Settings
+from auto_analyst.config import Settings, is_offline_model
 from auto_analyst.errors import BudgetError, ModelError
 from auto_analyst.results import Usage
 
@@ -28,7 +28,7 @@ def price_per_token(model: str) -> tuple[float, float] | None:
 
     ``local/...`` models (the offline model, test engines) and ``offline`` cost (0, 0).
     """
-    if not model or model == "offline" or model.startswith("local/"):
+    if is_offline_model(model) or model.startswith("local/"):
         return (0.0, 0.0)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm

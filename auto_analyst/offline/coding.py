@@ -18,7 +18,7 @@ from auto_analyst.offline.planning import MODEL_HINT, dataset
 from auto_analyst.offline.request import Request
 from auto_analyst.offline.reader import read_question
 
-__all__ = ["analyst", "combiner", "fixer", "merge_blocks"]
+__all__ = ["analyst", "combiner", "fixer", "join_hoisting_imports"]
 
 
 def _specs(goal: str, desc: DatasetDescription) -> list:
@@ -49,15 +49,15 @@ def custom_analyst(p: Request, role: str, specs: list) -> dict[str, Any]:
     if not specs:
         return {"code": "", "summary": f"The {role} agent needs a language model: the embedded offline model does not "
                                        "know its method, and this is not a question it answers itself. " + MODEL_HINT}
-    script = merge_blocks([{"agent": r, "code": code_for(r, specs)} for r in ROLES])
+    script = join_hoisting_imports([{"agent": r, "code": code_for(r, specs)} for r in ROLES])
     return {"code": script, "summary": "Computed with the offline model's own methods: " + "; ".join(render(s) for s in specs)}
 
 
 def combiner(p: Request) -> dict[str, Any]:
-    return {"script": merge_blocks(p.json_input("agent_code", []) or [])}
+    return {"script": join_hoisting_imports(p.json_input("agent_code", []) or [])}
 
 
-def merge_blocks(blocks: list) -> str:
+def join_hoisting_imports(blocks: list) -> str:
     """The agents' code blocks as one script: their imports once, at the top, then the bodies in plan order."""
     imports: list[str] = []
     bodies: list[str] = []

@@ -15,6 +15,7 @@ from typing import Any
 import dspy
 
 from auto_analyst.errors import ModelError, UnknownSignature
+from auto_analyst.llm.capabilities import Capabilities
 from auto_analyst.offline.adapter import OfflineAdapter
 from auto_analyst.offline.handlers import respond
 from auto_analyst.offline.request import Request
@@ -31,6 +32,11 @@ class OfflineEngine:
     Raises:
         ModelError: from ``complete``, for anything but a :class:`Request` (DSPy's rendered text request).
     """
+
+    writes_sql = False
+    """It writes pandas only: a script reading a SQL database's table is declined (``Capabilities.writes_sql``)."""
+    writes_duckdb_sql = False
+    """Likewise for DuckDB tables (``Capabilities.writes_duckdb_sql``)."""
 
     def __init__(self, registry=None):
         from auto_analyst.agents.registry import default_registry
@@ -58,6 +64,9 @@ class OfflineLM(dspy.LM):
         super().__init__("local/offline", engine=engine, cache=False, num_retries=0)
         self.offline_engine = engine
         self.own_adapter = OfflineAdapter(engine)
+        # the planner → analyst route: its planner does not write code (llm/capabilities.py)
+        self.capabilities = Capabilities(offline=True, plans_with_code=False, deterministic=True,
+                                         writes_sql=engine.writes_sql, writes_duckdb_sql=engine.writes_duckdb_sql)
 
 
 def offline_lm(registry=None) -> OfflineLM:

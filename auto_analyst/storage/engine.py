@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection, Engine
 
+    from auto_analyst.config import Settings
+
 __all__ = ["BUSY_TIMEOUT_MS", "DEFAULT_FILE", "database_url", "engine_for", "store_engine", "sqlite_file", "transaction", "read",
            "dispose_all"]
 
@@ -37,13 +39,13 @@ _ENGINES: dict[tuple[int, str], Engine] = {}
 _LOCK = threading.Lock()
 
 
-def database_url(settings: Any) -> str:
+def database_url(settings: Settings) -> str:
     """The URL of the database every store of ``settings`` uses.
 
     ``settings.database_url`` when set (``postgresql://`` is given the psycopg 3 driver), else the
     SQLite file under ``settings.home``.
     """
-    url = str(getattr(settings, "database_url", "") or "").strip()
+    url = settings.database_url.strip()
     if not url:
         return sqlite_url(Path(settings.home) / DEFAULT_FILE)
     return normalise(url)

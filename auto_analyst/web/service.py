@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from auto_analyst.api import Analyst
-from auto_analyst.config import Settings
+from auto_analyst.config import Settings, is_offline_model
 from auto_analyst.data.dictionary import is_dictionary_file
 from auto_analyst.data.formats import FORMATS
 from auto_analyst.data.load import table_name
@@ -85,7 +85,7 @@ class WebService:
             ApiError: 400 when the model string is unknown or needs a key that was not given.
         """
         model = (model or "").strip()
-        if not model or model in ("offline", "local/offline"):
+        if is_offline_model(model):
             with self._lock:
                 self._analysts.pop(user, None)
             return self.analyst.settings.model

@@ -252,7 +252,10 @@ def test_cli_ask_a_database_url_and_chat_connect(shop_db, tmp_path):
     assert not (tmp_path / "none").exists()
 
 
-def test_resume_reconnects_the_database_and_the_dictionary_without_storing_a_password(shop_db, tmp_path):
+@pytest.fixture
+def saved_with_database(shop_db, tmp_path):
+    """(analyst, id of a closed session that connected ``shop_db`` and loaded a data dictionary, the db's URL and
+    totals): what the resume tests reopen."""
     url, want = shop_db
     doc = tmp_path / "notes.md"
     doc.write_text("- amount: order total in euros\n")
@@ -262,7 +265,12 @@ def test_resume_reconnects_the_database_and_the_dictionary_without_storing_a_pas
     s.load(doc)
     s.save_state()
     s.close()
-    again = analyst.resume(s.id)
+    return analyst, s.id, url, want
+
+
+def test_resume_reconnects_the_database_and_the_dictionary_without_storing_a_password(saved_with_database):
+    analyst, sid, _, want = saved_with_database
+    again = analyst.resume(sid)
     assert list(again.tables) == ["customers", "orders"] and again.source is not None
     assert again.description.table("orders").columns[2].meaning == "order total in euros"
     r = again.run_code(f"show(sql({JOIN!r}), name='t')")
@@ -341,18 +349,10 @@ def test_an_exported_script_reads_the_database_with_its_own_sql(shop_db, tmp_pat
         assert region in out.stdout and f"{total}" in out.stdout
 
 
-def test_resume_leaves_out_a_database_it_cannot_reach(shop_db, tmp_path):
-    url, _ = shop_db
-    doc = tmp_path / "notes.md"
-    doc.write_text("- amount: order total\n")
-    analyst = Analyst()
-    s = analyst.session()
-    s.connect(url)
-    s.load(doc)
-    s.save_state()
-    s.close()
+def test_resume_leaves_out_a_database_it_cannot_reach(saved_with_database, tmp_path):
+    analyst, sid, url, _ = saved_with_database
     Path(url.removeprefix("sqlite:///")).rename(tmp_path / "moved.db")
-    again = analyst.resume(s.id)  # the dictionary comes back; the database is left out, no error
+    again = analyst.resume(sid)  # the dictionary comes back; the database is left out, no error
     assert again.tables == {} and again.dictionary is not None
 
 

@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner
 
-from auto_analyst.evals.dabench import Question, prompt, score
+from auto_analyst.evals.dabench import Question, evaluate, prompt, score
 from tests.evals.test_optimize import split
 
 
@@ -85,7 +85,7 @@ def test_each_question_stands_alone_no_memory_facts_or_variables_of_an_earlier_o
 
     lm, _ = model()
     with Analyst(settings=Settings.load({"home": tmp_path / "home"}, environ={}), lm=lm) as analyst:
-        report = analyst.eval_dabench(split(tmp_path))
+        report = evaluate(analyst, split(tmp_path))
     assert [r["verdict"] for r in report.rows] == ["right", "right"]
     planners = [e["messages"][-1]["content"] for e in lm.history
                 if "standalone_question" in str(e["messages"][0]["content"])]

@@ -101,7 +101,7 @@ PROGRAMS: dict[str, str] = {
                              "    if not p.isdigit() or int(p) in mine: continue\n"
                              "    try:\n        fd = os.open(p + '/cmdline', os.O_RDONLY, dir_fd=d)\n"
                              "        cmd = os.read(fd, 300)\n        os.close(fd)\n    except OSError: continue\n"
-                             "    if b'auto_analyst.execution.worker' not in cmd: continue\n"
+                             "    if b'auto_analyst.execution.child' not in cmd: continue\n"
                              "    try:\n        pfd = os.pidfd_open(int(p))\n    except OSError: continue\n"
                              "    try:\n        signal.pidfd_send_signal(pfd, 0)\n        reached += 1\n"
                              "    except OSError:\n        refused += 1\n    os.close(pfd)\n"

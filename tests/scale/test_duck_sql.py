@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
 
 duckdb = pytest.importorskip("duckdb", reason="duckdb is in the scale extra: pip install -e '.[scale]'")
 
-from auto_analyst.data.duck_sql import aggregate_sql, grouped_aggregate_sql, literal, quote, sql_decline  # noqa: E402
+from auto_analyst.data.duck_sql import aggregate_sql, grouped_aggregate_sql, literal, quote  # noqa: E402
+from auto_analyst.declines import sql_decline  # noqa: E402
+from auto_analyst.llm.capabilities import HOSTED  # noqa: E402
+from auto_analyst.offline.engine import offline_lm  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -96,22 +101,14 @@ def test_the_simple_form_and_quoting():
 
 
 def test_the_offline_model_declines_pandas_code_on_a_duckdb_table():
-    class Engine:
-        pass
-
-    class LM:
-        model = "local/offline"
-        engine = Engine()
-
+    offline = offline_lm().capabilities  # the record the pipeline reads once per session
     code = "data_1 = big\nvalue_1_0 = data_1['value'].mean()\nshow(value_1_0, name='mean value')"
-    said = sql_decline(LM(), code, ["big"], "big")
+    said = sql_decline(offline, code, ["big"], "big")
     assert said.startswith("The embedded offline model cannot answer this yet: big is a DuckDB table")
     assert "duckdb_min_mb" in said
-    assert sql_decline(LM(), "show(len(df))", ["big"], "big")  # df is the DuckDB table
-    assert sql_decline(LM(), "show(small['x'].mean())", ["big"], "small") == ""  # reads a pandas table only
-    assert sql_decline(LM(), code, [], "big") == ""
-    LM.engine.writes_duckdb_sql = True  # what the offline engine sets once it writes SQL
-    assert sql_decline(LM(), code, ["big"], "big") == ""
-    LM.model = "openai/gpt-4o-mini"
-    del LM.engine.writes_duckdb_sql
-    assert sql_decline(LM(), code, ["big"], "big") == ""  # other models are told the contract instead
+    assert sql_decline(offline, "show(len(df))", ["big"], "big")  # df is the DuckDB table
+    assert sql_decline(offline, "show(small['x'].mean())", ["big"], "small") == ""  # reads a pandas table only
+    assert sql_decline(offline, code, [], "big") == ""
+    # what the offline engine says once it writes SQL
+    assert sql_decline(replace(offline, writes_duckdb_sql=True), code, ["big"], "big") == ""
+    assert sql_decline(HOSTED, code, ["big"], "big") == ""  # other models are told the contract instead

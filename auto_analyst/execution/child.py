@@ -1,4 +1,4 @@
-"""The child side: zygote, session state processes and run children (``python -m auto_analyst.execution.worker FD``).
+"""The child side: zygote, session state processes and run children (``python -m auto_analyst.execution.child FD``).
 
 Process tree (all started from a clean environment, in their own network namespace; the zygote
 keeps only the capabilities it needs to give sessions their own uid, the others have none):
