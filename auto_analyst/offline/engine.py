@@ -32,6 +32,10 @@ class OfflineEngine:
         ModelError: from ``complete``, for anything but a :class:`Request` (DSPy's rendered text request).
     """
 
+    writes_sql = True
+    """It reads a SQL database's tables with ``sql("SELECT ...")``, its queries written out (``offline/sqlcode.py``);
+    ``duck_sql.sql_decline`` no longer declines its scripts on them."""
+
     def __init__(self, registry=None):
         from auto_analyst.agents.registry import default_registry
 

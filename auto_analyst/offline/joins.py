@@ -105,8 +105,8 @@ def with_joins(desc: DatasetDescription) -> DatasetDescription:
     """``desc`` with a joined view for every many-to-one or one-to-one link between two of its tables, then for every
     path of two such links through a middle table between two tables no key links directly (after them)."""
     real = [t for t in desc.tables if SEP not in t.name]
-    if len(real) < 2 or any(t.all_columns for t in real):
-        return desc
+    if len(real) < 2 or any(t.all_columns for t in real) or len(real) < len(desc.tables):
+        return desc  # one table, a wide one, or the views are there already
     views, chains = [], []
     for a, b in permutations([t.name for t in real], 2):
         found, _ = links(desc, a, b)
