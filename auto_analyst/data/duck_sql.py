@@ -204,7 +204,8 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
         if unmatched and b in unmatched and isinstance(b, tuple) and b[0] in key_of:
             expr = f"CASE WHEN {key_of[b[0]]} IS NULL THEN {_literal(unmatched[b], dialect)} ELSE {expr} END"
         name = group_labels[k] if group_labels is not None else (b[1] if isinstance(b, tuple) else None)
-        select.append(expr + (f" AS {quote(name)}" if name is not None else ""))
+        plain = not isinstance(b, tuple) and name == b  # a column under its own name needs no alias
+        select.append(expr + (f" AS {quote(name)}" if name is not None and not plain else ""))
         keys.append(expr)
         present.append(f"{expr} IS NOT NULL")
     if grain is not None:
