@@ -10,6 +10,8 @@ that mode's alone:
 * ``engine``: a session of the product connected to the database; a script whose ``sql()`` query is one GROUP BY
   runs through the host's read-only path (``sql_runs.SqlSandbox``) and the sandbox;
 * ``describe``: only connecting and describing (catalog + first rows), the part every question pays once;
+* ``offline``: the same session asked "What is the average amount by region?" by the embedded offline model,
+  which writes the GROUP BY itself (``offline/sqlcode.py``);
 * ``pandas``: ``pd.read_sql("SELECT region, amount FROM aa_bench_sales")`` then ``groupby().mean()``, what
   a tool that loads tables into pandas does.
 
@@ -89,6 +91,25 @@ def mode_engine(url: str) -> dict:
     rows = {row[0]: round(float(row[1]), 6) for row in r.tables[0].rows} if r.tables else {}
     return {"seconds": round(total, 2), "describe_seconds": round(described, 2), "peak_mib": round(_peak_mib(), 1),
             "status": r.status, "result": rows, "query_seconds": queries[0]["seconds"] if queries else None}
+
+
+def mode_offline(url: str) -> dict:
+    import tempfile
+
+    os.environ["AUTO_ANALYST_HOME"] = tempfile.mkdtemp(prefix="aa-bench-")
+    from auto_analyst import Analyst
+
+    t0 = time.perf_counter()
+    s = Analyst().session()
+    s.connect(url, [TABLE])
+    r = s.ask("What is the average amount by region?")
+    s.settle()
+    total = time.perf_counter() - t0
+    queries = list(s._runner.sandbox.queries)
+    s.close()
+    rows = {row[0]: round(float(row[1]), 6) for row in r.tables[0].rows} if r.tables else {}
+    return {"seconds": round(total, 2), "peak_mib": round(_peak_mib(), 1), "status": r.status, "result": rows,
+            "query_seconds": queries[0]["seconds"] if queries else None, "answer": r.answer[:200]}
 
 
 def mode_describe(url: str) -> dict:
@@ -255,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", type=Path, default=None,
                     help="with --offline: the questions, one a line (written there from the tables when missing)")
     ap.add_argument("--rows", type=int, default=10_000_000)
-    ap.add_argument("--mode", choices=["engine", "describe", "pandas"], default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--mode", choices=["engine", "describe", "offline", "pandas"], default=None, help=argparse.SUPPRESS)
     ap.add_argument("--keep", action="store_true", help="keep the table afterwards")
     args = ap.parse_args(argv)
     if args.offline:
@@ -263,24 +284,29 @@ def main(argv: list[str] | None = None) -> int:
     if not args.url:
         ap.error("--url is required (or --offline)")
     if args.mode:
-        print(json.dumps({"engine": mode_engine, "describe": mode_describe, "pandas": mode_pandas}[args.mode](args.url)))
+        print(json.dumps({"engine": mode_engine, "describe": mode_describe, "offline": mode_offline,
+                          "pandas": mode_pandas}[args.mode](args.url)))
         return 0
     t0 = time.perf_counter()
     make_table(args.url, args.rows)
     print(f"table {TABLE}: {args.rows:,} rows ready in {time.perf_counter() - t0:.1f} s", flush=True)
     out = {}
-    for mode in ("describe", "engine", "pandas"):
+    for mode in ("describe", "engine", "offline", "pandas"):
         p = subprocess.run([sys.executable, __file__, "--url", args.url, "--mode", mode], capture_output=True, text=True,
                            env={**os.environ, "PYTHONPATH": str(REPO)})
         if p.returncode:
             print(f"{mode}: failed\n{p.stderr[-2000:]}")
             return 1
         out[mode] = json.loads(p.stdout.strip().splitlines()[-1])
-        extra = f"  (the GROUP BY in the database: {out[mode]['query_seconds']} s)" if mode == "engine" else ""
+        extra = f"  (the GROUP BY in the database: {out[mode]['query_seconds']} s)" if mode in ("engine", "offline") else ""
+        if mode == "offline" and out[mode]["status"] != "ok":
+            extra += f"  {out[mode]['status']}: {out[mode]['answer']}"
         print(f"{mode:<9} {out[mode]['seconds']:8.2f} s  peak RSS {out[mode]['peak_mib']:8.1f} MiB{extra}", flush=True)
     agree = out["engine"]["result"] and all(abs(out["engine"]["result"][k] - v) < 1e-6
                                              for k, v in out["pandas"]["result"].items())
-    print(f"answers agree: {bool(agree)}")
+    offline = out["offline"]["result"]
+    print(f"answers agree: {bool(agree)}; the offline model's: "
+          f"{bool(offline) and all(abs(offline.get(k, float('nan')) - v) < 1e-6 for k, v in out['pandas']['result'].items())}")
     if not args.keep:
         from sqlalchemy import text
 
