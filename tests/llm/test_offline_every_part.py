@@ -19,6 +19,7 @@ ADDED = [
     (" where the beekeeper is Alice?", "beekeeper"),            # the same, said otherwise
     (" and the average rainfall?", "rainfall"),                 # a measure of a column the table lacks
     (" and the total wax_kg?", "wax"),                          # the same, a name with a unit
+    (" per week?", "week"),                                     # a time grouping on a table without dates
 ]
 
 

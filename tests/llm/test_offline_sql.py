@@ -200,3 +200,34 @@ def test_a_path_that_repeats_rows_declines_saying_so(tmp_path):
         r = s.ask("What is the average age by category?")
     # customers → orders repeats each customer once per order: an average age per category would weigh them so
     assert r.status == "declined" and "repeats" in r.answer and "customers" in r.answer, r.answer
+
+
+DATED = ["What is the total amount by month?", "What is the average amount by store in 2023?",
+         "How many sales were there by quarter?", "What is the average amount per week?",
+         "What is the total amount in March 2023?", "Which store has the highest total amount in 2023?",
+         "What is the total amount by month of the year?"]
+
+
+def test_dates_kept_as_text_in_sqlite_group_and_filter_as_in_files(tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    n = 300
+    sales = pd.DataFrame({"sale_id": range(n), "store": rng.choice(["Uptown", "Harbor", "Mall"], n),
+                          "day": pd.Timestamp("2022-11-01") + pd.to_timedelta(rng.integers(0, 400, n), unit="D"),
+                          "amount": rng.gamma(2, 30, n).round(2)})
+    con = sqlite3.connect(tmp_path / "sales.db")
+    sales.to_sql("sales", con, index=False)  # SQLite has no date type: the days are ISO text there
+    con.close()
+    got = {}
+    for where in ("files", "db"):
+        with Analyst(settings=Settings.load({"home": tmp_path / where}, environ={})) as analyst:
+            s = analyst.session()
+            s.add_frame("sales", sales) if where == "files" else s.load(f"sqlite:///{tmp_path / 'sales.db'}")
+            got[where] = {q: s.ask(q) for q in DATED}
+    for q in DATED:
+        f, d = got["files"][q], got["db"][q]
+        assert f.status == d.status == "ok", (q, f.answer, d.answer)
+        assert sorted(shown_values(d)) == sorted(shown_values(f)), q
+    monthly = {row[0]: row[1] for row in got["db"][DATED[0]].tables[0].rows}
+    assert monthly == pytest.approx(sales.groupby(sales["day"].dt.strftime("%Y-%m"))["amount"].sum().to_dict())
