@@ -231,3 +231,18 @@ def test_dates_kept_as_text_in_sqlite_group_and_filter_as_in_files(tmp_path):
         assert sorted(shown_values(d)) == sorted(shown_values(f)), q
     monthly = {row[0]: row[1] for row in got["db"][DATED[0]].tables[0].rows}
     assert monthly == pytest.approx(sales.groupby(sales["day"].dt.strftime("%Y-%m"))["amount"].sum().to_dict())
+
+
+def test_a_file_table_joined_to_a_database_table_is_declined_saying_so(tmp_path):
+    f = shop_frames()
+    con = sqlite3.connect(tmp_path / "orders.db")
+    f["orders"].to_sql("orders", con, index=False)
+    con.close()
+    customers = f["customers"].merge(f["regions"], on="region_id")[["customer_id", "region_name"]]
+    with Analyst(settings=Settings.load({"home": tmp_path / "home"}, environ={})) as analyst:
+        s = analyst.session()
+        s.load(f"sqlite:///{tmp_path / 'orders.db'}")
+        s.add_frame("customers", customers)
+        s.use("orders")
+        r = s.ask("What is the total amount by region_name?")
+    assert r.status == "declined" and "customers" in r.answer and "loaded file" in r.answer, r.answer
