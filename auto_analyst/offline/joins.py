@@ -1,4 +1,4 @@
-"""Questions across two tables: "total order amount by customer region" read on the two tables joined by their key.
+"""Questions across tables: "total order amount by customer region" read on the tables joined by their keys.
 
 For every pair of loaded tables linked by one key where each row of the first matches at most one row of the
 second (many-to-one or one-to-one), the reader gets a *joined view*: a table description named
@@ -6,10 +6,15 @@ second (many-to-one or one-to-one), the reader gets a *joined view*: a table des
 columns of both reads that view like any table; the code starts with the join (``pandas.merge``, a left join,
 ``validate`` checking the kind), and the assumptions state the key and the kind.
 
-Which tables are linked comes from the session's description: ``DatasetDescription.join_path`` (keys checked on
-the data by the data layer's relationship detection) when it has one, else a small detection of our own from what any description holds
-(:func:`_own_links`: a column of the same name in both, whole numbers or text, unique in the second table). That
-seam is :func:`links`; the rest does not care which side answered.
+Through a middle table: two tables no key links directly, joined by the one path of two many-to-one links
+(``order_items`` → ``orders`` → ``customers``), get a view ``<first>__<middle>__<last>`` with the first table's rows
+and both other tables' columns (keys left out; no view when two of them share a column name).
+
+Which tables are linked (``join_links.py``) comes from the session's description: ``DatasetDescription.join_path``
+(keys checked on the data by the data layer's relationship detection) when it has one, else a small detection of
+our own from what any description holds (a column of the same name in both, whole numbers or text, unique in the
+second table). That seam is ``join_links.links`` (and ``chain_links`` for paths); the rest does not care which side
+answered.
 
 Never silently: a question naming columns of two tables that no key links, or that two keys link, or that are
 linked many-to-many, is declined with that reason (:func:`unlinked_reason`); a measure of the second table's
