@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     from auto_analyst.config import Settings
     from auto_analyst.llm.providers import build_lm
     from auto_analyst.llm.replay import recording_lm, save_transcript
-    from tests.sources_cases import CASES, shown_values
+    from tests.sources_cases import CASES, says_unanswerable, shown_values
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", required=True)
@@ -57,7 +57,11 @@ def main(argv: list[str] | None = None) -> int:
                 session.settle()
             shown = shown_values(result)
             missing = {k: v for k, v in want.items() if v not in shown}
-            failures += bool(missing) or result.status != "ok"
+            if case.declines:
+                missing = {} if says_unanswerable(result) else {"expected": "a decline saying the tables are not linked"}
+                failures += bool(missing)
+            else:
+                failures += bool(missing) or result.status != "ok"
             calls = engine.take()
             save_transcript(args.out / f"{case.id}.json", case.id, args.model, calls,
                             turns=[{"question": case.question, "status": result.status, "answer": result.answer,

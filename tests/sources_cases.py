@@ -7,6 +7,7 @@ answers to them (``tests/recordings/sources_<id>.json``); ``tests/data/test_sour
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["Case", "CASES", "shop_frames"]
+__all__ = ["Case", "CASES", "shop_frames", "says_unanswerable"]
 
 
 def shop_frames(seed: int = 23) -> dict[str, pd.DataFrame]:
@@ -29,11 +30,13 @@ def shop_frames(seed: int = 23) -> dict[str, pd.DataFrame]:
 
 @dataclass
 class Case:
-    """One recorded question: ``build(folder) -> (sources to load, expected {label: value})``."""
+    """One recorded question: ``build(folder) -> (sources to load, expected {label: value})``; ``declines``: the
+    right answer is none (the question cannot be answered from the tables), said plainly (:func:`says_unanswerable`)."""
 
     id: str
     question: str
     build: Callable[[Path], tuple[list[str], dict[str, float]]]
+    declines: bool = False
 
 
 def _two_files(folder: Path) -> tuple[list[str], dict[str, float]]:
@@ -91,10 +94,33 @@ def _dictionary(folder: Path) -> tuple[list[str], dict[str, float]]:
     return [str(folder / "sales.csv"), str(folder / "data_dictionary.md")], {str(k): float(v) for k, v in want.items()}
 
 
+def _unlinked(folder: Path) -> tuple[list[str], dict[str, float]]:
+    """Orders and regional targets: no column links an order to a region, so 'amount by region' has no answer."""
+    f = shop_frames()
+    f["orders"].to_csv(folder / "orders.csv", index=False)
+    pd.DataFrame({"region": ["East", "North", "South"], "target": [4000.0, 3500.0, 3000.0]}).to_csv(
+        folder / "targets.csv", index=False)
+    return [str(folder / "orders.csv"), str(folder / "targets.csv")], {}
+
+
+UNANSWERABLE = re.compile(r"no (?:common |shared |matching )?(?:key|column|field|link|relationship)|not linked|"
+                          r"no way to (?:join|link|relate|connect)|cannot (?:be )?(?:join|link|relat|connect|map|attribut)|"
+                          r"can't (?:be )?(?:join|link|relat|connect|map|attribut)|does not (?:have|contain|include) (?:a |any )?"
+                          r"(?:region|key|link)|do not share|don't share|no region", re.I)
+
+
+def says_unanswerable(result) -> bool:
+    """The product declined, or answered saying the tables cannot be linked, without a table by the asked group."""
+    grouped = any("region" in [str(c).lower() for c in t.columns] for t in result.tables)
+    return (result.status == "declined" and bool(result.answer.strip())) or \
+        (bool(UNANSWERABLE.search(result.answer or "")) and not grouped)
+
+
 CASES = [
     Case("sources_two_files_join", "What is the total order amount by customer region?", _two_files),
     Case("sources_sqlite_three_tables", "What is the average order amount by region name?", _three_in_sqlite),
     Case("sources_dictionary", "What is the total amount excluding VAT for each branch?", _dictionary),
+    Case("sources_unlinked_tables", "What is the total order amount by region?", _unlinked, declines=True),
 ]
 
 

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from auto_analyst.data.numbers import index_counts
 from auto_analyst.data.textops import count_true
 
-__all__ = ["DateResult", "parse_dates"]
+__all__ = ["DateResult", "parse_dates", "iso_text_dates", "SQLITE_ISO"]
 
 _MONTHS = r"(?i:jan|feb|m[aä]r|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[cz]|janv|f[ée]v|avr|juil|ao[uû]t|d[ée]c)"
 _ISO = r"^\d{4}-\d{1,2}(-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?)?$"
@@ -169,3 +169,30 @@ def _common_format(sample, dayfirst: bool) -> str | None:
     fmt = max(counts, key=counts.get)
     ok = pd.to_datetime(pd.Series(sample.to_pylist()), format=fmt, errors="coerce").notna().mean()
     return fmt if ok >= MIN_PARSED_SHARE else None
+
+
+SQLITE_ISO = r"^\d{4}-\d\d-\d\d(?:[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?$"
+"""Dates as SQLite's date functions read them (``strftime``, ``date``): zero-padded ISO text, no time zone."""
+
+
+def iso_text_dates(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """A SQLite table's sample with its text columns of ISO dates as datetimes, and those columns' names.
+
+    SQLite has no date type: ``pandas.to_sql`` and most tools store dates as ISO text, which its date functions
+    read. A column whose every non-missing value is such a date (:data:`SQLITE_ISO`) is described as dates, so a
+    question can group it by month; the SQL written for it uses SQLite's date functions on the text.
+    """
+    out, converted = frame, []
+    for col in frame.columns:
+        s = frame[col]
+        if not (s.dtype == object or pd.api.types.is_string_dtype(s)):
+            continue
+        values = s.dropna()
+        if not len(values) or not all(isinstance(v, str) for v in values) or \
+                not values.str.fullmatch(SQLITE_ISO).all():
+            continue
+        if out is frame:
+            out = frame.copy()
+        out[col] = pd.to_datetime(s, format="ISO8601")
+        converted.append(str(col))
+    return out, converted

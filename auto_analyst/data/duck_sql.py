@@ -17,14 +17,15 @@ Example:
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["FUNCS", "GRAINS", "DIALECTS", "quote", "literal", "aggregate_sql", "grouped_aggregate_sql"]
+__all__ = ["FUNCS", "GRAINS", "DIALECTS", "quote", "literal", "aggregate_sql", "rows_sql", "grouped_aggregate_sql"]
 
 FUNCS = {"mean": "avg({})", "average": "avg({})", "avg": "avg({})", "median": "median({})", "sum": "sum({})",
          "total": "sum({})", "count": "count({})", "min": "min({})", "max": "max({})", "std": "stddev_samp({})",
-         "var": "var_samp({})", "nunique": "count(DISTINCT {})", "pct_true": "100 * avg(CAST({} AS DOUBLE))"}
+         "var": "var_samp({})", "nunique": "count(DISTINCT {})", "pct_true": "100 * avg(CAST({} AS DOUBLE))",
+         "std_sample": "stddev_samp({})", "std_pop": "stddev_pop({})", "range": "max({0}) - min({0})"}
 """Aggregate name (the offline model's, plus the plain-word aliases) → DuckDB expression."""
 
 GRAINS = {
@@ -33,13 +34,14 @@ GRAINS = {
     "month": "strftime({}, '%Y-%m')",
     "quarter": "CAST(year({0}) AS VARCHAR) || 'Q' || CAST(quarter({0}) AS VARCHAR)",
     "year": "year({})",
+    "month_of_year": "month({})",
 }
 """Time grain → the group key DuckDB computes, written as pandas writes it (see the module docstring)."""
 
 _PCT = "100.0 * avg(CASE WHEN {0} THEN 1.0 WHEN NOT {0} THEN 0.0 END)"
 _DIALECT_FUNCS = {
     "postgres": {"median": "percentile_cont(0.5) WITHIN GROUP (ORDER BY {})", "pct_true": _PCT},
-    "sqlite": {"median": None, "std": None, "var": None, "pct_true": _PCT},
+    "sqlite": {"median": None, "std": None, "var": None, "std_sample": None, "std_pop": None, "pct_true": _PCT},
 }
 """Per dialect: aggregates written otherwise than DuckDB's (None: the database has no such aggregate)."""
 _DIALECT_GRAINS = {
@@ -49,6 +51,7 @@ _DIALECT_GRAINS = {
         "month": "to_char({}, 'YYYY-MM')",
         "quarter": "to_char({0}, 'YYYY') || 'Q' || to_char({0}, 'Q')",
         "year": "CAST(extract(year FROM {}) AS INTEGER)",
+        "month_of_year": "CAST(extract(month FROM {}) AS INTEGER)",
     },
     "sqlite": {  # dates are ISO text in SQLite; 'weekday 0' moves to the week's Sunday, six days back is its Monday
         "day": "strftime('%Y-%m-%d', {})",
@@ -56,11 +59,16 @@ _DIALECT_GRAINS = {
         "month": "strftime('%Y-%m', {})",
         "quarter": "strftime('%Y', {0}) || 'Q' || ((CAST(strftime('%m', {0}) AS INTEGER) + 2) / 3)",
         "year": "CAST(strftime('%Y', {}) AS INTEGER)",
+        "month_of_year": "CAST(strftime('%m', {}) AS INTEGER)",
     },
 }
-_DIALECT_PARTS = {"duckdb": {"year": "year({})", "month": "month({})"},
-                  "postgres": {"year": "extract(year FROM {})", "month": "extract(month FROM {})"},
-                  "sqlite": {"year": "CAST(strftime('%Y', {}) AS INTEGER)", "month": "CAST(strftime('%m', {}) AS INTEGER)"}}
+_DIALECT_PARTS = {"duckdb": {"year": "year({})", "month": "month({})", "quarter": "quarter({})",
+                             "next_day": "({} + INTERVAL 1 DAY)"},
+                  "postgres": {"year": "extract(year FROM {})", "month": "extract(month FROM {})",
+                               "quarter": "extract(quarter FROM {})", "next_day": "({} + INTERVAL '1 day')"},
+                  "sqlite": {"year": "CAST(strftime('%Y', {}) AS INTEGER)", "month": "CAST(strftime('%m', {}) AS INTEGER)",
+                             "quarter": "((CAST(strftime('%m', {}) AS INTEGER) + 2) / 3)",
+                             "next_day": "date({}, '+1 day')"}}
 DIALECTS = ("duckdb", "postgres", "sqlite")
 """The dialects :func:`aggregate_sql` writes (sqlglot's names; SQLAlchemy's ``postgresql`` is ``postgres``)."""
 
@@ -100,7 +108,9 @@ def _literal(value: Any, dialect: str) -> str:
 
 
 def _condition(cond: Sequence[Any], dialect: str = "duckdb") -> str:
-    """One filter ``(column, op, value[, value2])``: ops ==, !=, <, <=, >, >=, between, in, year, month, years."""
+    """One filter ``(column, op, value[, value2])``: ops ==, !=, <, <=, >, >=, between, in, year, month, quarter,
+    years, months (a range of months, wrapping past December when ``value`` > ``value2``), days (a range of whole
+    days: the last day is kept whole), not_null. ``!=`` keeps missing values, as pandas' ``!=`` does."""
     column, op, value = cond[0], cond[1], cond[2]
     value2 = cond[3] if len(cond) > 3 else None
     c = _ref(column)
@@ -109,8 +119,22 @@ def _condition(cond: Sequence[Any], dialect: str = "duckdb") -> str:
     def literal(v: Any) -> str:
         return _literal(v, dialect)
 
+    if op == "not_null":
+        return f"{c} IS NOT NULL"
+    if op == "!=" and value is not None:
+        return f"({c} <> {literal(value)} OR {c} IS NULL)"
     if op in _OPS:
         return f"{c} IS NULL" if value is None and op == "==" else f"{c} {_OPS[op]} {literal(value)}"
+    if op == "days":  # whole days: a timestamp at 15:00 on the last day is inside
+        lo, hi = _dt.date.fromisoformat(str(value)[:10]), _dt.date.fromisoformat(str(value2)[:10])
+        return f"{c} >= {literal(lo)} AND {c} < {parts['next_day'].format(literal(hi))}"
+    if op == "quarter":
+        return f"{parts['quarter'].format(c)} = {literal(value)}"
+    if op == "months":
+        month = parts["month"].format(c)
+        if value <= value2:
+            return f"{month} BETWEEN {literal(value)} AND {literal(value2)}"
+        return f"({month} >= {literal(value)} OR {month} <= {literal(value2)})"
     if op == "between":
         return f"{c} BETWEEN {literal(value)} AND {literal(value2)}"
     if op == "in":
@@ -122,13 +146,16 @@ def _condition(cond: Sequence[Any], dialect: str = "duckdb") -> str:
         out = ([f"{year} >= {literal(value)}"] if value is not None else []) + \
               ([f"{year} <= {literal(value2)}"] if value2 is not None else [])
         return " AND ".join(out) or "1 = 1"
-    raise ValueError(f"Unknown filter operator {op!r}; use one of {', '.join([*_OPS, 'between', 'in', 'year', 'month', 'years'])}.")
+    raise ValueError(f"Unknown filter operator {op!r}; use one of "
+                     f"{', '.join([*_OPS, 'between', 'in', 'year', 'month', 'quarter', 'years', 'months', 'days', 'not_null'])}.")
 
 
 def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Sequence[str] = (),
                   where: Sequence[Sequence[Any]] = (), grain: tuple[str, str] | None = None,
                   order: str = "groups", limit: int | None = None, labels: Sequence[str] | None = None,
-                  dialect: str = "duckdb", joins: Sequence[Any] = ()) -> str:
+                  dialect: str = "duckdb", joins: Sequence[Any] = (), outer: bool = False,
+                  unmatched: Mapping[Any, str] | None = None, group_labels: Sequence[str] | None = None,
+                  drop_missing_groups: bool = False) -> str:
     """SQL for aggregates of ``table``, per group of ``by`` (and of a time grain), over the rows ``where`` keeps.
 
     Args:
@@ -147,6 +174,11 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
             columns live in; each column may then be ``(table, column)``. A path that repeats ``table``'s rows
             (its far side not unique: one-to-many or many-to-many) is refused for every aggregate but min, max
             and nunique, which repetition does not change.
+        outer: LEFT JOINs (every row of ``table`` is kept, as the offline model's pandas join keeps it).
+        unmatched: group column ``(table, column)`` → the label its rows without a match get (``'(no match)'``):
+            the column reads the label where that table's key is missing after the LEFT JOIN.
+        group_labels: the result's column name of each ``by`` column (default its column name).
+        drop_missing_groups: leave out rows whose group key is missing, as pandas' ``groupby`` does.
 
     Returns:
         One SELECT statement, parsed back by sqlglot in that dialect.
@@ -157,23 +189,32 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
     """
     if dialect not in DIALECTS:
         raise ValueError(f"Unknown SQL dialect {dialect!r}; use one of {', '.join(DIALECTS)}.")
-    source = _from_clause(table, joins, measures)
+    source, key_of = _from_clause(table, joins, measures, outer)
     funcs = {**FUNCS, **_DIALECT_FUNCS.get(dialect, {})}
     grains = {**GRAINS, **_DIALECT_GRAINS.get(dialect, {})}
     if not measures:
         raise ValueError("aggregate_sql needs at least one measure.")
     if labels is not None and len(labels) != len(measures):
         raise ValueError("labels must name every measure, in order.")
-    select, keys = [], []
-    for b in by:
-        select.append(_ref(b) + (f" AS {quote(b[1])}" if isinstance(b, tuple) else ""))
-        keys.append(_ref(b))
+    if group_labels is not None and len(group_labels) != len(by):
+        raise ValueError("group_labels must name every group column, in order.")
+    select, keys, present = [], [], []
+    for k, b in enumerate(by):
+        expr = _ref(b)
+        if unmatched and b in unmatched and isinstance(b, tuple) and b[0] in key_of:
+            expr = f"CASE WHEN {key_of[b[0]]} IS NULL THEN {_literal(unmatched[b], dialect)} ELSE {expr} END"
+        name = group_labels[k] if group_labels is not None else (b[1] if isinstance(b, tuple) else None)
+        plain = not isinstance(b, tuple) and name == b  # a column under its own name needs no alias
+        select.append(expr + (f" AS {quote(name)}" if name is not None and not plain else ""))
+        keys.append(expr)
+        present.append(f"{expr} IS NOT NULL")
     if grain is not None:
         unit, column = grain
         if unit not in grains:
             raise ValueError(f"Unknown time grain {unit!r}; use one of {', '.join(grains)}.")
         select.append(f"{grains[unit].format(_ref(column))} AS {quote(unit)}")
         keys.append(quote(unit))
+        present.append(f"{_ref(column)} IS NOT NULL")
     for k, (func, column) in enumerate(measures):
         if funcs.get(str(func).lower(), "") is None:
             raise ValueError(f"{dialect} has no {func} aggregate; compute it in pandas on the rows the query brings back.")
@@ -187,8 +228,9 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
         label = labels[k] if labels is not None else (f"{func}_{name}" if column is not None else "count_rows")
         select.append(f"{expr.format(arg)} AS {quote(label)}")
     sql = f"SELECT {', '.join(select)} FROM {source}"
-    if where:
-        sql += " WHERE " + " AND ".join(_condition(c, dialect) for c in where)
+    conditions = [_condition(c, dialect) for c in where] + (present if drop_missing_groups else [])
+    if conditions:
+        sql += " WHERE " + " AND ".join(f"({c})" if " OR " in c else c for c in conditions)
     if keys:
         sql += " GROUP BY " + ", ".join(keys)
     first = select[len(keys)].rsplit(" AS ", 1)[1]
@@ -207,6 +249,42 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
     return sql
 
 
+def rows_sql(table: str, columns: Sequence[str] | None = None, where: Sequence[Sequence[Any]] = (),
+             order_by: str | None = None, ascending: bool = False, limit: int | None = None,
+             dialect: str = "duckdb", at_extreme: bool = False) -> str:
+    """SQL for rows of ``table``: ``columns`` (default all) of the rows ``where`` keeps, optionally ordered by one
+    column (missing values left out, as pandas' ``nlargest``/``nsmallest`` leaves them), at most ``limit`` rows.
+
+    ``at_extreme`` keeps every row whose ``order_by`` value is the largest (``ascending``: smallest) among the
+    rows ``where`` keeps: all the rows tied at the top, not one of them.
+
+    Raises:
+        ValueError: an unknown dialect or filter operator.
+    """
+    if dialect not in DIALECTS:
+        raise ValueError(f"Unknown SQL dialect {dialect!r}; use one of {', '.join(DIALECTS)}.")
+    cols = ", ".join(quote(c) for c in columns) if columns else "*"
+    conditions = [_condition(c, dialect) for c in where]
+    if order_by is not None:
+        conditions.append(f"{quote(order_by)} IS NOT NULL")
+        if at_extreme:
+            inner = " AND ".join(f"({c})" if " OR " in c else c for c in conditions)
+            conditions.append(f"{quote(order_by)} = (SELECT {'min' if ascending else 'max'}({quote(order_by)}) "
+                              f"FROM {quote(table)} WHERE {inner})")
+    sql = f"SELECT {cols} FROM {quote(table)}"
+    if conditions:
+        sql += " WHERE " + " AND ".join(f"({c})" if " OR " in c else c for c in conditions)
+    if order_by is not None:
+        sql += f" ORDER BY {quote(order_by)} {'ASC' if ascending else 'DESC'}"
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    if dialect != "duckdb":
+        import sqlglot
+
+        sqlglot.parse_one(sql, read=dialect)
+    return sql
+
+
 def _ref(column: Any) -> str:
     """A column reference: ``name`` or ``(table, name)`` (qualified, for joins)."""
     if isinstance(column, tuple):
@@ -217,9 +295,11 @@ def _ref(column: Any) -> str:
 _UNCHANGED_BY_REPEATS = {"min", "max", "nunique"}
 
 
-def _from_clause(table: str, joins: Sequence[Any], measures: Sequence[tuple[Any, Any]]) -> str:
-    """``"table" JOIN "other" ON ...`` along the relationships, refusing a path that inflates the measures."""
-    out, here = quote(table), table
+def _from_clause(table: str, joins: Sequence[Any], measures: Sequence[tuple[Any, Any]],
+                 outer: bool = False) -> tuple[str, dict[str, str]]:
+    """``"table" JOIN "other" ON ...`` along the relationships, refusing a path that inflates the measures; and
+    each joined table's key column (missing after a LEFT JOIN exactly on the rows without a match)."""
+    out, here, key_of = quote(table), table, {}
     for step in joins:
         if step.duplicates(here):
             touched = [f for f, _ in measures if str(f).lower() not in _UNCHANGED_BY_REPEATS]
@@ -228,9 +308,10 @@ def _from_clause(table: str, joins: Sequence[Any], measures: Sequence[tuple[Any,
                                  f"{here}: a {touched[0]} over the join would count them more than once; aggregate "
                                  f"{step.other(here)} first, or answer without the join.")
         other = step.other(here)
-        out += f" JOIN {quote(other)} ON {step.sql_on(quote=quote)}"
+        out += f" {'LEFT JOIN' if outer else 'JOIN'} {quote(other)} ON {step.sql_on(quote=quote)}"
+        key_of[other] = f"{quote(other)}.{quote(step.columns_of(other)[0])}"
         here = other
-    return out
+    return out, key_of
 
 
 def grouped_aggregate_sql(table: str, by: list[str] | str, value: str, func: str = "mean") -> str:

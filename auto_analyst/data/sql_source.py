@@ -33,6 +33,7 @@ import pandas as pd
 from auto_analyst.data.description import TableDescription, describe_frame
 from auto_analyst.data.relations import Relationship, relationship
 from auto_analyst.data.report import ColumnReport, LoadedTable, LoadReport
+from auto_analyst.data.dates import iso_text_dates
 from auto_analyst.data.stand_in import FrameStandIn
 from auto_analyst.data.sql_check import SqlRefused, check_read_only, sqlglot_dialect
 from auto_analyst.data.sql_driver import duckdb_catalog, first_line, interrupt, numbers_typed
@@ -208,7 +209,8 @@ class SqlSource:
 
         n = SAMPLE_ROWS if n is None else n
         stmt = select("*").select_from(table(name)).limit(int(n))
-        return self._fetch(stmt, int(n))
+        frame = self._fetch(stmt, int(n))
+        return iso_text_dates(frame)[0] if self.backend == "sqlite" else frame  # SQLite keeps dates as text
 
     def _row_count(self, name: str) -> tuple[int, bool]:
         """(rows, estimated): PostgreSQL's catalog estimate when it has one, else ``count(*)``; -1 when unknown."""

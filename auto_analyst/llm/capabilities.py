@@ -22,7 +22,7 @@ class Capabilities:
         plans_with_code: it gets the one-call planner (plan and, for one step, its code in one reply); False keeps
             the planner → analyst route (``agents/signatures.py``).
         writes_sql: it reads a SQL database's tables with ``sql("SELECT ...")`` (docs/sources.md). False: a
-            script of it that reads such a table is declined (``data/duck_sql.py: sql_decline``).
+            script of it that reads such a table is declined (``declines.py: sql_decline``).
         writes_duckdb_sql: it writes DuckDB SQL for tables too big for pandas (docs/scale.md). False: as above.
         deterministic: the same inputs give the same outputs (the embedded model, a replayed transcript).
     """

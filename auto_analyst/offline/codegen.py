@@ -315,11 +315,20 @@ def visualisation(spec: QuerySpec, i: int) -> str:
     return "\n".join(lines)
 
 
-def code_for(role: str, specs: list[QuerySpec]) -> str:
-    """The code block of one analyst role for every answerable part; '' when the role has nothing to do."""
+def code_for(role: str, specs: list[QuerySpec], sql=None) -> str:
+    """The code block of one analyst role for every answerable part; '' when the role has nothing to do.
+
+    ``sql``: (role, spec, i) → the code of a part on a database table, None for a part written in pandas
+    (``offline/sqlcode.py: sql_writer``).
+    """
     blocks = []
     for i, spec in enumerate(specs, start=1):
         if not spec.answerable:
+            continue
+        written = sql(role, spec, i) if sql is not None else None
+        if written is not None:
+            if written:
+                blocks.append(f"# part {i}: {render(spec)}\n{written}")
             continue
         from auto_analyst.offline.tasks import PLUGINS
 

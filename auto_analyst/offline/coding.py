@@ -17,6 +17,7 @@ from auto_analyst.offline.joins import join_code, with_joins
 from auto_analyst.offline.planning import MODEL_HINT, dataset
 from auto_analyst.offline.request import Request
 from auto_analyst.offline.reader import read_question
+from auto_analyst.offline.sqlcode import database_tables, reads_sql, sql_writer
 
 __all__ = ["analyst", "combiner", "fixer", "join_hoisting_imports"]
 
@@ -36,8 +37,10 @@ def analyst(p: Request, role: str) -> dict[str, Any]:
     specs = _specs(p.inputs.get("goal", ""), desc)
     if role not in ROLES:
         return custom_analyst(p, role, specs)
-    code = code_for(role, specs)
-    joined = list(dict.fromkeys(line for s in specs if (line := join_code(with_joins(desc), s.table))))
+    sql = sql_writer(desc) if database_tables(desc) else None
+    code = code_for(role, specs, sql)
+    joined = list(dict.fromkeys(line for s in specs if not reads_sql(s, desc)
+                                and (line := join_code(with_joins(desc), s.table))))
     if code and joined:
         code = "\n".join(joined) + "\n" + code
     return {"code": code, "summary": f"{role.replace('_', ' ').capitalize()} code for: " + "; ".join(render(s) for s in specs)}
@@ -49,7 +52,8 @@ def custom_analyst(p: Request, role: str, specs: list) -> dict[str, Any]:
     if not specs:
         return {"code": "", "summary": f"The {role} agent needs a language model: the embedded offline model does not "
                                        "know its method, and this is not a question it answers itself. " + MODEL_HINT}
-    script = join_hoisting_imports([{"agent": r, "code": code_for(r, specs)} for r in ROLES])
+    sql = sql_writer(dataset(p)) if database_tables(dataset(p) or DatasetDescription()) else None
+    script = join_hoisting_imports([{"agent": r, "code": code_for(r, specs, sql)} for r in ROLES])
     return {"code": script, "summary": "Computed with the offline model's own methods: " + "; ".join(render(s) for s in specs)}
 
 

@@ -33,10 +33,11 @@ class OfflineEngine:
         ModelError: from ``complete``, for anything but a :class:`Request` (DSPy's rendered text request).
     """
 
-    writes_sql = False
-    """It writes pandas only: a script reading a SQL database's table is declined (``Capabilities.writes_sql``)."""
+    writes_sql = True
+    """It reads a SQL database's tables with ``sql("SELECT ...")``, its queries written out (``offline/sqlcode.py``),
+    so ``declines.sql_decline`` lets its scripts on them run (``Capabilities.writes_sql``)."""
     writes_duckdb_sql = False
-    """Likewise for DuckDB tables (``Capabilities.writes_duckdb_sql``)."""
+    """It writes pandas only for DuckDB tables: a script reading one is declined (``Capabilities.writes_duckdb_sql``)."""
 
     def __init__(self, registry=None):
         from auto_analyst.agents.registry import default_registry

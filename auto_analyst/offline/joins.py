@@ -1,4 +1,4 @@
-"""Questions across two tables: "total order amount by customer region" read on the two tables joined by their key.
+"""Questions across tables: "total order amount by customer region" read on the tables joined by their keys.
 
 For every pair of loaded tables linked by one key where each row of the first matches at most one row of the
 second (many-to-one or one-to-one), the reader gets a *joined view*: a table description named
@@ -6,10 +6,15 @@ second (many-to-one or one-to-one), the reader gets a *joined view*: a table des
 columns of both reads that view like any table; the code starts with the join (``pandas.merge``, a left join,
 ``validate`` checking the kind), and the assumptions state the key and the kind.
 
-Which tables are linked comes from the session's description: ``DatasetDescription.join_path`` (keys checked on
-the data by the data layer's relationship detection) when it has one, else a small detection of our own from what any description holds
-(:func:`_own_links`: a column of the same name in both, whole numbers or text, unique in the second table). That
-seam is :func:`links`; the rest does not care which side answered.
+Through a middle table: two tables no key links directly, joined by the one path of two many-to-one links
+(``order_items`` → ``orders`` → ``customers``), get a view ``<first>__<middle>__<last>`` with the first table's rows
+and both other tables' columns (keys left out; no view when two of them share a column name).
+
+Which tables are linked (``join_links.py``) comes from the session's description: ``DatasetDescription.join_path``
+(keys checked on the data by the data layer's relationship detection) when it has one, else a small detection of
+our own from what any description holds (a column of the same name in both, whole numbers or text, unique in the
+second table). That seam is ``join_links.links`` (and ``chain_links`` for paths); the rest does not care which side
+answered.
 
 Never silently: a question naming columns of two tables that no key links, or that two keys link, or that are
 linked many-to-many, is declined with that reason (:func:`unlinked_reason`); a measure of the second table's
@@ -20,126 +25,34 @@ columns over the joined rows (which repeats each of its rows once per match) is 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from itertools import permutations
 
-from auto_analyst.data.description import ColumnInfo, DatasetDescription, TableDescription
+from auto_analyst.data.description import DatasetDescription, TableDescription
+from auto_analyst.offline.join_links import (KEEPS_ROWS, KEY_NOTE, NO_MATCH, SEP, Link, chain_links, links,
+                                             view_tables)
 
-__all__ = ["Link", "links", "with_joins", "join_of", "join_code", "join_assumption", "unlinked_reason",
+__all__ = ["Link", "links", "with_joins", "join_of", "join_code", "join_assumption", "unlinked_reason", "view_columns",
            "repeated_measure", "SEP", "is_view", "KEY_NOTE", "NO_MATCH", "qualify", "shared_columns", "owned_mentions",
            "own_column_notes"]
 
-SEP = "__"
-"""Between the two table names of a joined view (``orders__customers``)."""
-
-
-@dataclass(frozen=True)
-class Link:
-    """``left.left_key = right.right_key``; ``kind`` read from left to right (``many-to-one``: each left row
-    matches at most one right row). ``note`` says it in words."""
-
-    left: str
-    right: str
-    left_key: str
-    right_key: str
-    kind: str
-    note: str = ""
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"[\s_]+", "", name).lower()
-
-
-def _keyish(c: ColumnInfo) -> bool:
-    # measures with fractions and yes/no columns are never keys (as the data layer's detection rules too)
-    if c.kind == "boolean":
-        return False
-    if c.kind == "numeric":
-        return "int" in c.dtype.lower()
-    return c.kind in ("categorical", "text", "id", "datetime") or "str" in c.dtype.lower() or c.dtype == "object"
-
-
-def _unique(c: ColumnInfo, t: TableDescription) -> bool:
-    return c.missing == 0 and c.distinct == t.n_rows and t.n_rows > 0
-
-
-def _own_links(desc: DatasetDescription, a: str, b: str) -> list[Link]:
-    """Key links between ``a`` and ``b`` from the description alone: columns of the same name (no case, spaces,
-    underscores), or ``a.<b>_id`` and ``b.id``; kind from uniqueness (distinct count = rows, none missing)."""
-    ta, tb = desc.table(a), desc.table(b)
-    out = []
-    for ca in ta.columns:
-        for cb in tb.columns:
-            same = _norm(ca.name) == _norm(cb.name)
-            by_id = _norm(cb.name) == "id" and _norm(ca.name) in (_norm(b.rstrip("s")) + "id", _norm(b) + "id")
-            if not (same or by_id) or not (_keyish(ca) and _keyish(cb)):
-                continue
-            ua, ub = _unique(ca, ta), _unique(cb, tb)
-            kind = {(True, True): "one-to-one", (False, True): "many-to-one", (True, False): "one-to-many",
-                    (False, False): "many-to-many"}[(ua, ub)]
-            out.append(Link(a, b, ca.name, cb.name, kind, f"{a}.{ca.name} = {b}.{cb.name}: {kind} (by column name; "
-                                                          "uniqueness from the description)"))
-    return out
-
-
-def links(desc: DatasetDescription, a: str, b: str) -> tuple[list[Link], str]:
-    """The direct key links from ``a`` to ``b`` and, when there is not exactly one usable link, why ('' if there is).
-
-    Uses ``desc.join_path`` (the data layer's detection) when the description has it, else :func:`_own_links`.
-    """
-    path = getattr(desc, "join_path", None)
-    if callable(path):
-        try:
-            jp = path(a, b)
-        except Exception:  # noqa: BLE001 - a description without relationships: fall back to our own reading
-            jp = None
-        if jp is not None and getattr(jp, "status", "") == "linked" and len(jp.steps) == 1:
-            r = jp.steps[0]
-            flip = r.left != a
-            lk, rk = (r.right_columns, r.left_columns) if flip else (r.left_columns, r.right_columns)
-            kind = {"one-to-many": "many-to-one", "many-to-one": "one-to-many"}.get(r.kind, r.kind) if flip else r.kind
-            if len(lk) == 1:
-                return [Link(a, b, lk[0], rk[0], kind, r.note)], ""
-            return [], f"tables '{a}' and '{b}' are linked by a composite key, which the offline model does not join"
-        if jp is not None and getattr(jp, "status", "") in ("none", "ambiguous"):
-            return [], jp.reason or f"no key links tables '{a}' and '{b}'"
-        if jp is not None and getattr(jp, "status", "") == "linked":
-            return [], f"tables '{a}' and '{b}' are linked only through another table, which the offline model does not join"
-    found = _own_links(desc, a, b)
-    if not found:
-        return [], f"no column links tables '{a}' and '{b}' (no key column of the same name)"
-    if len(found) > 1:
-        return [], (f"tables '{a}' and '{b}' share several key columns ({', '.join(l.left_key for l in found)}), so "
-                    "which one links them is ambiguous")
-    return found, ""
-
-
 def is_view(desc: DatasetDescription, name: str) -> bool:
-    """``name`` is a joined view: two loaded tables' names joined by :data:`SEP`."""
-    a, sep, b = name.partition(SEP)
-    names = {t.name for t in desc.tables}
-    return bool(sep) and a in names and b in names and name not in names - {name} | set()
+    """``name`` is a joined view: two (or, through a middle table, three) loaded tables' names joined by :data:`SEP`."""
+    return bool(view_tables(desc, name))
 
 
 def join_of(desc: DatasetDescription, name: str) -> Link | None:
-    """The link behind joined view ``name`` (None for a real table)."""
-    a, sep, b = name.partition(SEP)
-    if not (sep and a and b):
-        return None
-    if not ({a, b} <= {t.name for t in desc.tables}):
-        return None
-    found, _ = links(desc, a, b)
-    return found[0] if found and found[0].kind in ("many-to-one", "one-to-one") else None
-
-
-KEY_NOTE = "the key of a join"
-"""The note a joined view's key column carries: a word naming it right before another column qualifies that column
-('customer region' is the customer's region, not a grouping by `customer_id`)."""
-
-
-NO_MATCH = "(no match)"
-"""The value a joined view's text columns of the second table hold on first-table rows no second-table row matches:
-grouped by such a column, those rows are a group of their own and the groups add up to the whole table."""
+    """The link behind joined view ``name`` (None for a real table); for a path through a middle table, a link from
+    the first table to the last whose ``steps`` are the two links."""
+    parts = view_tables(desc, name)
+    if len(parts) == 2:
+        found, _ = links(desc, parts[0], parts[1])
+        return found[0] if found and found[0].kind in KEEPS_ROWS else None
+    if len(parts) == 3:
+        link, _ = chain_links(desc, parts[0], parts[2])
+        if link is None or link.steps[0].right != parts[1] or _chain_columns(desc, link) is None:
+            return None
+        return link
+    return None
 
 
 def _right_columns(desc: DatasetDescription, link: Link) -> list[tuple[str, str]]:
@@ -148,6 +61,28 @@ def _right_columns(desc: DatasetDescription, link: Link) -> list[tuple[str, str]
     names = {c.name for c in desc.table(link.left).columns}
     return [(c.name, f"{link.right}.{c.name}" if c.name in names else c.name)
             for c in desc.table(link.right).columns if c.name != link.right_key]
+
+
+def _chain_columns(desc: DatasetDescription, link: Link) -> list[tuple[str, str]] | None:
+    """(table, column) of a view through a middle table, in order: the first table's columns, then each joined
+    table's but its key; None when two of them share a name (which one a question means could not be told)."""
+    out = [(link.left, c.name) for c in desc.table(link.left).columns]
+    for step in link.steps:
+        out += [(step.right, c.name) for c in desc.table(step.right).columns if c.name != step.right_key]
+    names = [c for _, c in out]
+    return out if len(set(names)) == len(names) else None
+
+
+def view_columns(desc: DatasetDescription, name: str) -> dict[str, tuple[str, str]]:
+    """Column of joined view ``name`` → (table, column) it comes from; {} for a real table."""
+    link = join_of(desc, name)
+    if link is None:
+        return {}
+    if link.steps:
+        return {c: (t, c) for t, c in _chain_columns(desc, link) or []}
+    out = {c.name: (link.left, c.name) for c in desc.table(link.left).columns}
+    out.update({v: (link.right, c) for c, v in _right_columns(desc, link)})
+    return out
 
 
 def _view(desc: DatasetDescription, link: Link) -> TableDescription:
@@ -159,16 +94,37 @@ def _view(desc: DatasetDescription, link: Link) -> TableDescription:
                             columns=left + extra)
 
 
+def _chain_view(desc: DatasetDescription, link: Link) -> TableDescription | None:
+    cols = _chain_columns(desc, link)
+    if cols is None:
+        return None
+    keys = {(s.left, s.left_key) for s in link.steps}
+    infos = {(t.name, c.name): c for t in desc.tables for c in t.columns}
+    columns = [infos[tc].model_copy(update={"note": KEY_NOTE}) if tc in keys else infos[tc].model_copy() for tc in cols]
+    middle = link.steps[0].right
+    return TableDescription(name=f"{link.left}{SEP}{middle}{SEP}{link.right}", n_rows=desc.table(link.left).n_rows,
+                            n_columns=len(columns), columns=columns)
+
+
 def with_joins(desc: DatasetDescription) -> DatasetDescription:
-    """``desc`` with a joined view for every many-to-one or one-to-one link between two of its tables (after them)."""
+    """``desc`` with a joined view for every many-to-one or one-to-one link between two of its tables, then for every
+    path of two such links through a middle table between two tables no key links directly (after them)."""
     real = [t for t in desc.tables if SEP not in t.name]
-    if len(real) < 2 or any(t.all_columns for t in real):
-        return desc
-    views = []
+    if len(real) < 2 or any(t.all_columns for t in real) or len(real) < len(desc.tables):
+        return desc  # one table, a wide one, or the views are there already
+    views, chains = [], []
     for a, b in permutations([t.name for t in real], 2):
         found, _ = links(desc, a, b)
-        if found and found[0].kind in ("many-to-one", "one-to-one"):
+        if found and found[0].kind in KEEPS_ROWS:
             views.append(_view(desc, found[0]))
+        elif len(real) > 2 and not desc.links(a, b):
+            link, _ = chain_links(desc, a, b)
+            view = _chain_view(desc, link) if link is not None else None
+            if view is not None:
+                chains.append(view)
+    # a path's view first: its rows are the first table's, as in the pair's view it extends, so a question the two
+    # read as well ('amount by region name': `region_name` there, `region_id` of the pair) reads the longer one
+    views = chains + views
     return desc.model_copy(update={"tables": list(desc.tables) + views}) if views else desc
 
 
@@ -178,6 +134,8 @@ def join_code(desc: DatasetDescription, name: str) -> str:
     link = join_of(desc, name)
     if link is None:
         return ""
+    if link.steps:
+        return _chain_code(desc, name, link)
     tb = desc.table(link.right)
     pairs = _right_columns(desc, link)
     cols = [link.right_key] + [c for c, _ in pairs]
@@ -196,12 +154,42 @@ def join_code(desc: DatasetDescription, name: str) -> str:
     return "\n".join(lines)
 
 
+def _chain_code(desc: DatasetDescription, name: str, link: Link) -> str:
+    """Two left joins, each checked many-to-one; a joined table's text columns read :data:`NO_MATCH` on the rows
+    it does not match (a row the middle table does not match matches no row of the last table either)."""
+    lines = [f"{name} = tables[{link.left!r}]"]
+    renamed = {}  # a key merged with on= keeps the first table's column
+    for step in link.steps:
+        t = desc.table(step.right)
+        cols = [step.right_key] + [c.name for c in t.columns if c.name != step.right_key]
+        left_key = renamed.get(step.left_key, step.left_key)
+        same = left_key == step.right_key
+        keys = f"on={left_key!r}" if same else f"left_on={left_key!r}, right_on={step.right_key!r}"
+        drop = "" if same else f".drop(columns=[{step.right_key!r}])"
+        lines.append(f"{name} = {name}.merge(tables[{step.right!r}][{cols!r}], {keys}, how='left', "
+                     f"validate='many_to_one', indicator='_match'){drop}  # {step.kind} join on the key")
+        for c in t.columns:
+            if c.name != step.right_key and c.kind in ("categorical", "text", "boolean"):
+                lines.append(f"{name}[{c.name!r}] = {name}[{c.name!r}].astype(object).where({name}['_match'] == 'both', "
+                             f"{NO_MATCH!r})")
+        lines.append(f"{name} = {name}.drop(columns=['_match'])")
+        renamed[step.right_key] = left_key
+    return "\n".join(lines)
+
+
 def join_assumption(desc: DatasetDescription, name: str, spec=None) -> str:
     """The join in words: the key, its kind, where unmatched rows go and, for ``spec``, which table a column named
     in both tables comes from."""
     link = join_of(desc, name)
     if link is None:
         return ""
+    if link.steps:
+        first, second = link.steps
+        return (f"joined '{first.left}' to '{first.right}' on {first.left}.{first.left_key} = {first.right}."
+                f"{first.right_key} ({first.kind}), then '{second.left}' to '{second.right}' on {second.left}."
+                f"{second.left_key} = {second.right}.{second.right_key} ({second.kind}): each {link.left} row matches at "
+                f"most one {first.right} row and one {link.right} row; left joins, so {link.left} rows without a match "
+                f"are kept: grouped by a {first.right} or {link.right} column they are the group '{NO_MATCH}'")
     text = (f"joined '{link.left}' to '{link.right}' on {link.left}.{link.left_key} = {link.right}.{link.right_key} "
             f"({link.kind}: each {link.left} row matches at most one {link.right} row; a left join, so {link.left} rows "
             f"without a match are kept: grouped by a {link.right} column they are the group '{NO_MATCH}')")
@@ -244,6 +232,15 @@ def repeated_measure(desc: DatasetDescription, spec) -> str:
     link = join_of(desc, spec.table)
     if link is None or link.kind == "one-to-one":
         return ""
+    if link.steps:
+        base = {c.name for c in desc.table(link.left).columns}
+        measured = [m.column for m in spec.measures if m.column and m.column not in base]
+        if measured:
+            table = view_columns(desc, spec.table).get(measured[0], ("", ""))[0]
+            return (f"`{measured[0]}` is a column of '{table}', and over the rows of '{link.left}' joined to it each "
+                    f"{table} row counts once per matching {link.left} row, so I don't compute it that way; ask it on "
+                    f"'{table}' alone.")
+        return ""
     right_only = {c.name for c in desc.table(link.right).columns} - {c.name for c in desc.table(link.left).columns}
     measured = [m.column for m in spec.measures if m.column in right_only]
     if measured:
@@ -270,9 +267,20 @@ def unlinked_reason(question_mentions: dict[str, set[str]], desc: DatasetDescrip
             continue
         found, why = links(desc, a, b)
         back, _ = links(desc, b, a)
-        usable = [l for l in found + back if l.kind in ("many-to-one", "one-to-one")]
+        usable = [l for l in found + back if l.kind in KEEPS_ROWS]
         if usable:
             continue
+        if not found and not back and not desc.links(a, b):  # a path through a middle table?
+            ahead, why_ahead = chain_links(desc, a, b)
+            behind, why_behind = chain_links(desc, b, a)
+            if any(link is not None and join_of(desc, SEP.join([link.left, link.steps[0].right, link.right]))
+                   for link in (ahead, behind)):
+                continue
+            why = why_ahead or why_behind or why
+            if (ahead or behind) is not None:
+                link = ahead or behind
+                why = (f"they are linked through '{link.steps[0].right}', whose tables share a column name, so which "
+                       "column the question means could not be told")
         if found and not why:
             why = f"tables '{a}' and '{b}' are linked many-to-many ({found[0].note}), and a join would count rows twice"
         return (f"The question names columns of '{a}' ({', '.join(sorted(own_a))}) and of '{b}' "

@@ -32,6 +32,7 @@ from auto_analyst.offline.reader import read_question
 from auto_analyst.offline.reader.suggest import closest_question
 from auto_analyst.offline.reader.vocabulary import vocabulary
 from auto_analyst.offline.spec import Z_ASSUMED, QuerySpec
+from auto_analyst.offline.sqlcode import database_tables, sql_problem, sql_writer
 from auto_analyst.question_text import QUOTE, split_format
 
 __all__ = ["planner", "previous_spec", "dataset", "turns", "MODEL_HINT"]
@@ -176,6 +177,10 @@ def planner(p: Request) -> dict[str, Any]:
     if rounding is not None:
         for s in specs:
             s.rounding = s.rounding if s.rounding is not None else rounding
+    for s in specs:  # a part on a database table is computed there, in SQL, or declined naming what is not
+        problem = sql_problem(s, desc) if s.answerable else ""
+        if problem:
+            s.problems.append(problem)
     good = [s for s in specs if s.answerable]
     if good and not reads_back(good, desc):
         good = []
@@ -215,7 +220,7 @@ def planner(p: Request) -> dict[str, Any]:
     out["assumptions"] = list(dict.fromkeys(a for s in good for a in s.assumptions))
     if bad:
         out["decline_reason"] = "Part of the question was not answered: " + " ".join(reasons or [CANNOT])
-    out["plan"] = plan_steps(good)
+    out["plan"] = plan_steps(good, sql_writer(desc) if database_tables(desc) else None)
     return out
 
 
@@ -285,11 +290,12 @@ def reads_back(specs: list[QuerySpec], desc: DatasetDescription) -> bool:
     return ok
 
 
-def plan_steps(good: list[QuerySpec]) -> list[dict]:
+def plan_steps(good: list[QuerySpec], sql=None) -> list[dict]:
+    """The analyst steps the parts need (``sql``: the writer of parts on database tables, see ``code_for``)."""
     steps = []
     n = len(good)
     for role in ROLES:
-        if not code_for(role, good):
+        if not code_for(role, good, sql):
             continue
         uses = sorted({s.table for s in good}) if role == "preprocessing" else [f"data_{i}" for i in range(1, n + 1)]
         creates = [f"data_{i}" for i in range(1, n + 1)] if role == "preprocessing" else []

@@ -238,10 +238,14 @@ def test_cli_ask_a_database_url_and_chat_connect(shop_db, tmp_path):
 
     url, _ = shop_db
     runner = CliRunner()
-    # the offline model writes pandas only: it declines plainly for a database table (exit 3), no traceback
+    # the offline model computes the mean in the database; a median SQLite lacks is declined plainly (exit 3)
+    orders, _ = shop_frames()
     r = runner.invoke(cli, ["ask", url, "What is the mean amount?", "--no-code"])
+    assert r.exit_code == 0, r.output
+    assert f"{orders['amount'].mean():.4f}" in r.stdout and "Traceback" not in r.output
+    r = runner.invoke(cli, ["ask", url, "What is the median amount?", "--no-code"])
     assert r.exit_code == 3, r.output
-    assert "table of a SQL database" in r.stdout and "Traceback" not in r.output
+    assert "sqlite has no median" in r.stdout and "Traceback" not in r.output
     r = runner.invoke(cli, ["chat", "--source", url], input="/tables\n")
     assert r.exit_code == 0, r.output
     assert f"orders: {url}#orders, 200 rows x 3 columns" in r.stdout

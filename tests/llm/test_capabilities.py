@@ -18,7 +18,7 @@ from tests.scripted import ANALYST, ANSWER, PLANNER, scripted_lm
 
 def test_each_lm_carries_its_record_and_one_without_is_a_hosted_model(tmp_path):
     offline = capabilities_of(build_lm(Settings.load({"home": tmp_path}, environ={})))
-    assert offline == Capabilities(offline=True, plans_with_code=False, writes_sql=False, writes_duckdb_sql=False,
+    assert offline == Capabilities(offline=True, plans_with_code=False, writes_sql=True, writes_duckdb_sql=False,
                                    deterministic=True)
     hosted, _ = scripted_lm({})
     assert capabilities_of(hosted) == HOSTED == Capabilities()

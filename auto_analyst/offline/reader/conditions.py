@@ -348,6 +348,10 @@ def read_time(st: Reading, spec: QuerySpec, table: TableDescription, tcol: str |
         prefixed = m.group(0) != word
         if not prefixed and word in ("day", "week", "month", "quarter", "year"):
             continue
+        if tcol is None and re.match(r"(?:by|per|each|every|for each)\s", m.group(0)):  # a grouping never dropped
+            spec.problems.append(f"I could not read '{m.group(0)}' as a grouping: table '{table.name}' has no date column, so I did not answer without it.")
+            st.take(m.start(), m.end())
+            continue
         if tcol is not None:
             spec.time_column = tcol
             grain = lexicon().grains[word]
