@@ -103,6 +103,10 @@ class SqlSource:
         self.timeout_s, self.max_rows = float(timeout_s), int(max_rows)
         args: dict[str, Any] = {}
         db_file = self.url.database or ""
+        if self.backend in ("sqlite", "duckdb") and self.url.host:  # sqlite://shop.db: the file read as a host name
+            raise DataLoadError(f"{url!r} names no file: a {self.backend} file takes three slashes, "
+                                f"{self.backend}:///{self.url.host}{'/' + db_file if db_file else ''} "
+                                f"(four for an absolute path: {self.backend}:////data/shop.db).")
         if self.backend in ("sqlite", "duckdb") and db_file not in ("", ":memory:") and not Path(db_file).is_file():
             # SQLite would make an empty database there: a mistyped path must not leave a file behind
             raise DataLoadError(f"No such {self.backend} database file: {db_file}; check the path.")
@@ -129,8 +133,9 @@ class SqlSource:
             raise DataLoadError(f"The driver for {self.backend} is not installed ({e.name}); pip install it "
                                 "(PostgreSQL: pip install 'psycopg[binary]').") from None
         except exc.SQLAlchemyError as e:
+            hint = " and the credentials (or PGPASSWORD)" if self.backend == "postgresql" else ""
             raise DataLoadError(f"Cannot connect to {self.safe_url}: {self._scrub(first_line(e))}; check the URL, "
-                                "that the database is running and the credentials (PGPASSWORD for PostgreSQL).") from None
+                                f"that the database is running{hint}.") from None
         self.lock = threading.Lock()
 
     def __repr__(self) -> str:

@@ -67,6 +67,9 @@ def unknown_url_scheme(text: str) -> None:
         DataLoadError: naming the scheme and the ones that work.
     """
     head, sep, _ = text.partition("://")
+    if sep and head.lower() in ("http", "https", "ftp", "s3", "gs"):
+        raise DataLoadError(f"'{head}://' is a web or cloud address: Auto-Analyst reads files on this machine and "
+                            "databases; download the file and give its path.")
     if sep and head and head.replace("+", "").replace("-", "").isalnum() and not is_sql_url(text):
         raise DataLoadError(f"'{head}://' is not a database this reads; use one of "
                             + ", ".join(f"{s}://" for s in _SCHEMES) + " (docs/sources.md), or give a file's path.")

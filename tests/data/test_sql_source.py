@@ -368,3 +368,17 @@ def test_a_mistyped_database_scheme_says_which_schemes_work(tmp_path):
     r = CliRunner().invoke(cli, ["ask", "sqlte:///shop.db", "mean amount"], env={"AUTO_ANALYST_HOME": str(tmp_path)})
     assert r.exit_code == 2, r.output
     assert "'sqlte://' is not a database this reads" in r.stderr and "sqlite://" in r.stderr
+
+
+def test_a_file_url_with_two_slashes_and_a_web_address_say_what_to_write(tmp_path):
+    from click.testing import CliRunner
+
+    from auto_analyst.cli import cli
+
+    env = {"AUTO_ANALYST_HOME": str(tmp_path)}
+    r = CliRunner().invoke(cli, ["ask", "sqlite://shop.db", "mean amount"], env=env)
+    assert r.exit_code == 2, r.output
+    assert "three slashes, sqlite:///shop.db" in r.stderr and "PGPASSWORD" not in r.stderr
+    r = CliRunner().invoke(cli, ["ask", "https://example.com/data.csv", "mean amount"], env=env)
+    assert r.exit_code == 2, r.output
+    assert "download the file and give its path" in r.stderr and "not a database" not in r.stderr
