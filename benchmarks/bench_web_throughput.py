@@ -270,7 +270,8 @@ def _csv(home: Path) -> Path:
     return csv
 
 
-def serve_and_measure(code: Path, clients: int, questions: int, label: str, port: int = 0) -> list[dict]:
+def serve_and_measure(code: Path, clients: int, questions: int, label: str, port: int = 0,
+                      rows: list[dict] | None = None) -> list[dict]:
     """``auto-analyst serve`` (one process) from checkout ``code`` with a fresh state folder: one client, then N."""
     with tempfile.TemporaryDirectory(prefix="aa-web-bench-") as tmp:
         home = Path(tmp)
@@ -281,7 +282,7 @@ def serve_and_measure(code: Path, clients: int, questions: int, label: str, port
         logins = _add_users(code, env, clients)
         proc = _start(code, env, home, [], port)
         base = f"http://127.0.0.1:{port}"
-        rows = []
+        rows = [] if rows is None else rows
         try:
             for k, n in ((1, questions * 2), (clients, questions)):
                 la = os.getloadavg()[0]
@@ -292,7 +293,7 @@ def serve_and_measure(code: Path, clients: int, questions: int, label: str, port
 
 
 def stack_and_measure(code: Path, clients: int, questions: int, processes: int, workers: int, label: str,
-                      port: int = 0) -> list[dict]:
+                      port: int = 0, rows: list[dict] | None = None) -> list[dict]:
     """``stack up --no-web`` (PostgreSQL, Redis, Chroma server, ``workers`` queue workers) and ``serve
     --processes P`` on it, from checkout ``code``: one client, then ``clients`` clients. CPU counts the web
     processes and the queue workers (the sandboxes run under the workers)."""
@@ -315,7 +316,7 @@ def stack_and_measure(code: Path, clients: int, questions: int, processes: int, 
             proc = _start(code, env, home, ["--processes", str(processes)], port)
             worker_pids = [int((folder / f"worker-{i + 1}.pid").read_text()) for i in range(workers)]
             base = f"http://127.0.0.1:{port}"
-            rows = []
+            rows = [] if rows is None else rows
             try:
                 for k, n in ((1, questions * 2), (clients, questions)):
                     la = os.getloadavg()[0]
@@ -344,6 +345,10 @@ def print_table(rows: list[dict]) -> bool:
     print("-" * len(head))
     ok, one = True, {}
     for r in rows:
+        if "error" in r:
+            ok = False
+            print(f"{r['setup'][:34]:34s} FAILED: {r['error'][:150]}")
+            continue
         if r["clients"] == 1:
             one[r["setup"]] = r["rate"]
         ratio = r["rate"] / one[r["setup"]] if r["setup"] in one else float("nan")
@@ -437,6 +442,7 @@ def main() -> int:
     parser.add_argument("--processes", type=int, default=1,
                         help="above 1: also serve with this many web processes on `stack up` and time processes x clients")
     parser.add_argument("--workers", type=int, default=2, help="queue workers of the --processes setup")
+    parser.add_argument("--only-processes", action="store_true", help="skip the one-process setup")
     parser.add_argument("--baseline", type=Path, default=None,
                         help="another checkout (e.g. `git archive main | tar -x -C DIR`), measured alternately with this one")
     parser.add_argument("--repeat", type=int, default=1, help="rounds of (baseline, this checkout) alternately")
@@ -452,10 +458,16 @@ def main() -> int:
     for rep in range(max(args.repeat, 1)):
         for name, code in codes:
             tag = f"{name}{f' #{rep + 1}' if args.repeat > 1 else ''}"
-            rows += serve_and_measure(code, args.clients, args.questions, f"{tag}, 1 process", args.port)
-            if args.processes > 1:
-                rows += stack_and_measure(code, args.clients * args.processes, args.questions, args.processes,
-                                          args.workers, f"{tag}, {args.processes} proc/{args.workers} workers", args.port)
+            label = f"{tag}, 1 process"
+            try:
+                if not args.only_processes:
+                    serve_and_measure(code, args.clients, args.questions, label, args.port, rows)
+                if args.processes > 1:
+                    label = f"{tag}, {args.processes} proc/{args.workers} workers"
+                    stack_and_measure(code, args.clients * args.processes, args.questions, args.processes,
+                                      args.workers, label, args.port, rows)
+            except SystemExit as e:  # one failed setup does not lose the others' figures
+                rows.append({"setup": label, "error": str(e)})
             print(f"  ... {tag} measured, load average {os.getloadavg()[0]:.2f}", flush=True)
     ok = print_table(rows)
     print(f"load average {os.getloadavg()[0]:.2f} at the end (figures taken under load are noisy)")
