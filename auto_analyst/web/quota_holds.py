@@ -25,7 +25,7 @@ from auto_analyst.storage import Migrations, is_postgres, read, real, to_iso, tr
 from auto_analyst.web.accounts import AccountStore, today
 from auto_analyst.web.accounts import migrations as account_migrations
 
-__all__ = ["BudgetHolds", "Hold", "MIN_ESTIMATE_USD", "HOLD_SECONDS"]
+__all__ = ["BudgetHolds", "Hold", "Refusal", "MIN_ESTIMATE_USD", "HOLD_SECONDS"]
 
 MIN_ESTIMATE_USD = 0.01
 """What a question is assumed to cost until it has been settled, at least (USD). A policy value, not a
