@@ -76,22 +76,32 @@ def users_list(ctx) -> None:
 
 @users.command("remove", cls=Command)
 @click.argument("name")
-@click.option("--keep-data", is_flag=True, help="Confirm that NAME's conversations, facts and usage stay stored "
-                                                 "under the name (an account added again as NAME sees them).")
+@click.option("--keep-data", is_flag=True, help="Keep NAME's conversations, facts, profile, error-fix entries and "
+                                                 "files stored under the name (an account added again as NAME sees them).")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @click.pass_context
-def users_remove(ctx, name: str, keep_data: bool) -> None:
-    """Delete the account NAME, its API tokens and browser logins (needs --keep-data: its data stays)."""
+def users_remove(ctx, name: str, keep_data: bool, yes: bool) -> None:
+    """Delete the account NAME, its API tokens and browser logins, and its data unless --keep-data (asks first)."""
     store = _store(ctx)
     if store.get(name) is None:
         store.remove(name)  # raises the not-found sentence
-    if not keep_data:
-        raise BadInputError(f"Removing {name} signs it out everywhere and deletes its API tokens, but its "
-                            f"conversations, facts and usage stay stored under the name {name!r}: an account "
-                            f"added again as {name} sees them. Run `auto-analyst users remove {name} --keep-data` "
-                            "to go ahead (deleting a user's data is not supported yet).")
-    store.remove(name)
-    click.echo(f"Removed {name}: its browser logins ended and its API tokens are revoked; its conversations, facts "
-               f"and usage stay stored under the name {name!r} (an account added again as {name} sees them).")
+    if keep_data:
+        store.remove(name)
+        click.echo(f"Removed {name}: its browser logins ended and its API tokens are revoked; its conversations, facts "
+                   f"and files stay stored under the name {name!r} (an account added again as {name} sees them).")
+        return
+    from auto_analyst.web import count_user_data, delete_user_data
+
+    context = CliContext.of(ctx)
+    analyst = context.analyst(user=name)
+    if not yes:
+        found = count_user_data(analyst, context.settings, name)
+        click.confirm(f"Remove the account {name} and delete its data: {found.sentence()}? "
+                      "(`--keep-data` keeps the data)", abort=True)
+    store.remove(name)  # first, so nothing signed in as NAME writes while its data goes
+    gone = delete_user_data(analyst, context.settings, name)
+    click.echo(f"Removed {name}: its browser logins ended, its API tokens are revoked and its data is deleted "
+               f"({gone.sentence()}). Its usage per day stays in the admin's usage figures.")
 
 
 @users.command("passwd", cls=Command)

@@ -164,4 +164,7 @@ class Background:
         self.after()
         gc.collect()
         gc.freeze()
+        from auto_analyst.execution.hugepages import collapse
+
+        collapse()  # fewer page-table entries for every later fork to copy (execution/hugepages.py)
         self.done = True

@@ -19,8 +19,10 @@ from auto_analyst.web.security import load_secret_key
 
 from auto_analyst.web.accounts import AccountStore
 from auto_analyst.web.auth import admin_required, login_required
+from auto_analyst.web.user_data import count_user_data, delete_user_data
 
-__all__ = ["AccountStore", "admin_required", "create_app", "load_secret_key", "login_required"]
+__all__ = ["AccountStore", "admin_required", "count_user_data", "create_app", "delete_user_data", "load_secret_key",
+           "login_required"]
 
 # Multipart framing adds a few hundred bytes per field; 1 MiB of slack keeps a file of exactly
 # max_file_mb from being refused by werkzeug before the loader's own check can explain the limit.

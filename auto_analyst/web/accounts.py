@@ -331,21 +331,24 @@ class AccountStore(LoginRows):
         return self.get(row[0])
 
     # -------------------------------------------------------------------- usage
-    def record(self, user: str, usage: Any, questions: int = 1, day: str | None = None) -> None:
+    def record(self, user: str, usage: Any, questions: int = 1, day: str | None = None, conn: Any = None) -> None:
         """Add one question's usage (an object with ``lm_calls``, ``prompt_tokens``, ``completion_tokens``,
-        ``cost_usd``; a None cost counts as 0) to ``user``'s row of ``day`` (default today, UTC)."""
+        ``cost_usd``; a None cost counts as 0) to ``user``'s row of ``day`` (default today, UTC), inside
+        ``conn``'s transaction when given."""
         values = {"u": user, "d": day or today(), "q": questions, "c": int(getattr(usage, "lm_calls", 0) or 0),
                   "p": int(getattr(usage, "prompt_tokens", 0) or 0),
                   "o": int(getattr(usage, "completion_tokens", 0) or 0),
                   "x": float(getattr(usage, "cost_usd", 0) or 0.0)}
-        with transaction(self.engine) as conn:
-            conn.execute(text(
-                'INSERT INTO usage_daily ("user", day, questions, lm_calls, prompt_tokens, completion_tokens, cost_usd) '
-                "VALUES (:u, :d, :q, :c, :p, :o, :x) ON CONFLICT (\"user\", day) DO UPDATE SET "
-                "questions = usage_daily.questions + :q, lm_calls = usage_daily.lm_calls + :c, "
-                "prompt_tokens = usage_daily.prompt_tokens + :p, "
-                "completion_tokens = usage_daily.completion_tokens + :o, cost_usd = usage_daily.cost_usd + :x"),
-                values)
+        if conn is None:
+            with transaction(self.engine) as conn:
+                return self.record(user, usage, questions, day, conn)
+        conn.execute(text(
+            'INSERT INTO usage_daily ("user", day, questions, lm_calls, prompt_tokens, completion_tokens, cost_usd) '
+            "VALUES (:u, :d, :q, :c, :p, :o, :x) ON CONFLICT (\"user\", day) DO UPDATE SET "
+            "questions = usage_daily.questions + :q, lm_calls = usage_daily.lm_calls + :c, "
+            "prompt_tokens = usage_daily.prompt_tokens + :p, "
+            "completion_tokens = usage_daily.completion_tokens + :o, cost_usd = usage_daily.cost_usd + :x"),
+            values)
 
     def usage(self, user: str | None = None, since: str | None = None) -> list[DayUsage]:
         """Usage rows, newest day first (``user`` None = everyone; ``since`` a ``YYYY-MM-DD`` day)."""

@@ -7,6 +7,7 @@ Every ``/api/sessions/<sid>`` view looks the conversation up through
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
@@ -151,7 +152,9 @@ def ask(sid: str):
     from auto_analyst.web.quota import check_question
 
     state = auth_state()
-    check_question(state.store, state, conv.user)  # over the daily cap or the rate: refused before any model call
+    # Over the daily cap or the rate: refused before any model call. The hold reserves this question's
+    # estimated cost until its usage is recorded, so questions asked at once cannot all pass the cap.
+    hold = check_question(state.store, state, conv.user)
     meter = state.meter
 
     svc = service()  # the job thread has no app context
@@ -159,18 +162,31 @@ def ask(sid: str):
     def work(on_progress, cancel):
         from auto_analyst.results import ProgressEvent
 
-        # The first question of a session starts its worker (seconds); say so before the API's events.
-        on_progress(ProgressEvent(stage="starting", message="Preparing the session"))
         meter.before(conv.session)
         try:
+            # The first question of a session starts its worker (seconds); say so before the API's events.
+            on_progress(ProgressEvent(stage="starting", message="Preparing the session"))
             result = conv.session.ask(question, on_progress=on_progress, cancel=cancel, asked_at=asked_at)
         finally:
-            meter.after(conv.user, conv.session)
+            meter.after(conv.user, conv.session, hold)  # records the real cost and drops the hold
         svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 
-    job = svc.start_job(conv, "ask", work, title=question)
+    with _released_on_error(state, hold):
+        job = svc.start_job(conv, "ask", work, title=question)
     return jsonify(_job_json(conv, job)), 202
+
+
+@contextmanager
+def _released_on_error(state, hold):
+    """Drop ``hold`` when the question never starts (e.g. 409: the conversation is busy)."""
+    try:
+        yield
+    except BaseException:
+        from auto_analyst.web.quota import holds_of
+
+        holds_of(state.store).release(hold)
+        raise
 
 
 @bp.post("/api/sessions/<sid>/run")
@@ -189,20 +205,27 @@ def run_code(sid: str):
     from auto_analyst.web.auth import auth_state
     from auto_analyst.web.quota import check_question
 
-    check_question(auth_state().store, auth_state(), conv.user)
+    from auto_analyst.web.quota import holds_of
+
+    state = auth_state()
+    hold = check_question(state.store, state, conv.user)
     question = str(data.get("question") or "") or None
     svc = service()  # the job thread has no app context
 
     def work(on_progress, cancel):
         from auto_analyst.results import ProgressEvent
 
-        on_progress(ProgressEvent(stage="running", message="Running the edited script"))
-        result = conv.session.run_code(code, question=question and f"{question} (edited)", cancel=cancel,
-                                       asked_at=asked_at)
+        try:
+            on_progress(ProgressEvent(stage="running", message="Running the edited script"))
+            result = conv.session.run_code(code, question=question and f"{question} (edited)", cancel=cancel,
+                                           asked_at=asked_at)
+        finally:
+            holds_of(state.store).release(hold)  # a script run calls no model: nothing to record
         svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 
-    job = svc.start_job(conv, "run", work)
+    with _released_on_error(state, hold):
+        job = svc.start_job(conv, "run", work)
     return jsonify(_job_json(conv, job)), 202
 
 

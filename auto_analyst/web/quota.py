@@ -1,8 +1,10 @@
 """Per-user limits checked before a question reaches the model, and the usage recorded after it.
 
-An account's daily cost cap (USD, UTC day) refuses a question with kind ``budget`` (HTTP 402) once the
-day's recorded cost has reached it, before any model call; its questions-per-minute rate answers
-429 with ``Retry-After``. Users without an account row (the loopback-token owner) have no limits.
+An account's daily cost cap (USD, UTC day) refuses a question with kind ``budget`` (HTTP 402) before
+any model call once the day's recorded cost plus what its running questions hold reaches it
+(:mod:`auto_analyst.web.quota_holds`: the check and the reservation are one transaction, so questions
+asked at once cannot all pass); its questions-per-minute rate answers 429 with ``Retry-After``. Users
+without an account row (the loopback-token owner) have no limits.
 """
 
 from __future__ import annotations
@@ -15,37 +17,59 @@ from typing import Any
 
 from auto_analyst.web.accounts import AccountStore
 from auto_analyst.web.errors import ApiError
+from auto_analyst.web.quota_holds import BudgetHolds, Hold, Refusal
 
-__all__ = ["check_question", "UsageMeter"]
+__all__ = ["check_question", "holds_of", "UsageMeter"]
 
 log = logging.getLogger(__name__)
+_HOLDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_HOLDS_LOCK = threading.Lock()
 
 
-def check_question(store: AccountStore, limiter: Any, user: str) -> None:
-    """Refuse ``user``'s next question when over the daily cap or the rate.
+def holds_of(store: AccountStore) -> BudgetHolds:
+    """The budget holds next to ``store``'s tables (one per store)."""
+    with _HOLDS_LOCK:
+        holds = _HOLDS.get(store)
+        if holds is None:
+            holds = _HOLDS[store] = BudgetHolds(store)
+        return holds
+
+
+def check_question(store: AccountStore, limiter: Any, user: str) -> Hold | None:
+    """Reserve ``user``'s next question against the daily cap, then count it against the rate.
 
     Args:
         store: the accounts and usage tables.
         limiter: an :class:`~auto_analyst.web.auth.AuthState` (its ``hit``).
 
+    Returns:
+        the question's :class:`Hold` (None without a cap): pass it to :meth:`UsageMeter.after`, or to
+        ``holds_of(store).release`` when the question does not run.
+
     Raises:
-        ApiError: 402 ``budget`` over the daily cost cap; 429 ``rate_limit`` (with ``Retry-After``) over the rate.
+        ApiError: 402 ``budget`` when the day's cost plus running questions' holds reaches the cap; 429
+            ``rate_limit`` (with ``Retry-After``) over the rate (the hold is released first).
     """
     account = store.get(user)
     if account is None:
-        return
+        return None
+    hold = None
     if account.daily_cost_usd is not None:
-        spent = store.spent_today(user)
-        if spent >= account.daily_cost_usd:
-            raise ApiError(402, "budget", f"You have used ${spent:.4f} of your ${account.daily_cost_usd:.4f} daily "
-                                          "budget; ask again tomorrow (UTC) or ask an admin to raise it.")
+        got = holds_of(store).reserve(user)
+        if isinstance(got, Refusal):
+            running = f" (${got.held_usd:.4f} more is held by questions still running)" if got.held_usd else ""
+            raise ApiError(402, "budget", f"You have used ${got.spent_usd:.4f} of your ${got.cap_usd:.4f} daily "
+                                          f"budget{running}; ask again tomorrow (UTC) or ask an admin to raise it.")
+        hold = got
     if account.rate_per_minute is not None:
         wait = limiter.hit(f"{account.rate_per_minute}/minute", "questions", user)
         if wait:
+            holds_of(store).release(hold)
             seconds = math.ceil(wait)
             raise ApiError(429, "rate_limit", f"You asked {account.rate_per_minute} question(s) in the last minute, "
                                               f"your limit; ask again in {seconds} s.",
                            headers={"Retry-After": str(seconds)})
+    return hold
 
 
 class UsageMeter:
@@ -66,13 +90,15 @@ class UsageMeter:
         with self._lock:
             self._seen.setdefault(session, _counts(session.usage))
 
-    def after(self, user: str, session: Any) -> threading.Thread:
-        """Record ``user``'s new usage once the session's after-answer work is done (returns the thread)."""
-        thread = threading.Thread(target=self._record, args=(user, session), daemon=True, name="aa-usage")
+    def after(self, user: str, session: Any, hold: Hold | None = None) -> threading.Thread:
+        """Record ``user``'s new usage once the session's after-answer work is done, and drop the question's
+        budget ``hold`` with it (returns the thread)."""
+        thread = threading.Thread(target=self._record, args=(user, session, hold), daemon=True, name="aa-usage")
         thread.start()
         return thread
 
-    def _record(self, user: str, session: Any) -> None:
+    def _record(self, user: str, session: Any, hold: Hold | None) -> None:
+        holds = holds_of(self.store)
         try:
             session.settle()
             with self._lock:
@@ -80,9 +106,13 @@ class UsageMeter:
                 before = self._seen.get(session, (0, 0, 0, 0.0))
                 self._seen[session] = now
             delta = [a - b for a, b in zip(now, before)]
-            self.store.record(user, _Delta(*delta))
+            holds.settle(user, _Delta(*delta), hold)
         except Exception:  # noqa: BLE001 - the answer stands; the operator sees why usage was not recorded
             log.exception("usage of %s could not be recorded", user)
+            try:
+                holds.release(hold)  # else the hold blocks the user until it expires
+            except Exception:  # noqa: BLE001
+                log.exception("the budget hold of %s could not be released", user)
 
 
 class _Delta:

@@ -44,12 +44,95 @@ def test_users_list_set_passwd_remove(settings):
     assert changed.exit_code == 0 and "its 1 API token(s) revoked" in changed.output
     assert store.verify("bob", "bob-password") is None and store.verify("bob", "new-password") is not None
     assert store.get("bob").epoch == 1 and store.tokens("bob") == []  # older logins and tokens end
-    unconfirmed = _run(settings, ["users", "remove", "bob"])
-    assert unconfirmed.exit_code == 2 and "--keep-data" in unconfirmed.output and store.get("bob") is not None
+    unconfirmed = _run(settings, ["users", "remove", "bob"], input="n\n")
+    assert unconfirmed.exit_code == 1 and "delete its data: 0 conversation(s)" in unconfirmed.output
+    assert "--keep-data" in unconfirmed.output and store.get("bob") is not None  # not confirmed: nothing removed
     removed = _run(settings, ["users", "remove", "bob", "--keep-data"])
     assert removed.exit_code == 0 and "stay stored under the name 'bob'" in removed.output
     missing = _run(settings, ["users", "remove", "bob"])
     assert missing.exit_code == 2 and "No account 'bob'" in missing.output
+
+
+def _bobs_data(settings, datasets_dir) -> str:
+    """bob (and carol) with a conversation (an upload and an answered question), a profile and an error-fix entry."""
+    from auto_analyst.api import Analyst
+    from auto_analyst.memory.error_memory import ErrorMemory
+    from auto_analyst.web import create_app
+    from tests.web.conftest import Browser
+
+    app = create_app({"TESTING": True, "SECRET_KEY": "test-secret", "SETTINGS": settings})
+    try:
+        for name in ("bob", "carol"):
+            who = Browser(app.test_client(), login=(name, f"{name}-password"))
+            sid = who.new_session()
+            assert who.upload(sid, datasets_dir / "grunfeld.csv").status_code == 201
+            who.ask(sid, "total invest")
+    finally:
+        app.extensions["auto_analyst"].close()
+    analyst = Analyst(settings=settings, user="bob")
+    try:
+        analyst.profile("bob").set(style="concise")
+        analyst.profile("carol").set(style="concise")
+    finally:
+        analyst.close()
+    mem = ErrorMemory(settings)
+    for name in ("bob", "carol"):
+        mem.add("KeyError: 'invset'", "use the column invest", error_type="KeyError", agent="a", agent_version="1",
+                dataset_fingerprint="f", user=name)
+    mem.close()
+    return sid
+
+
+def _holdings(settings, name: str) -> dict:
+    from auto_analyst.api import Analyst
+
+    analyst = Analyst(settings=settings, user=name)
+    try:
+        return {"conversations": len(analyst.history(name).sessions()), "turns": len(analyst.history(name).turns()),
+                "profile": analyst.profile(name).get().style,
+                "errors": len(analyst.fix_memory(name).list(scope="user")),
+                "uploads": (settings.home / "uploads" / name).is_dir()}
+    finally:
+        analyst.close()
+
+
+def test_users_remove_deletes_the_users_data_after_confirmation_and_keep_data_keeps_it(settings, datasets_dir):
+    for name in ("bob", "carol", "dave"):
+        _run(settings, ["users", "add", name], input=f"{name}-password\n")
+    _bobs_data(settings, datasets_dir)
+    before = _holdings(settings, "bob")
+    assert before["conversations"] == 1 and before["turns"] == 1 and before["errors"] == 1 and before["uploads"]
+    assert before["profile"] == "concise"
+    removed = _run(settings, ["users", "remove", "bob"], input="y\n")
+    assert removed.exit_code == 0, removed.output
+    assert "delete its data: 1 conversation(s)" in removed.output and "1 error-fix entry" in removed.output
+    assert "its data is deleted" in removed.output
+    after = _holdings(settings, "bob")
+    assert after == {"conversations": 0, "turns": 0, "profile": "balanced", "errors": 0, "uploads": False}, after
+    assert not any((settings.home / "sessions").glob("*/*")) or all(  # only carol's session folders are left
+        p.parent.name != "bob" for p in (settings.home / "sessions").glob("*/*"))
+    store = AccountStore(settings=settings)
+    assert store.get("bob") is None
+    from sqlalchemy import inspect, text
+
+    left = {}
+    for table in inspect(store.engine).get_table_names():
+        if any(c["name"] == "user" for c in inspect(store.engine).get_columns(table)):
+            with store.engine.connect() as conn:
+                left[table] = conn.execute(text(f'SELECT COUNT(*) FROM "{table}" WHERE "user" = \'bob\'')).scalar()
+    assert {t for t, n in left.items() if n} == {"usage_daily"}, left  # only the operator's accounting stays
+    assert "entity_stream" in left and "turns" in left
+    carol = _holdings(settings, "carol")  # another user's data is untouched
+    assert carol == {"conversations": 1, "turns": 1, "profile": "concise", "errors": 1, "uploads": True}
+    # an account added again as bob starts empty
+    _run(settings, ["users", "add", "bob"], input="bob-password\n")
+    assert _holdings(settings, "bob")["conversations"] == 0
+    # --keep-data keeps it (no question asked)
+    kept = _run(settings, ["users", "remove", "carol", "--keep-data"])
+    assert kept.exit_code == 0 and "stay stored under the name 'carol'" in kept.output
+    assert _holdings(settings, "carol")["conversations"] == 1
+    # --yes skips the question
+    assert _run(settings, ["users", "remove", "dave", "--yes"]).exit_code == 0
 
 
 def test_tokens_create_list_revoke(settings):
