@@ -23,7 +23,10 @@ RUN pip install --no-cache-dir . && rm -rf build *.egg-info
 
 # An ordinary user: the server never runs as root. Its state (stores, history, uploads) lives in its home;
 # mount a volume there to keep it.
-RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin analyst
+# The state folder exists in the image, owned by the user: a volume mounted there (named or anonymous) starts
+# with that owner. Without it Docker makes the volume's folder as root and the user cannot write its state.
+RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin analyst \
+    && install -d -o analyst -g analyst -m 700 /home/analyst/state
 USER analyst
 WORKDIR /home/analyst
 ENV AUTO_ANALYST_HOME=/home/analyst/state \

@@ -63,10 +63,20 @@ class SessionRunner:
         # every run goes through SqlSandbox: with a database connected, its sql() queries run here first
         self.sandbox = SqlSandbox(self.runtime.new_sandbox(self.folder / "work", self.folder / "figures"), self.sql_source)
         # the worker's warm-up (importing pandas, sklearn, plotly...) overlaps with ours (dspy, litellm)
-        starter = threading.Thread(target=self.sandbox.start, daemon=True)
+        failed: list[BaseException] = []
+
+        def start() -> None:
+            try:
+                self.sandbox.start()
+            except BaseException as exc:  # noqa: BLE001 - raised in the asking thread, not printed by this one
+                failed.append(exc)
+
+        starter = threading.Thread(target=start, name="aa-worker-start", daemon=True)
         starter.start()
         count_tokens("warm up")
         starter.join()
+        if failed:
+            raise failed[0]
         self.push_tables(tables, active)
         self.pipeline = Pipeline(self.runtime.settings, lm, self.sandbox, self.runtime.agents, program)
         return self.pipeline

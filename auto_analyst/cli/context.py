@@ -55,6 +55,9 @@ def to_cli_error(exc: Exception) -> CliError:
         return CliError(str(missing), missing.exit_code)
     if isinstance(exc, AutoAnalystError):
         return CliError(str(exc), exc.exit_code)
+    if isinstance(exc, PermissionError) and exc.filename:  # e.g. a state folder (a container's volume) owned by root
+        return CliError(f"Cannot write {exc.filename}: permission denied for this user. Give the user that folder, "
+                        "or set AUTO_ANALYST_HOME to a folder it owns.", 2)
     return CliError(f"Something went wrong inside Auto-Analyst ({type(exc).__name__}: {str(exc)[:200]}); "
                     f"run again with {RAISE_ERRORS}=1 to see the traceback.", 1)
 
