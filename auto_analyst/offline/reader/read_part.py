@@ -17,6 +17,7 @@ from auto_analyst.offline.reader.conditions import (GROUP_BEFORE, read_filters, 
 from auto_analyst.offline.reader.constraints import read_constraints
 from auto_analyst.offline.reader.instructions import read_instructions, read_population
 from auto_analyst.offline.reader.lexicon import lexicon
+from auto_analyst.offline.reader.ratios import read_per_unit, read_value_rate
 from auto_analyst.offline.reader.linker import fuzzy_columns, link_columns, link_row_nouns, link_superlatives, link_table
 from auto_analyst.offline.reader.pieces import COMPARE, OVER_ALL_BEFORE, REFERENCE, WHICH_BEFORE, WHY, Pieces
 from auto_analyst.offline.reader.text import Reading, fold, normalize, spelled_numbers
@@ -78,6 +79,8 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     read_quarters(st, spec, table)  # 'the second quarter of 2008' before 'quarter' reads as a column
     from auto_analyst.offline.joins import qualify
 
+    per = read_per_unit(st, spec, vocab)  # 'per capita', 'per square metre': before 'square metre' reads as a unit
+    value_rate = read_value_rate(st, spec, vocab)  # 'churn rate' with a status value 'churned'
     mentions = _key_qualifiers(qualify(link_columns(st, vocab, spec), table, text), table, text)
     for m in mentions:  # 'bounce rate', 'churn rates': the percent of rows where the yes/no column is true
         r = re.match(r"\s+rates?\b", text[m.end:])
@@ -109,7 +112,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     p = Pieces(text=text, raw=question, spec=spec, funcs=funcs, chart=read_chart(st), task_word=read_task_words(st),
                n=n, keywords=keywords, keyword_spans=spans, mentions=all_mentions, superlatives=superlatives,
                drop_missing=drop_missing, significance=significance, negated=negated - both, both=both,
-               population=population, corr_method=corr_method, reading=st, notes=notes)
+               population=population, corr_method=corr_method, reading=st, notes=notes, per=per, value_rate=value_rate)
     p.row_nouns = link_row_nouns(st, vocab)
     link_table(st, vocab)
     for m in WHY.finditer(text):  # "why is it higher?": a question about the previous result
