@@ -179,3 +179,12 @@ def test_a_ratio_in_a_session_is_the_mean_of_the_rows_ratios(tmp_path):
     shown = float(re.search(r"Mean kwh_per_floor_area_m2\**: (\d+(?:\.\d+)?)", r.answer).group(1))
     assert shown == pytest.approx(want, abs=1e-4), r.answer
     assert "row by row" in r.answer
+
+
+@pytest.mark.parametrize("question, text", [
+    ("how many visits per tier?", "count of rows by `tier`"),
+    ("average score per tier", "mean of `score` by `tier`"),
+    ("average score per age", "mean of `score` by `age`"),  # whole numbers: groups, as before ratios were read
+])
+def test_per_a_column_of_whole_numbers_is_a_grouping_not_a_ratio(question, text):
+    assert read(clinic(), question) == [text]

@@ -77,11 +77,22 @@ def read_per_unit(st: Reading, spec: QuerySpec, vocab: Vocabulary) -> str | None
 def _per_column(text: str, spec: QuerySpec, table: TableDescription, mentions: list) -> str | None:
     """'kwh per floor area': a numeric grouping column named right after 'per' (each of its values a group would
     be nonsense), which is the ratio's denominator."""
-    kinds = {c.name: c.kind for c in table.columns}
+    if not any(m.column for m in spec.measures):
+        return None  # 'how many respondents per PID': a count of rows by groups
+    cols = {c.name: c for c in table.columns}
     for m in mentions:
-        if m.column in spec.group_by and kinds.get(m.column) == "numeric" and PER_COLUMN.search(text[:m.start]):
+        c = cols.get(m.column)
+        if m.column in spec.group_by and c is not None and c.kind == "numeric" and _measured(c) \
+                and PER_COLUMN.search(text[:m.start]):
             return m.column
     return None
+
+
+def _measured(col) -> bool:
+    """A numeric column of amounts with fractions (floor areas, populations in millions), not of whole numbers: "per
+    age", "per PID", "per year" on whole numbers group the rows, as they did before ratios were read."""
+    values = [v for v, _ in col.top_values] + [col.min, col.max]
+    return any(isinstance(v, float) and not float(v).is_integer() for v in values)
 
 
 def ratio_parts(p, spec: QuerySpec, table: TableDescription) -> list[QuerySpec] | None:
