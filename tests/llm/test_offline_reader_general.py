@@ -188,3 +188,8 @@ def test_a_ratio_in_a_session_is_the_mean_of_the_rows_ratios(tmp_path):
 ])
 def test_per_a_column_of_whole_numbers_is_a_grouping_not_a_ratio(question, text):
     assert read(clinic(), question) == [text]
+
+
+def test_how_many_on_average_is_the_mean_of_the_column():
+    assert read(clinic(), "how many points do visitors score on average?") == ["mean of `score`"]
+    assert read(clinic(), "how many visits are there and what is their average score?") != ["mean of `score`"]

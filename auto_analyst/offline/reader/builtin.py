@@ -48,6 +48,9 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
             spec.measures = [Measure(func="pct_true", column=flags[0])]
             return
         spec.filters += flag_filters(p, table)
+    if numeric and re.search(r"\bhow many\b(?:(?!\band\b).)*\bon average\b", text) and any(f == "mean" for _, f, _ in funcs):
+        # "how many days a week do they watch TV news on average": the mean of the column, not a count of rows
+        funcs = [(pos, f, w) for pos, f, w in funcs if w != "how many"]
     if numeric and len({f for _, f, _ in funcs}) > 1 and any(w in ("number of", "count of") for _, f, w in funcs):
         # "the mean number of wins": the number is the column itself, not a count of rows
         funcs = [(pos, f, w) for pos, f, w in funcs if w not in ("number of", "count of")]
