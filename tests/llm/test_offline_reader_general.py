@@ -193,3 +193,18 @@ def test_per_a_column_of_whole_numbers_is_a_grouping_not_a_ratio(question, text)
 def test_how_many_on_average_is_the_mean_of_the_column():
     assert read(clinic(), "how many points do visitors score on average?") == ["mean of `score`"]
     assert read(clinic(), "how many visits are there and what is their average score?") != ["mean of `score`"]
+
+
+def test_a_whole_question_opening_with_and_is_read_alone_and_and_the_x_by_y_keeps_the_rows():
+    got = read(clinic(), "mean score by tier where age above 50", "And what is the mean weight by smoker?")
+    assert got[1] == "mean of `weight` by `smoker`"
+    got = read(clinic(), "mean score by tier where age above 50", "and the mean weight by smoker?")
+    assert got[1] == "mean of `weight` by `smoker` where `age` > 50"
+
+
+def test_an_elliptical_chart_after_a_filtered_turn_says_the_filter_is_not_kept():
+    desc = describe_tables({"t": clinic()}, active="t")
+    prev = read_question("mean score by tier where age above 50", desc)[0]
+    s = read_question("and a histogram of weight?", desc, prev)[0]
+    assert s.answerable and render(s) == "histogram of `weight`"
+    assert any("`age` > 50" in a and "not kept" in a for a in s.assumptions), s.assumptions

@@ -50,6 +50,11 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
             "This builds on an earlier question I could not answer; ask it whole."])
     if how == "explain":
         return explain(prev, p)
+    if how == "fresh" and p.elliptical and fresh.answerable and prev.answerable and prev.filters and not fresh.filters:
+        # 'and a histogram of bmi?' after a filtered turn: read alone, over all rows; said, never silently
+        kept = " and ".join(f.to_text() for f in prev.filters)
+        fresh.assumptions.append(f"read as a question of its own over all rows (the earlier turn's condition {kept} "
+                                 "is not kept; say it again to keep it)")
     return merge(prev, p, table) if how == "merge" else fresh
 
 
@@ -66,7 +71,7 @@ def builds_on(p: Pieces, fresh: QuerySpec, prev: QuerySpec, within: bool = False
     # of one question it is not when the part lacks the columns ('Report the p-value of the correlation test')
     own_content = bool(p.numeric or p.categorical or p.dates or (p.keywords and (fresh.answerable or not within)))
     # 'and the mean bp?' continues the turn before (its groups and rows) unless it names groups or a task of its own
-    continues = p.elliptical and not (p.group_cols or p.keywords or p.chart or p.task_word)
+    continues = p.elliptical and not (p.keywords or p.chart or p.task_word)
     if own_content and not refers and not continues and (fresh.answerable or not lead) and not _bare_superlative(p, fresh):
         # a complete question of its own (perhaps saying "now" or "instead"), or one whose problem is its own
         return "fresh"
