@@ -208,3 +208,9 @@ def test_an_elliptical_chart_after_a_filtered_turn_says_the_filter_is_not_kept()
     s = read_question("and a histogram of weight?", desc, prev)[0]
     assert s.answerable and render(s) == "histogram of `weight`"
     assert any("`age` > 50" in a and "not kept" in a for a in s.assumptions), s.assumptions
+
+
+def test_how_old_is_the_oldest_and_over_the_period_add_nothing_of_their_own():
+    assert read(clinic(), "How old is the oldest visitor?") == ["top 1 rows by `age` with `visit_id`"]
+    assert read(clinic(), "What was the average score over the whole period?") == ["mean of `score`"]
+    assert read(clinic(), "average score per period")[0].startswith("decline")  # a grouping by nothing: never dropped

@@ -103,6 +103,10 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     corr_method = read_corr_method(st)
     n = read_topn(st)  # before the statistics and adjectives: "top 3", "3 largest" keep rows, they are no maximum
     superlatives = link_superlatives(st, vocab)
+    _how_adjective(st, superlatives)
+    for m in WHOLE_SPAN.finditer(text):  # 'the average unemployment over the period': all the rows, no condition
+        if st.free(m.start(), m.end()):
+            st.take(m.start(), m.end())
     significance = read_significance(st)
     keywords, spans = _plugin_words(st)
     for name, a, b in reserved:  # the reserved words are the plugin's own words too
@@ -172,6 +176,20 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
         setattr(p, name, list(dict.fromkeys(getattr(p, name))))
     _superlative_of_rows(p, all_mentions)
     return p
+
+
+WHOLE_SPAN = re.compile(r"\b(?:over|during|across|for|in)\s+the\s+(?:whole\s+|entire\s+)?(?:period|time\s+span|timespan)"
+                        r"(?=\s*(?:[,.;?!]|$))")
+
+
+def _how_adjective(st: Reading, superlatives: list) -> None:
+    """'how old is the oldest respondent', 'how heavy is the heaviest car': the 'how <adjective>' asks for the value the
+    superlative of the same adjective picks; it adds nothing of its own."""
+    from auto_analyst.offline.reader.morphology import adjective_bases
+
+    for m in re.finditer(r"\bhow\s+([a-z]+)\b", st.text):
+        if st.free(m.start(1), m.end(1)) and any(m.group(1) in adjective_bases(s.word) | {s.word} for s in superlatives):
+            st.take(m.start(), m.end())
 
 
 UNREAD_NEGATION = re.compile(r"\b(?:other\s+than|neither|nor|anything\s+but|all\s+but|everything\s+but|apart\s+from|"
