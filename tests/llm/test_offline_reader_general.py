@@ -214,3 +214,9 @@ def test_how_old_is_the_oldest_and_over_the_period_add_nothing_of_their_own():
     assert read(clinic(), "How old is the oldest visitor?") == ["top 1 rows by `age` with `visit_id`"]
     assert read(clinic(), "What was the average score over the whole period?") == ["mean of `score`"]
     assert read(clinic(), "average score per period")[0].startswith("decline")  # a grouping by nothing: never dropped
+
+
+def test_a_later_part_naming_the_column_of_an_earlier_task_is_not_declined():
+    desc = describe_tables({"t": clinic()}, active="t")
+    specs = read_question("Remove the outliers of score using the IQR method. Do this for the score column only.", desc)
+    assert all(s.answerable for s in specs), [s.problems for s in specs]
