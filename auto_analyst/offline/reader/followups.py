@@ -190,7 +190,7 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # 
                                     column=c) for c in p.numeric]
         else:
             _swap_column(new, p.numeric[0], table, plain[0] if plain else None)
-    elif p.numeric and p.elliptical and not p.chart and not p.task_word and not superlative_word(p):
+    elif p.numeric and p.elliptical and not p.chart and not p.task_word and not _superlative_word(p):
         # 'and s5?' after an answer with no measured column to replace: never answered as the earlier one again
         new.problems.append(f"I can't tell what to do with `{p.numeric[0]}` in the earlier question; ask it whole.")
     superlative = next((f for _, f, w in p.funcs if f in ("min", "max") and w not in PLAIN), None)
@@ -216,7 +216,8 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # 
     return new
 
 
-def superlative_word(p: Pieces) -> bool:
+def _superlative_word(p: Pieces) -> bool:
+    """'highest', 'lowest' said as a superlative (not 'the maximum', a plain statistic)."""
     return any(f in ("min", "max") and w not in PLAIN for _, f, w in p.funcs)
 
 
