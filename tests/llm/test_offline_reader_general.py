@@ -220,3 +220,10 @@ def test_a_later_part_naming_the_column_of_an_earlier_task_is_not_declined():
     desc = describe_tables({"t": clinic()}, active="t")
     specs = read_question("Remove the outliers of score using the IQR method. Do this for the score column only.", desc)
     assert all(s.answerable for s in specs), [s.problems for s in specs]
+
+
+def test_that_group_after_a_rank_is_the_group_it_named_and_declines_after_several():
+    got = read(clinic(), "which tier has the most visits?", "what is the average weight in that group?")
+    assert got[1] == "mean of `weight` by `tier` where `tier` among the top 1 by count of rows"
+    got = read(clinic(), "mean score by tier", "what is the average weight in that group?")
+    assert got[1].startswith("decline") and "which group" in got[1]

@@ -23,7 +23,7 @@ FOLLOW_UP = re.compile(r"\bhow many are there\b|\b(now|only|same|that|those|thes
 REFERS = re.compile(r"\bhow many are there\b|\b(that|those|these|it|them|their|they|this|the relationship|same)\b")
 OF_THOSE = re.compile(r"\b(?:(?:the\s+)?(top|first|bottom|last)\s+(one|two|three|four|five|\d+)|(?:those|these|the)\s+"
                       r"(one|two|three|four|five|\d+)(?:\s+ones)?|the\s+(top|bottom|best|worst|highest|lowest|winner|"
-                      r"largest|smallest)\s+(?:one|group))\b")
+                      r"largest|smallest)\s+(?:one|group)|(?:in|for|of)\s+(that|this)\s+(?:group|one))\b")
 # references that only make sense after an earlier answer (a first question saying them is not read alone)
 STRONG_REFERENCE = re.compile(r"\b(?:the\s+(?:top|bottom|first|last)\s+one|(?:those|these)\s+(?:one|two|three|four|five|"
                               r"\d+)|same\s+(?:for|as|with)|the\s+previous\s+(?:answer|result|one)|that\s+(?:result|answer))\b")
@@ -116,6 +116,11 @@ def _selection(prev: QuerySpec, p: Pieces) -> Filter | None:
     m = _of_those(p)
     if not m or not prev.group_by or not prev.measures or prev.task not in ("rank", "top_n", "aggregate", "chart"):
         return None
+    if m.group(5):
+        # 'what is the average age in that group?' after 'which PID has the most?': the one group the rank named
+        if prev.task != "rank":
+            return None
+        return Filter(column=prev.group_by[0], op="in_top", value=1, by=prev.measures[0], ascending=prev.ascending)
     word = m.group(2) or m.group(3)
     if m.group(3) and m.group(3) != "one":
         # 'those three' are the three groups the earlier answer showed: a top 3, or three groups kept by a filter
@@ -143,7 +148,11 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # 
     new.rounding = p.spec.rounding if p.spec.rounding is not None else prev.rounding
     new.percent = p.spec.percent or prev.percent
     chosen = _selection(prev, p)
-    if chosen is None and OF_THOSE.search(p.text) and STRONG_REFERENCE.search(p.text):
+    that_group = OF_THOSE.search(p.text)
+    if chosen is None and that_group and that_group.group(5):
+        # 'in that group' after an answer of several groups (or none): which one it is, the words do not say
+        new.problems.append(f"I can't tell which group of the earlier answer '{that_group.group(0)}' means; name it.")
+    elif chosen is None and OF_THOSE.search(p.text) and STRONG_REFERENCE.search(p.text):
         # 'the top one', 'those three' that pick nothing out of the earlier answer: never answered as if they did
         new.problems.append(f"I can't tell which groups of the earlier answer '{STRONG_REFERENCE.search(p.text).group(0)}' "
                             "means; name them.")
