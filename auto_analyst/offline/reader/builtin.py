@@ -48,6 +48,9 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
             spec.measures = [Measure(func="pct_true", column=flags[0])]
             return
         spec.filters += flag_filters(p, table)
+    if numeric and re.search(r"\bhow many\b(?:(?!\band\b).)*\bon average\b", text) and any(f == "mean" for _, f, _ in funcs):
+        # "how many days a week do they watch TV news on average": the mean of the column, not a count of rows
+        funcs = [(pos, f, w) for pos, f, w in funcs if w != "how many"]
     if numeric and len({f for _, f, _ in funcs}) > 1 and any(w in ("number of", "count of") for _, f, w in funcs):
         # "the mean number of wins": the number is the column itself, not a count of rows
         funcs = [(pos, f, w) for pos, f, w in funcs if w not in ("number of", "count of")]
@@ -118,6 +121,11 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         ident = vocabulary(table).id_column or time_column(table)
         if ident and ident not in numeric:
             spec.group_by = [ident]
+    elif _which_rows(p, spec, table, numeric, group_cols + categorical, plain_funcs or superlative or task_word):
+        # "which states have a murder rate above 8?": the identifying column's values of the rows kept, with the
+        # compared values
+        spec.task, spec.group_by = "lookup", [vocabulary(table).id_column]
+        spec.columns = list(dict.fromkeys(f.column for f in spec.filters))
     elif spec.percent and (spec.filters or group_cols or categorical):
         # "what percent of orders come from North", "share of revenue by region"
         spec.task, spec.group_by = "aggregate", group_cols or [c for c in categorical][:1]
@@ -152,6 +160,16 @@ def _open(spec: QuerySpec, group_cols, numeric, categorical, dates) -> None:
         spec.task, spec.columns = "value_counts", (categorical + group_cols)[:1]
         spec.assumptions.append(f"an open question: answered with the counts of each {spec.columns[0]}; ask for a "
                                 "statistic or a chart for something else")
+
+
+def _which_rows(p: Pieces, spec: QuerySpec, table: TableDescription, numeric, named, asked) -> bool:
+    """'which states have X above 8', 'list the patients with bmi over 40': a question naming only the rows (the
+    identifying column, one value a row) and comparisons of numeric columns, with no statistic of its own."""
+    ident = vocabulary(table).id_column
+    kinds = {c.name: c.kind for c in table.columns}
+    return bool(ident and not asked and not numeric and list(dict.fromkeys(named)) == [ident] and spec.filters
+                and all(f.op in (">", ">=", "<", "<=", "between") and kinds.get(f.column) == "numeric" for f in spec.filters)
+                and re.match(r"^\s*(?:which|what|list|show|name)\b", p.text))
 
 
 def flag_filters(p: Pieces, table: TableDescription) -> list[Filter]:

@@ -144,7 +144,7 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
             st.take(count_before.start(1), m.start)
             used.add(i)
             continue
-        bare = re.match(r"\s+(\d+)\b(?!\s*(?:%|\.\d|[a-z]))", text[m.end:])
+        bare = BARE_CODE.match(text[m.end:])
         if bare and col.kind == "numeric" and 0 < col.distinct <= 20 and isinstance(col.min, (int, float)) \
                 and col.min <= int(bare.group(1)) <= col.max and st.free(m.end, m.end + bare.end()):
             # "for quarter 4", "cylinders 8": a value of a column with few values
@@ -173,6 +173,7 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
         st.take(m.end, m.end + after.end())
         _units_after(st, m.end + after.end(), vocab, m.column)
         used.add(i)
+    _or_more(st, spec, mentions, used, table, vocab)
     _comparatives(st, spec, vocab)
     _unit_comparisons(st, spec, vocab)
     # category values written in the question ("for Garden", "from Montréal")
@@ -207,6 +208,12 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
     return used
 
 
+# "quarter 4", "vote 0 and vote 1", "education level 7", "group 1 vs group 2": a code of a column with few values; a
+# number followed by another word ('8 km', '60 or older') is no code
+BARE_CODE = re.compile(r"\s+(?:(?:level|group|code|category|class|value|number|no\.?)\s+)?(\d+)\b(?!\s*(?:%|\.\d))"
+                       r"(?=\s*(?:$|[,;?!)]|\.(?!\d)|(?:and|vs\.?|versus|or|compared\s+(?:to|with))\s+(?!older|younger|more|"
+                       r"less|above|below|over|under|higher|lower|greater|fewer|later|earlier|after|before|up\b|down\b)"
+                       r"|(?:with|who|that|where|in|for|among|than)\b))")
 UNIT_CMP = re.compile(rf"(?P<op>{_CMP_WORDS})\s+(?P<v1>-?\d+(?:\.\d+)?)\s*(?P<unit>[a-z%$€£]+)\b")
 
 
@@ -219,6 +226,44 @@ def _unit_comparisons(st: Reading, spec: QuerySpec, vocab: Vocabulary) -> None:
         if len(cols) == 1:
             spec.filters.append(Filter(column=cols[0], op=OPS[m.group("op")], value=number(m.group("v1"))))
             st.take(m.start(), m.end())
+
+
+OR_MORE = re.compile(r"(?P<v1>-?\d+(?:\.\d+)?)\s*(?P<unit>[a-z%$€£]+\s+)??(?:or|and)\s+(?P<word>[a-z]+)\b(?!\s+than\b)")
+_UP = ("more", "above", "over", "higher", "greater", "up", "larger", "bigger")
+_DOWN = ("less", "fewer", "below", "under", "lower", "smaller", "down")
+
+
+def _or_more(st: Reading, spec: QuerySpec, mentions: list[Mention], used: set[int], table: TableDescription,
+             vocab: Vocabulary) -> None:
+    """'aged 60 or older', 'bmi 30 or above', 'patients 65 and over': the number itself included (>= / <=). The
+    column is the one named right before the number, or the one a comparative adjective measures ('older': age)."""
+    for m in OR_MORE.finditer(st.text):
+        if not st.free(m.start(), m.end()):
+            continue
+        word = m.group("word")
+        before = next((k for k, x in enumerate(mentions) if x.end <= m.start() and not st.text[x.end:m.start()].strip()
+                       and k not in used), None)
+        col, up = None, None
+        if word in _UP or word in _DOWN:
+            if before is None:
+                continue
+            col, up = mentions[before].column, word in _UP
+        else:
+            hits = {(c, d) for c, d, _ in vocab.adjective(word)}
+            if len({c for c, _ in hits}) != 1 or not word.endswith("er"):
+                continue
+            col, direction = hits.pop()
+            if before is not None and mentions[before].column != col:
+                continue  # 'bmi 30 or older': the number is not of the column the adjective measures
+            up = direction == "max"
+        if _col(table, col).kind != "numeric":
+            continue
+        if m.group("unit") and m.group("unit").strip() not in vocab.units.get(col, []) + ["years", "year"]:
+            continue
+        spec.filters.append(Filter(column=col, op=">=" if up else "<=", value=number(m.group("v1"))))
+        st.take(mentions[before].start if before is not None else m.start(), m.end())
+        if before is not None:
+            used.add(before)
 
 
 def _comparatives(st: Reading, spec: QuerySpec, vocab: Vocabulary) -> None:

@@ -23,7 +23,7 @@ FOLLOW_UP = re.compile(r"\bhow many are there\b|\b(now|only|same|that|those|thes
 REFERS = re.compile(r"\bhow many are there\b|\b(that|those|these|it|them|their|they|this|the relationship|same)\b")
 OF_THOSE = re.compile(r"\b(?:(?:the\s+)?(top|first|bottom|last)\s+(one|two|three|four|five|\d+)|(?:those|these|the)\s+"
                       r"(one|two|three|four|five|\d+)(?:\s+ones)?|the\s+(top|bottom|best|worst|highest|lowest|winner|"
-                      r"largest|smallest)\s+(?:one|group))\b")
+                      r"largest|smallest)\s+(?:one|group)|(?:in|for|of)\s+(that|this)\s+(?:group|one))\b")
 # references that only make sense after an earlier answer (a first question saying them is not read alone)
 STRONG_REFERENCE = re.compile(r"\b(?:the\s+(?:top|bottom|first|last)\s+one|(?:those|these)\s+(?:one|two|three|four|five|"
                               r"\d+)|same\s+(?:for|as|with)|the\s+previous\s+(?:answer|result|one)|that\s+(?:result|answer))\b")
@@ -50,6 +50,11 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
             "This builds on an earlier question I could not answer; ask it whole."])
     if how == "explain":
         return explain(prev, p)
+    if how == "fresh" and p.elliptical and fresh.answerable and prev.answerable and prev.filters and not fresh.filters:
+        # 'and a histogram of bmi?' after a filtered turn: read alone, over all rows; said, never silently
+        kept = " and ".join(f.to_text() for f in prev.filters)
+        fresh.assumptions.append(f"read as a question of its own over all rows (the earlier turn's condition {kept} "
+                                 "is not kept; say it again to keep it)")
     return merge(prev, p, table) if how == "merge" else fresh
 
 
@@ -61,14 +66,16 @@ def builds_on(p: Pieces, fresh: QuerySpec, prev: QuerySpec, within: bool = False
     if p.why:
         return "explain"
     refers = REFERS.search(p.text) or _of_those(p)
-    lead = re.match(r"^\s*(?:same|now|and|what about|how about|only|also|then)\b", p.text)
+    lead = p.elliptical or re.match(r"^\s*(?:same|now|and|what about|how about|only|also|then)\b", p.text)
     # a plugin's word is content of its own when the part reads alone ('remove the outliers'); in a later part
     # of one question it is not when the part lacks the columns ('Report the p-value of the correlation test')
     own_content = bool(p.numeric or p.categorical or p.dates or (p.keywords and (fresh.answerable or not within)))
-    if own_content and not refers and (fresh.answerable or not lead) and not _bare_superlative(p, fresh):
+    # 'and the mean bp?' continues the turn before (its groups and rows) unless it names groups or a task of its own
+    continues = p.elliptical and not (p.keywords or p.chart or p.task_word)
+    if own_content and not refers and not continues and (fresh.answerable or not lead) and not _bare_superlative(p, fresh):
         # a complete question of its own (perhaps saying "now" or "instead"), or one whose problem is its own
         return "fresh"
-    if not (FOLLOW_UP.search(p.text) or _of_those(p) or not fresh.answerable):
+    if not (p.elliptical or FOLLOW_UP.search(p.text) or _of_those(p) or not fresh.answerable):
         return "fresh"
     return "merge"
 
@@ -109,6 +116,11 @@ def _selection(prev: QuerySpec, p: Pieces) -> Filter | None:
     m = _of_those(p)
     if not m or not prev.group_by or not prev.measures or prev.task not in ("rank", "top_n", "aggregate", "chart"):
         return None
+    if m.group(5):
+        # 'what is the average age in that group?' after 'which PID has the most?': the one group the rank named
+        if prev.task != "rank":
+            return None
+        return Filter(column=prev.group_by[0], op="in_top", value=1, by=prev.measures[0], ascending=prev.ascending)
     word = m.group(2) or m.group(3)
     if m.group(3) and m.group(3) != "one":
         # 'those three' are the three groups the earlier answer showed: a top 3, or three groups kept by a filter
@@ -136,7 +148,11 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # 
     new.rounding = p.spec.rounding if p.spec.rounding is not None else prev.rounding
     new.percent = p.spec.percent or prev.percent
     chosen = _selection(prev, p)
-    if chosen is None and OF_THOSE.search(p.text) and STRONG_REFERENCE.search(p.text):
+    that_group = OF_THOSE.search(p.text)
+    if chosen is None and that_group and that_group.group(5):
+        # 'in that group' after an answer of several groups (or none): which one it is, the words do not say
+        new.problems.append(f"I can't tell which group of the earlier answer '{that_group.group(0)}' means; name it.")
+    elif chosen is None and OF_THOSE.search(p.text) and STRONG_REFERENCE.search(p.text):
         # 'the top one', 'those three' that pick nothing out of the earlier answer: never answered as if they did
         new.problems.append(f"I can't tell which groups of the earlier answer '{STRONG_REFERENCE.search(p.text).group(0)}' "
                             "means; name them.")
@@ -160,16 +176,32 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # 
         new.group_by = p.group_cols[:1]
     plain = [f for _, f, w in p.funcs if f not in ("min", "max") or w in PLAIN]
     counted = any(f == "count" for _, f, _ in p.funcs) and not p.numeric
-    if counted and chosen is not None:
-        new.measures = [Measure(func="count")]  # "the top one: how many trips?"
+    if new.task == "lookup" and (counted or (plain and p.numeric)) and not p.group_cols:
+        # 'how many are there?', 'what is their average poverty?' after a list of rows: a statistic of those rows
+        new.task, new.group_by, new.columns, new.measures = "aggregate", [], [], [Measure(func="count")]
+    if counted and (chosen is not None or p.elliptical or prev.task == "lookup") and new.task in ("aggregate", "rank", "top_n"):
+        new.measures = [Measure(func="count")]  # "the top one: how many trips?", "and the count?": rows, same groups
     elif plain and new.measures and not p.numeric:
         if len(plain) > 1:  # "the mean and standard deviation, using pandas": each statistic of the same columns
             cols = list(dict.fromkeys(m.column for m in new.measures))
             new.measures = [Measure(func=f, column=c) for c in cols for f in dict.fromkeys(plain)]
+        elif any(m.column is None for m in new.measures) and plain[0] != "count":
+            # 'and the median?' after a count of rows: a median of which column the words do not say
+            new.problems.append(f"I can't tell which column the {plain[0]} is of (the earlier answer counted rows); "
+                                "name it.")
         else:
             new.measures = [m.model_copy(update={"func": plain[0]}) for m in new.measures]
-    if p.numeric and not p.chart and (new.measures or new.task == "chart"):
-        _swap_column(new, p.numeric[0], table, plain[0] if plain else None)
+    if p.numeric and not p.chart and new.task == "correlation":
+        _swap_pair(new, p.numeric)
+    elif p.numeric and not p.chart and (new.measures or new.task == "chart"):
+        if len(p.numeric) > 1 and new.task != "chart":
+            new.measures = [Measure(func=plain[0] if plain else (new.measures[0].func if new.measures[0].column else "mean"),
+                                    column=c) for c in p.numeric]
+        else:
+            _swap_column(new, p.numeric[0], table, plain[0] if plain else None)
+    elif p.numeric and p.elliptical and not p.chart and not p.task_word and not _superlative_word(p):
+        # 'and s5?' after an answer with no measured column to replace: never answered as the earlier one again
+        new.problems.append(f"I can't tell what to do with `{p.numeric[0]}` in the earlier question; ask it whole.")
     superlative = next((f for _, f, w in p.funcs if f in ("min", "max") and w not in PLAIN), None)
     if superlative and not p.chart and new.group_by and new.measures and chosen is None:
         # "which of those is the highest?": rank the previous result's groups (a top N: among those N)
@@ -193,6 +225,24 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # 
     return new
 
 
+def _superlative_word(p: Pieces) -> bool:
+    """'highest', 'lowest' said as a superlative (not 'the maximum', a plain statistic)."""
+    return any(f in ("min", "max") and w not in PLAIN for _, f, w in p.funcs)
+
+
+def _swap_pair(new: QuerySpec, cols: list[str]) -> None:
+    """'what about bp and target?' after a correlation: the two columns named are the new pair. One column alone
+    ('and s5?') replaces one of the two, and which one the words do not say, unless it is one of them already."""
+    if len(cols) == 2:
+        new.x, new.y = cols
+        return
+    if len(cols) == 1 and cols[0] not in (new.x, new.y):
+        new.problems.append(f"I can't tell whether `{cols[0]}` takes the place of `{new.x}` or of `{new.y}` in the "
+                            f"correlation; ask 'correlation between {cols[0]} and {new.y}'.")
+        return
+    new.problems.append("I can't tell which two columns the relationship is about; name them.")
+
+
 def _swap_column(new: QuerySpec, col: str, table: TableDescription, func: str | None = None) -> None:
     """'same for humidity': the new column takes the place of the measured one (a chart's axis too)."""
     if new.task == "chart" and new.chart == "histogram":
@@ -202,8 +252,12 @@ def _swap_column(new: QuerySpec, col: str, table: TableDescription, func: str | 
     elif new.task == "chart" and new.chart == "scatter":
         new.problems.append("Say which axis the new column replaces ('scatter of A against B').")
     elif new.measures:
-        new.measures = [m.model_copy(update={"column": col, "func": func or (m.func if m.column else "mean")})
-                        for m in new.measures]
+        if func is None and any(m.column is None for m in new.measures):
+            # 'and bp?' after a count of rows: its mean, its total or its count, the words do not say
+            new.problems.append(f"I can't tell which statistic of `{col}` you want (the earlier answer counted rows); "
+                                f"say it ('the mean {col}').")
+            return
+        new.measures = [m.model_copy(update={"column": col, "func": func or m.func}) for m in new.measures]
 
 
 PERIODS = {"year": "year", "years": "year", "month": "month", "months": "month", "quarter": "quarter"}

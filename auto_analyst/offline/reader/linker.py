@@ -97,6 +97,9 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
         elif ms[0].how == "synonym":  # a word the column's name does not have: said, so a wrong link is seen
             said = st.text[s:e]
             spec.assumptions.append(f"took '{said}' as `{ms[0].column}` (a word the lexicon gives for it)")
+        elif ms[0].how == "clipped":  # the name spells the words' starts: said, so a wrong link is seen
+            spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (its name joins the starts of those "
+                                    "words)")
         elif ms[0].how == "meaning":  # the data dictionary named it so
             spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (the data dictionary: "
                                     f"\"{vocab.meaning(ms[0].column)}\")")

@@ -13,6 +13,7 @@ from auto_analyst.data.description import DatasetDescription, TableDescription
 from auto_analyst.offline.reader.constraints import OTHERWISE, STATISTICS_MODULE, interpretation_only, normality_rule
 from auto_analyst.offline.reader.followups import FOLLOW_UP, REFERS, resolve
 from auto_analyst.offline.reader.grammar import decide
+from auto_analyst.offline.reader.ratios import ratio_parts
 from auto_analyst.offline.reader.read_part import read_pieces
 from auto_analyst.offline.reader.restate import (covered_by, inherit_method, missing_detail, refine_formula, share_threshold,
                                                     spec_columns)
@@ -220,6 +221,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
     intros: set[int] = set()
     pending = []
     restriction = ""
+    elliptical = bool(ELLIPSIS.match(question.strip()))
     for part in split_parts(question):
         if new_column:  # "the mean of this new feature": the column made by the part before
             part = THE_NEW_ONE.sub(f"`{new_column}`", part)
@@ -227,6 +229,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         # a part read against another table than the spec it would follow is a question of its own
         here = prev_spec if prev_spec is not None and prev_spec.table == table.name else None
         pieces = read_pieces(part, table)
+        pieces.elliptical = elliptical and not specs and previous is not None
         if specs and _normality_rule(part, specs):
             continue  # 'If the p-value is less than 0.05, the data is not normal': the normality test's level
         if specs and interpretation_only(pieces.text):
@@ -270,6 +273,14 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
                 continue
             if spec.answerable and spec.task == prev_spec.task:
                 continue  # the same task again, about the same column: answered by the part before
+        ratio = ratio_parts(pieces, spec, table)  # 'kwh per floor area', 'gdp per capita', 'churn rate by plan'
+        if ratio is not None and len(ratio) == 2:
+            specs.append(ratio[0])
+            desc = with_new_column(desc, table, ratio[0])
+            table = desc.table(table.name)
+            spec = ratio[1]
+        elif ratio is not None:
+            spec = ratio[0]
         per_row(pieces.text, spec, table)
         dropped = dropped_grouping(pieces.text, spec, table)
         if dropped:
@@ -309,6 +320,10 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
                                          and covered_by(s, t)) for t in specs[k + 1:])]
 
 
+# "and the count?", "what about bp and target?", "and s5?": a turn opening so continues the turn before (split_parts
+# drops the 'and', so the follow-up stage is told)
+ELLIPSIS = re.compile(r"^(?:and|what\s+about|how\s+about|and\s+what\s+about|and\s+how\s+about)\b(?!\s+(?:how|what|which|"
+                      r"who|is|are|does|do|plot|show)\b)", re.I)
 INTRO = re.compile(r"^(?:perform|do|conduct|carry\s+out|run|make)\s+(?:a|an)\s+(?:[\w-]+\s+){0,2}analysis\b"
                    r"|^(?:explore|examine|investigate|analy[sz]e|study)\s+the\s+distribution\s+of\b")
 PROSE = re.compile(r"^(?:interpret|explain|discuss|comment\s+on|summari[sz]e|provide\s+(?:a\s+|an\s+)?(?:brief\s+|short\s+)?"

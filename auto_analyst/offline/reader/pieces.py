@@ -58,6 +58,9 @@ class Pieces:
     corr_method: str | None = None  # 'spearman' or 'kendall' when named
     why: bool = False  # 'why is it higher?', 'how was that computed?': about the previous result
     notes: set[str] = field(default_factory=set)  # from the constraint rules (constraints.STATISTICS_MODULE)
+    per: str | None = None  # the column 'per capita' / 'per square metre' divides by (reader/ratios.py)
+    value_rate: bool = False  # 'churn rate' read as the percent of rows with a value ('churned')
+    elliptical: bool = False  # the question opens with 'and' / 'what about' / 'how about': it continues the turn before
     reading: Reading | None = None
 
     @property

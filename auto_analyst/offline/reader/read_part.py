@@ -17,6 +17,7 @@ from auto_analyst.offline.reader.conditions import (GROUP_BEFORE, read_filters, 
 from auto_analyst.offline.reader.constraints import read_constraints
 from auto_analyst.offline.reader.instructions import read_instructions, read_population
 from auto_analyst.offline.reader.lexicon import lexicon
+from auto_analyst.offline.reader.ratios import read_per_unit, read_value_rate
 from auto_analyst.offline.reader.linker import fuzzy_columns, link_columns, link_row_nouns, link_superlatives, link_table
 from auto_analyst.offline.reader.pieces import COMPARE, OVER_ALL_BEFORE, REFERENCE, WHICH_BEFORE, WHY, Pieces
 from auto_analyst.offline.reader.text import Reading, fold, normalize, spelled_numbers
@@ -78,6 +79,8 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     read_quarters(st, spec, table)  # 'the second quarter of 2008' before 'quarter' reads as a column
     from auto_analyst.offline.joins import qualify
 
+    per = read_per_unit(st, spec, vocab)  # 'per capita', 'per square metre': before 'square metre' reads as a unit
+    value_rate = read_value_rate(st, spec, vocab)  # 'churn rate' with a status value 'churned'
     mentions = _key_qualifiers(qualify(link_columns(st, vocab, spec), table, text), table, text)
     for m in mentions:  # 'bounce rate', 'churn rates': the percent of rows where the yes/no column is true
         r = re.match(r"\s+rates?\b", text[m.end:])
@@ -100,6 +103,10 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     corr_method = read_corr_method(st)
     n = read_topn(st)  # before the statistics and adjectives: "top 3", "3 largest" keep rows, they are no maximum
     superlatives = link_superlatives(st, vocab)
+    _how_adjective(st, superlatives)
+    for m in WHOLE_SPAN.finditer(text):  # 'the average unemployment over the period': all the rows, no condition
+        if st.free(m.start(), m.end()):
+            st.take(m.start(), m.end())
     significance = read_significance(st)
     keywords, spans = _plugin_words(st)
     for name, a, b in reserved:  # the reserved words are the plugin's own words too
@@ -109,7 +116,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     p = Pieces(text=text, raw=question, spec=spec, funcs=funcs, chart=read_chart(st), task_word=read_task_words(st),
                n=n, keywords=keywords, keyword_spans=spans, mentions=all_mentions, superlatives=superlatives,
                drop_missing=drop_missing, significance=significance, negated=negated - both, both=both,
-               population=population, corr_method=corr_method, reading=st, notes=notes)
+               population=population, corr_method=corr_method, reading=st, notes=notes, per=per, value_rate=value_rate)
     p.row_nouns = link_row_nouns(st, vocab)
     link_table(st, vocab)
     for m in WHY.finditer(text):  # "why is it higher?": a question about the previous result
@@ -169,6 +176,20 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
         setattr(p, name, list(dict.fromkeys(getattr(p, name))))
     _superlative_of_rows(p, all_mentions)
     return p
+
+
+WHOLE_SPAN = re.compile(r"\b(?:over|during|across|for|in)\s+the\s+(?:whole\s+|entire\s+)?(?:period|time\s+span|timespan)"
+                        r"(?=\s*(?:[,.;?!]|$))")
+
+
+def _how_adjective(st: Reading, superlatives: list) -> None:
+    """'how old is the oldest respondent', 'how heavy is the heaviest car': the 'how <adjective>' asks for the value the
+    superlative of the same adjective picks; it adds nothing of its own."""
+    from auto_analyst.offline.reader.morphology import adjective_bases
+
+    for m in re.finditer(r"\bhow\s+([a-z]+)\b", st.text):
+        if st.free(m.start(1), m.end(1)) and any(m.group(1) in adjective_bases(s.word) | {s.word} for s in superlatives):
+            st.take(m.start(), m.end())
 
 
 UNREAD_NEGATION = re.compile(r"\b(?:other\s+than|neither|nor|anything\s+but|all\s+but|everything\s+but|apart\s+from|"

@@ -26,7 +26,7 @@ GENERIC = {"column", "columns", "field", "fields", "variable", "variables", "fea
 DATE_WORDS = {"date", "time", "on", "at", "dt", "day", "timestamp", "ts", "datetime", "when", "year", "yr"}
 FLAG_PREFIXES = {"is", "has", "was", "did", "flag", "flg", "had", "can", "any"}
 STRENGTH = {"backtick": 12, "quoted": 11, "name": 10, "words": 9, "flag": 9, "expanded": 8, "initials": 7,
-            "meaning": 7, "event": 6, "head": 6, "synonym": 5, "unit": 5, "verb": 4, "part": 3}
+            "meaning": 7, "clipped": 7, "event": 6, "head": 6, "synonym": 5, "unit": 5, "verb": 4, "part": 3}
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,9 @@ words                   9         ``distance_km`` → "distance", ``Weight_in_lb
 flag                    9         ``is_member`` → "member", ``storm`` → "stormy"
 expanded                8         ``rel_hum_pct`` → "relative humidity" (abbreviations expanded)
 initials                7         ``Miles_per_Gallon`` → "mpg"
+clipped                 7         ``TOTEMP`` → "total employment", ``GNPDEFL`` → "GNP deflator" (the name joins
+                                  the starts of two or three words of the question, each at least 3 letters
+                                  unless whole; found in the question, not listed)
 meaning                 7         ``v2`` → "net amount" (the data dictionary's "v2: net amount after refunds")
 event                   6         ``signup_date`` → "sign up" (so "signed up in 2022" reads it)
 head                    6         ``rel_hum_pct`` → "humidity" (the head word, when one column has it)
@@ -39,7 +42,7 @@ from functools import lru_cache
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import adjective_bases, lemmas
-from auto_analyst.offline.reader.terms import (GENERIC, Term, column_terms, content_words, id_columns, identifying_column,
+from auto_analyst.offline.reader.terms import (GENERIC, STRENGTH, Term, column_terms, content_words, id_columns, identifying_column,
                                                    listed_values, row_nouns, split_compound)
 from auto_analyst.offline.reader.text import fold, normalize, tokenize, words_of
 
@@ -62,6 +65,17 @@ class Mention:
 
 def _matches(term_word: str, token: str) -> bool:
     return term_word == token or bool(lemmas(term_word) & lemmas(token))
+
+
+def _spelled_by(key: str, words: list[str]) -> bool:
+    """Whether ``key`` is the words' starts joined, each start at least 3 letters (2 when the whole word)."""
+    if not words:
+        return not key
+    w = words[0]
+    for k in range(min(len(w), len(key)), 1, -1):
+        if (k >= 3 or k == len(w)) and key.startswith(w[:k]) and _spelled_by(key[k:], words[1:]):
+            return True
+    return False
 
 
 def _verb_form(token: str) -> bool:
@@ -128,6 +142,10 @@ class Vocabulary:
                 if term.how == "verb" and not _verb_form(t.text) and (t.text.endswith("s") or _is_noun(t.text)):
                     continue  # 'spent', 'spend' name the measure; 'orders' is a noun
                 best.append((n, term.strength, term))
+            clipped = self._clipped(toks, i)
+            if clipped is not None and (not best or (clipped[0], STRENGTH["clipped"]) > max((n, s) for n, s, _ in best)):
+                best = [(clipped[0], STRENGTH["clipped"], Term(tuple(toks[i + k].text for k in range(clipped[0])),
+                                                                clipped[1], "clipped"))]
             if not best:
                 i += 1
                 continue
@@ -139,6 +157,25 @@ class Vocabulary:
                 out.append(Mention(t.start, end, col, how, text[t.start:end]))
             i += top[0]
         return out
+
+    def _clipped(self, toks: list, i: int) -> tuple[int, str] | None:
+        """(words, column) when the words from ``toks[i]`` on are spelled, clipped, by one column's name:
+        'total employment' for TOTEMP (tot + emp), 'gnp deflator' for GNPDEFL. Each word gives at least its first 3
+        letters (2 when whole), two or three words, ordinary words ('of', 'the') never; one column only."""
+        from auto_analyst.offline.reader.terms import FUNCTION_WORDS
+
+        found: set[tuple[int, str]] = set()
+        for col in self.columns:
+            key = "".join(words_of(col))
+            if len(key) < 5 or not key.isalpha():
+                continue
+            for n in (2, 3):
+                words = [toks[i + k] for k in range(n) if i + k < len(toks)]
+                if len(words) < n or any(w.kind != "word" or w.text in FUNCTION_WORDS for w in words):
+                    break
+                if _spelled_by(key, [w.text for w in words]):
+                    found.add((n, col))
+        return found.pop() if len(found) == 1 else None
 
     def _candidates(self, word: str) -> list[Term]:
         seen: list[Term] = []
