@@ -11,7 +11,7 @@ import re
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.charts import chart as _chart, trend as _trend
-from auto_analyst.offline.reader.conditions import time_column
+from auto_analyst.offline.reader.time_read import time_column
 from auto_analyst.offline.reader.measures import (SUPERLATIVES, counts_things as _counts_things, default_func,
                                                       is_period as _is_period, measure_for as _measure_for,
                                                       when_column as _when_column)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from auto_analyst.data.description import TableDescription
-from auto_analyst.offline.reader.conditions import time_column
+from auto_analyst.offline.reader.time_read import time_column
 from auto_analyst.offline.reader.measures import measure_for as _measure_for, numeric_like
 from auto_analyst.offline.spec import Measure, QuerySpec
 

@@ -13,7 +13,8 @@ import difflib
 from auto_analyst.data.description import DatasetDescription
 from auto_analyst.offline.canonical import render
 from auto_analyst.offline.reader.grammar import decide
-from auto_analyst.offline.reader.parts import choose_table, split_parts
+from auto_analyst.offline.reader.parts import split_parts
+from auto_analyst.offline.reader.table_choice import choose_table
 from auto_analyst.offline.reader.read_part import read_pieces
 from auto_analyst.offline.reader.vocabulary import vocabulary
 
