@@ -8,7 +8,7 @@ the limit, one to write the code and one to read its output), a plan of several 
 the analysts in parallel, answer), plus one per fix attempt, and only for a fault of the script
 (:mod:`auto_analyst.run_errors`); the combiner is called only when the analysts' variables do not
 line up (:mod:`auto_analyst.agents.merge`). The answer writer also writes the turn's summary, so the
-interaction summarizer runs (afterwards, :mod:`auto_analyst.followup`) only when it gave none; the
+interaction summarizer runs (afterwards, :mod:`auto_analyst.settle`) only when it gave none; the
 error summary after a successful fix runs afterwards too. LM calls
 are capped per question (``max_lm_calls``, ``max_cost_usd``, ``max_prompt_tokens``) and each has a
 timeout (``lm_timeout``). A question starting with ``@name`` goes to that analyst directly.
@@ -36,14 +36,14 @@ from auto_analyst.agents.run_view import tables_json as shown_tables
 from auto_analyst.config import Settings
 from auto_analyst.data.duck_sql import sql_decline
 from auto_analyst.errors import AutoAnalystError, CancelledError, ModelError
-from auto_analyst.followup import FixRecord, Followups, after_answer
+from auto_analyst.settle import AfterAnswer, Answered, FixRecord
 from auto_analyst.llm.adapter import adapter_for
 from auto_analyst.llm.errors import model_error
 from auto_analyst.llm.usage import LMBudget, call_usage
 from auto_analyst.numbers_check import unsupported_numbers
 from auto_analyst.question_text import addressed_agent
 from auto_analyst.results import (Attempt, ContextPart, ErrorInfo, MemoryHit, PlanStep, ProgressEvent, Result,
-                                  RunResult, Trace, Usage)
+                                  RunResult, Trace)
 from auto_analyst.run_errors import fixable, user_sentence
 
 __all__ = ["Pipeline", "TurnContext", "LMBudget", "plans_with_code"]
@@ -78,8 +78,6 @@ class TurnContext:
         duckdb_tables: the tables that are DuckDB relations (too big for pandas; the script gets ``con``).
         sql_source: the database the session reads (``DatasetDescription.source``: dialect, tables, row cap); its
             tables are read with ``sql("SELECT ...")`` (auto_analyst/sql_runs.py). Empty without one.
-        after: called (in the after-answer worker) once the turn's summaries are done, with the Result and
-            the question's whole usage; the session keeps the turn in short-term memory there.
     """
 
     question: str
@@ -100,7 +98,6 @@ class TurnContext:
     load_notes: list[str] = field(default_factory=list)
     duckdb_tables: list[str] = field(default_factory=list)
     sql_source: dict[str, Any] = field(default_factory=dict)
-    after: Callable[[Result, Usage], None] | None = None
 
 
 @dataclass
@@ -112,7 +109,6 @@ class Pipeline:
     sandbox: Any
     agents: Registry
     program: Program | None = None
-    followups: Followups = field(default_factory=Followups)
 
     def __post_init__(self):
         if self.program is None:
@@ -150,12 +146,12 @@ class Pipeline:
         return Result(question=ctx.question, status="error", session_id=ctx.session_id, turn=ctx.turn)
 
     def ask(self, ctx: TurnContext, on_progress: Callable[[ProgressEvent], None] | None = None,
-            cancel: threading.Event | None = None) -> Result:
+            cancel: threading.Event | None = None) -> Answered:
         """Answer ``ctx.question``; never raises for model or code failures (they become ``status='error'``).
 
-        The Result is returned as soon as the answer is written; ``result.usage`` counts the calls made until
-        then. The summaries follow in the session's after-answer worker (:meth:`settle` waits for them) and
-        ``ctx.after`` receives the usage including them.
+        Returns the Result as soon as the answer is written (``result.usage`` counts the calls made until then)
+        and, beside it, the :class:`~auto_analyst.settle.AfterAnswer` work (summaries, error-fix memory) the
+        session runs afterwards; its outcome has the question's whole usage.
         """
         result = self._new_result(ctx)
         budget = self.budget()
@@ -171,13 +167,8 @@ class Pipeline:
         result.usage = budget.usage()
         result.timings["total"] = round(time.perf_counter() - t_start, 4)
         self._add_context(ctx, result)
-        self.followups.submit(after_answer, self, ctx, result, budget, fixed)
         emit(ProgressEvent(stage="done", message=result.status))
-        return result
-
-    def settle(self) -> None:
-        """Wait for this session's after-answer work (summaries, error-fix memory)."""
-        self.followups.settle()
+        return Answered(result, AfterAnswer(result, budget, fixed, self, ctx.memory))
 
     def _add_context(self, ctx: TurnContext, result: Result) -> None:
         """What the session's context says about this answer: prompt sizes, memory used, rows loading left out."""
