@@ -30,6 +30,7 @@ from auto_analyst.memory.scope import Scope
 from auto_analyst.memory.short_term import MemoryItem, ShortTermMemory
 from auto_analyst.question_text import addressed_agent
 from auto_analyst.results import ProgressEvent, Result, Usage
+from auto_analyst.saved_sessions import stored_results
 from auto_analyst.session_runner import SessionRunner
 from auto_analyst.session_sources import SourceMethods
 from auto_analyst.session_state import saved_state, snapshot, table_sources
@@ -37,9 +38,10 @@ from auto_analyst.session_tables import SessionDescription, TableMethods
 from auto_analyst.settle import Settled
 
 if TYPE_CHECKING:
+    from auto_analyst.config import Settings
     from auto_analyst.runtime import Runtime
 
-__all__ = ["Session", "SessionDescription"]
+__all__ = ["Session", "SessionDescription", "session_folder"]
 
 
 class Session(TableMethods, SourceMethods):
@@ -58,7 +60,7 @@ class Session(TableMethods, SourceMethods):
         self.id = session_id or secrets.token_urlsafe(12)
         self.tables: dict[str, LoadedTable] = {}
         self.active: str = ""
-        self.dir = self.settings.home / "sessions" / _safe(user) / self.id
+        self.dir = session_folder(self.settings, user, self.id)
         self._lock = threading.Lock()
         self._state_lock = threading.Lock()  # the after-answer worker saves the state too
         self._runner = SessionRunner(runtime, self.dir)
@@ -240,7 +242,8 @@ class Session(TableMethods, SourceMethods):
 
     @classmethod
     def resume(cls, runtime: Runtime, user: str, session_id: str | None = None) -> Session:
-        """Reopen a saved session (the user's last one by default): its tables, short-term memory and turns.
+        """Reopen a saved session (the user's last one by default): its tables, short-term memory, turn counter and
+        the Results of its stored turns (``results``).
 
         Tables whose source file is gone are left out.
 
@@ -254,12 +257,25 @@ class Session(TableMethods, SourceMethods):
             if not is_sql_url(path) and Path(path).exists():
                 s.load(path, name=name, sheet=sheet)  # one sheet of a workbook, not all of them again
         s.reconnect(state)
+        # a state saved without the sheets (older versions) loads every sheet of a workbook once per table of it:
+        # the tables the state does not name go (the first load of each file named its sheets as before)
+        for extra in [n for n in s.tables if n not in state.get("tables", {})]:
+            s.drop(extra)
         if state.get("active") in s.tables:
             s.active = state["active"]
         if state.get("memory"):
             s.memory = ShortTermMemory.from_json(state["memory"])
         s.turn = int(state.get("turn", 0))
+        s.restore_results()
         return s
+
+    def restore_results(self) -> None:
+        """Take the Results of the session's stored turns as ``results`` (when it has none yet), and move the turn
+        counter past them."""
+        stored = stored_results(self.runtime.memory.history, self.user, self.id)
+        if not self.results:
+            self.results.extend(r.seal() for r in stored)
+        self.turn = max([self.turn] + [r.turn for r in stored])
 
     def reset_memory(self) -> None:
         """Forget the conversation so far (short-term memory); tables, history and the worker stay."""
@@ -301,6 +317,11 @@ def _names_read(code: str) -> set[str]:
                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
             out.add(node.args[0].value)
     return out
+
+
+def session_folder(settings: Settings, user: str, session_id: str) -> Path:
+    """The folder of ``user``'s session ``session_id`` (the worker's tables and scripts, the figures)."""
+    return settings.home / "sessions" / _safe(user) / session_id
 
 
 def _safe(name: str) -> str:

@@ -8,7 +8,9 @@ so the session module stays about the conversation. Databases and data dictionar
 from __future__ import annotations
 
 import difflib
+import secrets
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,10 +24,12 @@ from auto_analyst.data.duck import load_duckdb, use_duckdb
 from auto_analyst.data.load import LoadedTable, LoadReport, load, load_all, table_name
 from auto_analyst.data.sql_source import is_sql_url
 from auto_analyst.data.sql_url import unknown_url_scheme
-from auto_analyst.errors import BadInputError
+from auto_analyst.errors import BadInputError, DataLoadError
+from auto_analyst.saved_sessions import Upload, record_upload, upload_folder, upload_name
 
 if TYPE_CHECKING:
     from auto_analyst.config import Settings
+    from auto_analyst.runtime import Runtime
     from auto_analyst.session_runner import SessionRunner
 
 __all__ = ["SessionDescription", "TableMethods"]
@@ -51,6 +55,9 @@ class TableMethods:
     """``load``, ``add_frame``, ``drop``, ``find_table``, ``use`` and the description of a session's tables."""
 
     settings: Settings
+    runtime: Runtime
+    user: str
+    id: str
     dir: Path
     tables: dict[str, LoadedTable]
     active: str
@@ -104,6 +111,42 @@ class TableMethods:
                 self.tables[t.name] = t
             self._changed(loaded[0].name)
         return loaded
+
+    def upload(self, original_name: str, save: Callable[[Path], None]) -> Upload:
+        """Store a file a user uploaded and load it as :meth:`load` does, its tables named after ``original_name``.
+
+        The file is written by ``save`` under a generated name in the session's upload folder
+        (:func:`~auto_analyst.saved_sessions.upload_folder`), recorded in the history with its original name (so
+        :meth:`Analyst.reopen <auto_analyst.api.Analyst.reopen>` reloads it), and the session state is saved.
+
+        Args:
+            original_name: the user's file name (metadata only: it never becomes a path).
+            save: writes the uploaded bytes to the path it is given.
+
+        Returns:
+            the :class:`~auto_analyst.saved_sessions.Upload` (no tables for a data dictionary).
+
+        Raises:
+            BadUploadError: no file name, or a type that is no table format nor a data dictionary.
+            DataLoadError: the file is not a loadable table (the message names it by ``original_name``).
+        """
+        name, suffix = upload_name(original_name)
+        folder = upload_folder(self.settings, self.user, self.id)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{secrets.token_hex(8)}{suffix}"
+        save(path)
+        try:
+            loaded = self.load(path, name=table_name(name))
+        except DataLoadError as exc:
+            path.unlink(missing_ok=True)
+            raise DataLoadError(str(exc).replace(str(path), name).replace(path.name, name)) from None
+        upload = Upload(str(path), name, tuple(t.name for t in loaded))
+        record_upload(self.runtime.memory.history, self.user, self.id, upload)
+        self.save_state()
+        return upload
+
+    def save_state(self) -> None:
+        raise NotImplementedError  # the session's (auto_analyst.session.Session.save_state)
 
     def add_frame(self, name: str, frame: pd.DataFrame) -> LoadedTable:
         """Add an in-memory DataFrame as a table (it becomes the active one)."""
