@@ -33,7 +33,7 @@ from auto_analyst.results import ProgressEvent, Result, Usage
 from auto_analyst.saved_sessions import stored_results
 from auto_analyst.session_runner import SessionRunner
 from auto_analyst.session_sources import SourceMethods
-from auto_analyst.session_state import saved_state, snapshot, table_sources
+from auto_analyst.session_state import saved_state, sheet_named, snapshot, table_sources
 from auto_analyst.session_tables import SessionDescription, TableMethods
 from auto_analyst.settle import Settled
 
@@ -255,12 +255,9 @@ class Session(TableMethods, SourceMethods):
         s = cls(runtime, user, session_id)
         for name, path, sheet in table_sources(state):
             if not is_sql_url(path) and Path(path).exists():
-                s.load(path, name=name, sheet=sheet)  # one sheet of a workbook, not all of them again
+                # one sheet of a workbook, not all of them again (also for a state saved without the sheets)
+                s.load(path, name=name, sheet=sheet or sheet_named(path, name))
         s.reconnect(state)
-        # a state saved without the sheets (older versions) loads every sheet of a workbook once per table of it:
-        # the tables the state does not name go (the first load of each file named its sheets as before)
-        for extra in [n for n in s.tables if n not in state.get("tables", {})]:
-            s.drop(extra)
         if state.get("active") in s.tables:
             s.active = state["active"]
         if state.get("memory"):
