@@ -13,14 +13,17 @@ Example:
 from __future__ import annotations
 
 import getpass
+import logging
+import shutil
 import threading
 from typing import TYPE_CHECKING, Any
 
 from auto_analyst.config import Settings
-from auto_analyst.errors import BadInputError
+from auto_analyst.errors import BadInputError, NotFoundError
 from auto_analyst.memory.views import UserEntities, UserFacts, UserFixMemory, UserHistory, UserProfile
 from auto_analyst.runtime import Runtime, lm_factory
-from auto_analyst.session import Session
+from auto_analyst.saved_sessions import SavedSession, SavedSessions, Upload, upload_folder
+from auto_analyst.session import Session, session_folder
 
 if TYPE_CHECKING:
     import dspy
@@ -28,7 +31,10 @@ if TYPE_CHECKING:
     from auto_analyst.agents.registry import Entry
     from auto_analyst.memory.services import MemoryServices
 
-__all__ = ["Analyst", "Session", "sandbox_protections", "sandbox_notice", "prestart_sandbox"]  # Session lives in auto_analyst.session
+__all__ = ["Analyst", "Session", "SavedSession", "Upload", "sandbox_protections", "sandbox_notice",
+           "prestart_sandbox"]  # Session lives in auto_analyst.session, SavedSession and Upload in saved_sessions
+
+log = logging.getLogger(__name__)
 
 
 class Analyst:
@@ -58,6 +64,7 @@ class Analyst:
         self.runtime = Runtime(self.settings, memory=memory, make_lm=lm_factory(self.settings, api_key, lm))
         self.memory = self.runtime.memory
         self._sessions: dict[str, Session] = {}
+        self._saved = SavedSessions(self.memory.history)
         self._lock = threading.Lock()
 
     # ---------------------------------------------------------------- agents
@@ -124,6 +131,64 @@ class Analyst:
             s = self._sessions.pop(session_id, None)
         if s is not None:
             s.close()
+
+    # ------------------------------------------------------- stored sessions
+    def conversations(self, user: str | None = None) -> list[SavedSession]:
+        """The stored sessions of ``user`` (default the Analyst's user), most recently active first: title, times,
+        turns, model and uploads of each; nothing is loaded (:meth:`reopen` does that)."""
+        return self._saved.list(user or self.user)
+
+    def conversation(self, session_id: str, user: str | None = None) -> SavedSession | None:
+        """The stored session ``session_id`` of ``user``, or None (also when it is another user's)."""
+        return self._saved.get(user or self.user, session_id)
+
+    def session_version(self, session_id: str, user: str | None = None) -> tuple[str, int] | None:
+        """(last update time, number of turns) of a stored session, or None: a cheap check whether another process
+        changed it since it was opened here."""
+        return self.memory.history.session_version(user or self.user, session_id)
+
+    def reopen(self, session_id: str, user: str | None = None) -> Session:
+        """The stored session ``session_id`` of ``user`` opened again: :meth:`resume` (its tables, short-term
+        memory, turn counter and past Results) or, when it has no saved state or its tables cannot be reloaded
+        (a file that no longer loads), a session with only its past Results.
+
+        Raises:
+            NotFoundError: ``user`` has no stored session ``session_id``.
+        """
+        user = user or self.user
+        if self._saved.get(user, session_id) is None:
+            raise NotFoundError(f"No stored session {session_id!r} for user {user!r}.")
+        try:
+            return self.resume(session_id, user=user)
+        except NotFoundError:
+            pass  # stored turns without a saved state: the answers alone
+        except Exception:  # noqa: BLE001 - e.g. an uploaded file that no longer loads: keep the answers
+            log.exception("session %s: could not reload its tables", session_id)
+        s = self.session(session_id, user=user)
+        s.restore_results()
+        return s
+
+    def delete_session(self, session_id: str, user: str | None = None) -> int:
+        """Delete ``user``'s session ``session_id`` and what is kept of it: its worker, its turns and saved state in
+        the history, its uploaded files, its folder (tables, figures) and, with a queue, its replay log.
+
+        Returns:
+            the number of stored turns deleted (0 for a session never stored).
+        """
+        user = user or self.user
+        folder = session_folder(self.settings, user, session_id)
+        if self.settings.queue_url:  # a worker must not rebuild the deleted session from its log
+            from auto_analyst.queue.connection import session_key
+            from auto_analyst.queue.replay import ReplayLog
+            from auto_analyst.storage import database_url
+
+            ReplayLog(database_url(self.settings)).clear(session_key(folder / "work"))
+        self.forget(session_id)
+        deleted = self.memory.history.forget_session(user, session_id)
+        self._saved.forget(user, session_id)
+        for path in (folder, upload_folder(self.settings, user, session_id)):
+            shutil.rmtree(path, ignore_errors=True)
+        return deleted
 
     # ---------------------------------------------------------------- memory
     def history(self, user: str | None = None) -> UserHistory:

@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = [
     "AutoAnalystError",
     "BadInputError",
+    "BadUploadError",
     "DataLoadError",
     "NotFoundError",
     "ModelError",
@@ -34,7 +35,7 @@ EXIT_OK, EXIT_DECLINED = 0, 3
 
 ERROR_KINDS: dict[str, tuple[int, int]] = {  # kind: (CLI exit code, HTTP status)
     # exit 2: the caller's input or configuration
-    "bad_input": (2, 400), "data_load": (2, 400), "not_found": (2, 404), "model_config": (2, 400),
+    "bad_input": (2, 400), "bad_upload": (2, 400), "data_load": (2, 400), "not_found": (2, 404), "model_config": (2, 400),
     # exit 1: everything else (the model, the sandbox, a cancelled question, our own failure)
     "model": (1, 502), "model_output": (1, 502), "model_rate_limit": (1, 429), "model_timeout": (1, 504),
     "unknown_signature": (1, 502), "sandbox": (1, 500), "cancelled": (1, 409), "budget": (1, 402),
@@ -77,6 +78,12 @@ class BadInputError(AutoAnalystError):
     """The user's input (a flag, a path, a question, a setting) cannot be used as given."""
 
     kind = "bad_input"
+
+
+class BadUploadError(BadInputError):
+    """An uploaded file was refused before reading it: no file name, or a type that is no table or dictionary."""
+
+    kind = "bad_upload"
 
 
 class DataLoadError(BadInputError):

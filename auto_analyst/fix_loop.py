@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from auto_analyst.errors import CancelledError
-from auto_analyst.followup import FixRecord
+from auto_analyst.settle import FixRecord
 from auto_analyst.llm.usage import LMBudget
 from auto_analyst.results import Attempt, MemoryHit, ProgressEvent, Result, RunResult
 from auto_analyst.run_errors import fixable

@@ -8,7 +8,7 @@ the limit, one to write the code and one to read its output), a plan of several 
 the analysts in parallel, answer), plus one per fix attempt, and only for a fault of the script
 (:mod:`auto_analyst.run_errors`); the combiner is called only when the analysts' variables do not
 line up (:mod:`auto_analyst.agents.merge`). The answer writer also writes the turn's summary, so the
-interaction summarizer runs (afterwards, :mod:`auto_analyst.followup`) only when it gave none; the
+interaction summarizer runs (afterwards, :mod:`auto_analyst.settle`) only when it gave none; the
 error summary after a successful fix runs afterwards too. LM calls
 are capped per question (``max_lm_calls``, ``max_cost_usd``, ``max_prompt_tokens``) and each has a
 timeout (``lm_timeout``). A question starting with ``@name`` goes to that analyst directly.
@@ -37,7 +37,7 @@ from auto_analyst.config import Settings
 from auto_analyst.declines import sql_decline
 from auto_analyst.errors import AutoAnalystError, CancelledError, ModelError
 from auto_analyst.fix_loop import FixLoop, keep_run, run_and_fix
-from auto_analyst.followup import FixRecord, Followups, after_answer
+from auto_analyst.settle import AfterAnswer, Answered, FixRecord
 from auto_analyst.llm.adapter import adapter_for
 from auto_analyst.llm.capabilities import capabilities_of
 from auto_analyst.llm.errors import model_error
@@ -62,7 +62,6 @@ class Pipeline:
     sandbox: Any
     agents: Registry
     program: Program | None = None
-    followups: Followups = field(default_factory=Followups)
 
     def __post_init__(self):
         if self.program is None:
@@ -102,12 +101,12 @@ class Pipeline:
         return Result(question=ctx.question, status="error", session_id=ctx.session_id, turn=ctx.turn)
 
     def ask(self, ctx: TurnContext, on_progress: Callable[[ProgressEvent], None] | None = None,
-            cancel: threading.Event | None = None) -> Result:
+            cancel: threading.Event | None = None) -> Answered:
         """Answer ``ctx.question``; never raises for model or code failures (they become ``status='error'``).
 
-        The Result is returned as soon as the answer is written; ``result.usage`` counts the calls made until
-        then. The summaries follow in the session's after-answer worker (:meth:`settle` waits for them) and
-        ``ctx.after`` receives the usage including them.
+        Returns the Result as soon as the answer is written (``result.usage`` counts the calls made until then)
+        and, beside it, the :class:`~auto_analyst.settle.AfterAnswer` work (summaries, error-fix memory) the
+        session runs afterwards; its outcome has the question's whole usage.
         """
         result = self._new_result(ctx)
         budget = self.budget()
@@ -123,13 +122,8 @@ class Pipeline:
         result.usage = budget.usage()
         result.timings["total"] = round(time.perf_counter() - t_start, 4)
         self._add_context(ctx, result)
-        self.followups.submit(after_answer, self, ctx, result, budget, fixed)
         emit(ProgressEvent(stage="done", message=result.status))
-        return result
-
-    def settle(self) -> None:
-        """Wait for this session's after-answer work (summaries, error-fix memory)."""
-        self.followups.settle()
+        return Answered(result, AfterAnswer(result, budget, fixed, self, ctx.memory))
 
     def _add_context(self, ctx: TurnContext, result: Result) -> None:
         """What the session's context says about this answer: prompt sizes, memory used, rows loading left out."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 __all__ = [
     "PlanStep",
@@ -115,7 +115,37 @@ class MemoryHit(BaseModel):
     detail: str = ""
 
 
-class Trace(BaseModel):
+class _Sealable(BaseModel):
+    """A model made read-only once it is handed out (:meth:`Result.seal`): assigning a field then raises TypeError.
+
+    A copy (``model_copy``) can be changed again: what was handed out stays as it was.
+    """
+
+    _sealed: bool = PrivateAttr(default=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not name.startswith("_") and (self.__pydantic_private__ or {}).get("_sealed"):
+            raise TypeError(f"This {type(self).__name__} was returned to its caller and does not change; change a copy "
+                            f"(model_copy) instead of setting {name!r}.")
+        super().__setattr__(name, value)
+
+    def __eq__(self, other: object) -> bool:
+        # by value: a sealed Result equals its unsealed copy (pydantic would compare the private flag too)
+        if not isinstance(other, BaseModel):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable until sealed, as BaseModel
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False):
+        copied = super().model_copy(update=update, deep=deep)
+        for model in ([copied, *(v for v in copied.__dict__.values() if isinstance(v, _Sealable))] if deep
+                      else [copied]):
+            model.__pydantic_private__["_sealed"] = False
+        return copied
+
+
+class Trace(_Sealable):
     """Why an answer was given: intent, memory used, context sizes, and where the answer came from."""
 
     intent: str = "analysis"
@@ -131,8 +161,12 @@ class Trace(BaseModel):
     raw_lm_output: list[str] = Field(default_factory=list, description="Raw model text that could not be parsed.")
 
 
-class Result(BaseModel):
-    """The answer to one question. ``status`` is ok, declined (the model cannot answer) or error."""
+class Result(_Sealable):
+    """The answer to one question. ``status`` is ok, declined (the model cannot answer) or error.
+
+    A Result a session returned is final (:meth:`seal`): the work after the answer (summaries, error-fix
+    memory) gives its outcome beside it (``settle.Settled``), never into it.
+    """
 
     question: str
     status: Literal["ok", "declined", "error"]
@@ -150,6 +184,12 @@ class Result(BaseModel):
     trace: Trace = Field(default_factory=Trace)
     session_id: str = ""
     turn: int = 0
+
+    def seal(self) -> Result:
+        """Make this Result and its trace read-only (setting a field raises TypeError); returns it."""
+        self.__pydantic_private__["_sealed"] = True
+        self.trace.__pydantic_private__["_sealed"] = True
+        return self
 
 
 class RunResult(BaseModel):

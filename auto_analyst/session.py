@@ -9,58 +9,43 @@ pipeline.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from auto_analyst.agents.merge import names_read
-from auto_analyst.data.catalog import describe_session, for_question
+from auto_analyst.data.catalog import for_question
 from auto_analyst.data.description import DatasetDescription
-from auto_analyst.data.dictionary import DataDictionary, is_dictionary_file
-from auto_analyst.data.duck import is_duck, load_duckdb, use_duckdb
+from auto_analyst.data.dictionary import DataDictionary
+from auto_analyst.data.duck import is_duck
+from auto_analyst.data.load import LoadedTable
 from auto_analyst.data.sql_source import is_sql, is_sql_url
-from auto_analyst.data.sql_url import unknown_url_scheme
-from auto_analyst.data.load import LoadedTable, LoadReport, load, load_all, table_name
 from auto_analyst.errors import BadInputError
 from auto_analyst.memory.scope import Scope
 from auto_analyst.memory.short_term import MemoryItem, ShortTermMemory
 from auto_analyst.question_text import addressed_agent
 from auto_analyst.results import ProgressEvent, Result, Usage
+from auto_analyst.saved_sessions import stored_results
 from auto_analyst.session_runner import SessionRunner
 from auto_analyst.session_sources import SourceMethods
-from auto_analyst.session_state import saved_state, snapshot, table_sources
+from auto_analyst.session_state import saved_state, sheet_named, snapshot, table_sources
+from auto_analyst.session_tables import SessionDescription, TableMethods
+from auto_analyst.settle import Settled
 
 if TYPE_CHECKING:
+    from auto_analyst.config import Settings
     from auto_analyst.runtime import Runtime
 
-__all__ = ["Session", "SessionDescription"]
+__all__ = ["Session", "SessionDescription", "session_folder"]
 
 
-@dataclass
-class SessionDescription:
-    """What :meth:`Session.describe` returns: the loaded tables (with their load reports) and the description.
-
-    ``to_dict()`` is the JSON of ``auto-analyst describe --json`` (documented in docs/describe.md).
-    """
-
-    tables: list[LoadedTable]
-    description: DatasetDescription
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"tables": [{"name": t.name, "report": t.report.to_dict()} for t in self.tables],
-                "description": self.description.model_dump(mode="json")}
-
-
-class Session(SourceMethods):
+class Session(TableMethods, SourceMethods):
     """One conversation over a set of tables, with its own worker process and short-term memory.
 
     Args:
@@ -76,7 +61,7 @@ class Session(SourceMethods):
         self.id = session_id or secrets.token_urlsafe(12)
         self.tables: dict[str, LoadedTable] = {}
         self.active: str = ""
-        self.dir = self.settings.home / "sessions" / _safe(user) / self.id
+        self.dir = session_folder(self.settings, user, self.id)
         self._lock = threading.Lock()
         self._state_lock = threading.Lock()  # the after-answer worker saves the state too
         self._runner = SessionRunner(runtime, self.dir)
@@ -91,146 +76,11 @@ class Session(SourceMethods):
         self.usage = Usage()
         """LM calls, tokens and cost of every question of this session so far, their after-answer summaries
         included (complete after :meth:`settle`)."""
+        self.settled: list[Settled] = []
+        """The after-answer outcome of each question (its summary, whole usage, error-fix entry), in order;
+        complete after :meth:`settle`."""
 
     # ----------------------------------------------------------------- tables
-    def load(self, path: str | Path, name: str | None = None, sheet: str | None = None, **options: Any) -> list[LoadedTable]:
-        """Load a file (every sheet of a workbook) and make its (first) table the active one.
-
-        Tables are named by :func:`auto_analyst.data.load.table_name` (the names ``/tables``, ``describe``
-        and the page show): ``sales.csv`` is ``sales``, the sheets of ``econ.xlsx`` are ``econ_macrodata`` and
-        ``econ_fair`` (a workbook with one sheet of data is ``econ``). A name already taken gets ``_2``.
-
-        Args:
-            path: a CSV, TSV, Excel, Parquet or JSON file.
-            name: the name instead of the file's (a workbook's sheets are then ``name_sheet``; with ``sheet``
-                given, the table is ``name``).
-            sheet: load only this sheet of a workbook.
-            **options: the loader's options (encoding, delimiter, decimal, ..., ``max_file_mb``; see
-                :func:`auto_analyst.data.load.load`).
-
-        Raises:
-            DataLoadError: the file cannot be read as a table (the message says why and what to do).
-        """
-        if is_sql_url(str(path)):
-            return self.connect(str(path))
-        unknown_url_scheme(str(path))
-        from auto_analyst.data.parquet_folder import folder_database, is_parquet_folder
-
-        if is_parquet_folder(path):  # read by DuckDB in place, as a database (docs/sources.md)
-            return self.connect(folder_database(path, self.dir / "sources", name or table_name(Path(path).name,
-                                                                                              base=Path(path).name)))
-        if is_dictionary_file(path):
-            self.load_dictionary(path)
-            return []
-        options = {"max_file_mb": self.settings.max_file_mb} | options
-        if use_duckdb(path, self.settings):  # past duckdb_min_mb: into DuckDB, never into pandas (docs/scale.md)
-            from auto_analyst.execution.duckns import FOLDER
-
-            loaded = [load_duckdb(path, self.dir / FOLDER, self.settings, sheet=sheet, **options)]
-        else:
-            loaded = load_all(path, **options) if sheet is None else [load(path, sheet=sheet, **options)]
-        with self._lock:  # a question running in another thread keeps the tables it started with
-            for t in loaded:
-                if name:
-                    by_sheet = sheet is None and len(loaded) > 1
-                    t.name = table_name(path, t.report.sheet if by_sheet else None, base=name)
-                t.name = self._unique(t.name)
-                self.tables[t.name] = t
-            self._changed(loaded[0].name)
-        return loaded
-
-    def add_frame(self, name: str, frame: pd.DataFrame) -> LoadedTable:
-        """Add an in-memory DataFrame as a table (it becomes the active one)."""
-        with self._lock:
-            t = LoadedTable(self._unique(table_name(name, base=name)), frame, LoadReport(path=f"<DataFrame {name}>"))
-            self.tables[t.name] = t
-            self._changed(t.name)
-        return t
-
-    def drop(self, name: str) -> None:
-        """Remove table ``name`` (the next table becomes active if it was).
-
-        Raises:
-            BadInputError: no such table, or ``name`` fits several (see :meth:`find_table`).
-        """
-        with self._lock:
-            name = self.find_table(name)
-            del self.tables[name]
-            self._changed(self.active if self.active != name else next(iter(self.tables), ""))
-
-    def _unique(self, name: str) -> str:
-        base, k = name, 2
-        while name in self.tables:
-            name, k = f"{base}_{k}", k + 1
-        return name
-
-    def _changed(self, active: str) -> None:
-        """The tables or the active one changed: a new description, and the running worker gets them."""
-        self.active = active
-        self._description = None
-        self._runner.push_tables(self.tables, active)
-
-    def find_table(self, text: str) -> str:
-        """The table ``text`` names: its name, a sheet's name, or an unambiguous start of a name.
-
-        ``econ_fair`` is found by ``econ_fair``, ``Econ Fair``, ``fair`` (its sheet) or ``econ_f``; a close
-        misspelling is suggested, never picked.
-
-        Raises:
-            BadInputError: no table fits (close names are suggested), or several fit (they are listed).
-        """
-        text = (text or "").strip()
-        if text in self.tables:
-            return text
-        key = table_name(text, base=text) if text else ""
-        if key in self.tables:
-            return key
-        fits = [n for n, t in self.tables.items() if getattr(t.report, "sheet", None) is not None
-                and table_name(text, base=t.report.sheet) == key]
-        if not fits and key:
-            fits = [n for n in self.tables if n.startswith(key)]
-        if len(fits) == 1:
-            return fits[0]
-        names = ", ".join(self.tables) or "none loaded"
-        if fits:
-            raise BadInputError(f"{text!r} fits several tables ({', '.join(fits)}); type more of the name.")
-        spoken = {n: n for n in self.tables} | {  # what a user may type for a table: its name or its sheet's
-            table_name(n, base=t.report.sheet): n for n, t in self.tables.items()
-            if getattr(t.report, "sheet", None) is not None}
-        close = list(dict.fromkeys(spoken[c] for c in difflib.get_close_matches(key, list(spoken), n=3, cutoff=0.6)))
-        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-        raise BadInputError(f"No table {text!r}.{hint} Tables: {names}.")
-
-    def use(self, name: str) -> str:
-        """Make a table the active one (bound to ``df``); the next question is planned against it.
-
-        Args:
-            name: the table's name, its sheet's name or an unambiguous start of it (see :meth:`find_table`).
-
-        Returns:
-            The name of the table now active.
-
-        Raises:
-            BadInputError: no such table, or ``name`` fits several.
-        """
-        with self._lock:  # not in the middle of a question: it keeps the table it started with
-            name = self.find_table(name)
-            self.active = name
-            self._description = None
-            self._runner.set_active(name)
-        return name
-
-    @property
-    def description(self) -> DatasetDescription:
-        """The compact dataset description the agents get (built once per change of tables)."""
-        if self._description is None:
-            self._description = describe_session(self.tables, self.active, self.dictionary)
-        return self._description
-
-    def describe(self) -> SessionDescription:
-        """The loaded tables with their load reports, and the dataset description the agents get."""
-        return SessionDescription(list(self.tables.values()), self.description)
-
     def _scope(self) -> Scope:
         return Scope(user=self.user, session_id=self.id, description=self.description if self.tables else None,
                      frames={n: t.frame.sample() if is_duck(t) or is_sql(t) else t.frame for n, t in self.tables.items()},
@@ -286,10 +136,10 @@ class Session(SourceMethods):
                               duckdb_tables=[n for n, t in self.tables.items() if is_duck(t)],
                               sql_source=self.description.source,
                               memory=services.port(scope), session_id=self.id, turn=self.turn,
-                              context=prepared.sizes, memory_hits=prepared.hits, load_notes=self._load_notes(),
-                              after=lambda r, usage, tables=list(self.tables), active=self.active: self._after_turn(
-                                  question, r, usage, self._tables_read(r, tables, active)))
-            result = pipeline.ask(ctx, on_progress=on_progress, cancel=cancel)
+                              context=prepared.sizes, memory_hits=prepared.hits, load_notes=self._load_notes())
+            result, after = pipeline.ask(ctx, on_progress=on_progress, cancel=cancel)
+            read = self._tables_read(result, list(self.tables), self.active)
+            self._runner.settler.submit(after, partial(self._after_turn, result, read))  # it only reads the Result
             result.timings["waited"] = round(max(time.time() - asked_at, 0.0), 3)
             self._keep(scope, result)
             return result
@@ -338,7 +188,8 @@ class Session(SourceMethods):
             return result
 
     def _keep(self, scope: Scope, result: Result) -> None:
-        self.results.append(result)
+        """Seal the Result (it is final once returned), keep it in the session and store it in the history."""
+        self.results.append(result.seal())
         self.runtime.memory.record(scope, result.question, result)
         self.save_state()
 
@@ -347,10 +198,13 @@ class Session(SourceMethods):
         return [f"{n}: {line}" for n, t in self.tables.items() if hasattr(t.report, "summary_lines")
                 for line in t.report.summary_lines() if "skipped" in line and "rows" in line]
 
-    def _after_turn(self, question: str, result: Result, usage: Usage, tables: list[str]) -> None:
-        """Runs in the after-answer worker once the turn's summaries are written (see ``pipeline.TurnContext``);
-        ``tables`` are the tables the turn read, found when it was answered."""
-        self.usage = self.usage + usage
+    def _after_turn(self, result: Result, tables: list[str], settled: Settled) -> None:
+        """Records a turn's after-answer outcome (run by the session's ``settle.Settler`` worker): the session's
+        usage, and the turn in short-term memory with its summary. ``tables`` are the tables the turn read, found
+        when it was answered. The Result is not changed."""
+        question = result.question
+        self.settled.append(settled)
+        self.usage = self.usage + settled.usage
         if (result.status == "declined" and result.trace.intent == "analysis") or \
                 (result.status == "ok" and result.trace.source == "memory"):
             # kept as no analysis to build on: a follow-up of it ('same for Basic') must not be read as a follow-up
@@ -360,6 +214,8 @@ class Session(SourceMethods):
             return
         if result.status != "ok" or result.trace.source != "ran_code":
             return  # only analyses are built upon by follow-ups; other turns stay in the history
+        if settled.summary != result.trace.summary:  # the summarizer's, on a copy: the Result stays as returned
+            result = result.model_copy(update={"trace": result.trace.model_copy(update={"summary": settled.summary})})
         self.memory.add(MemoryItem.from_result(question, result, tables=tables))
         self.save_state()
 
@@ -387,7 +243,8 @@ class Session(SourceMethods):
 
     @classmethod
     def resume(cls, runtime: Runtime, user: str, session_id: str | None = None) -> Session:
-        """Reopen a saved session (the user's last one by default): its tables, short-term memory and turns.
+        """Reopen a saved session (the user's last one by default): its tables, short-term memory, turn counter and
+        the Results of its stored turns (``results``).
 
         Tables whose source file is gone are left out.
 
@@ -399,14 +256,24 @@ class Session(SourceMethods):
         s = cls(runtime, user, session_id)
         for name, path, sheet in table_sources(state):
             if not is_sql_url(path) and Path(path).exists():
-                s.load(path, name=name, sheet=sheet)  # one sheet of a workbook, not all of them again
+                # one sheet of a workbook, not all of them again (also for a state saved without the sheets)
+                s.load(path, name=name, sheet=sheet or sheet_named(path, name))
         s.reconnect(state)
         if state.get("active") in s.tables:
             s.active = state["active"]
         if state.get("memory"):
             s.memory = ShortTermMemory.from_json(state["memory"])
         s.turn = int(state.get("turn", 0))
+        s.restore_results()
         return s
+
+    def restore_results(self) -> None:
+        """Take the Results of the session's stored turns as ``results`` (when it has none yet), and move the turn
+        counter past them."""
+        stored = stored_results(self.runtime.memory.history, self.user, self.id)
+        if not self.results:
+            self.results.extend(r.seal() for r in stored)
+        self.turn = max([self.turn] + [r.turn for r in stored])
 
     def reset_memory(self) -> None:
         """Forget the conversation so far (short-term memory); tables, history and the worker stay."""
@@ -425,6 +292,11 @@ class Session(SourceMethods):
 
     def __exit__(self, *exc):
         self.close()
+
+
+def session_folder(settings: Settings, user: str, session_id: str) -> Path:
+    """The folder of ``user``'s session ``session_id`` (the worker's tables and scripts, the figures)."""
+    return settings.home / "sessions" / _safe(user) / session_id
 
 
 def _safe(name: str) -> str:

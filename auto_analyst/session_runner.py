@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from auto_analyst.settle import Settler
+
 if TYPE_CHECKING:
     from auto_analyst.data.load import LoadedTable
     from auto_analyst.pipeline import Pipeline
@@ -36,6 +38,7 @@ class SessionRunner:
         self._pushed: dict[str, pd.DataFrame] = {}  # table name -> the frame whose Parquet copy the worker has
         self._in_worker: set[str] = set()
         self.sql_source: Any = None  # the session's database: scripts' sql() queries run here (auto_analyst/sql_runs.py)
+        self.settler = Settler()  # the after-answer work of the session's questions, one at a time
 
     @property
     def started(self) -> bool:
@@ -112,14 +115,12 @@ class SessionRunner:
             self.sandbox.set_active(name)
 
     def settle(self) -> None:
-        """Wait for the pipeline's after-answer work (summaries, error-fix memory) of earlier questions."""
-        if self.pipeline is not None:
-            self.pipeline.settle()
+        """Wait for the after-answer work (summaries, error-fix memory) of earlier questions."""
+        self.settler.settle()
 
     def close(self) -> None:
         """Finish the after-answer work, stop the worker and delete its copies of the tables (rebuilt on the next start)."""
-        if self.pipeline is not None:
-            self.pipeline.followups.close()
+        self.settler.close()
         if self.sandbox is not None:
             self.sandbox.close()
         self.sandbox, self.pipeline = None, None

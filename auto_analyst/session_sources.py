@@ -40,10 +40,13 @@ class SourceMethods:
 
         Raises:
             DataLoadError: the database cannot be reached or has no tables.
-            BadInputError: another database is already connected, or a name is not a table of it.
+            BadInputError: ``url`` is no database URL, another database is already connected, or a name is not a
+                table of it.
         """
         from auto_analyst.data.sql_source import SqlSource, load_sql_tables
 
+        if not is_sql_url(url):
+            raise BadInputError("Give a database URL such as postgresql://user@host/db or sqlite:///file.db.")
         source = SqlSource(url, timeout_s=self.settings.sql_timeout_s,
                            max_rows=self.settings.sql_max_rows)
         if self.source is not None and self.source.safe_url != source.safe_url:

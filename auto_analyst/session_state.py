@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from auto_analyst.memory.services import MemoryServices
     from auto_analyst.memory.short_term import ShortTermMemory
 
-__all__ = ["snapshot", "saved_state", "table_sources"]
+__all__ = ["snapshot", "saved_state", "sheet_named", "table_sources"]
 
 
 def snapshot(tables: Mapping[str, LoadedTable], active: str, memory: ShortTermMemory, turn: int) -> dict[str, Any]:
@@ -53,3 +53,23 @@ def table_sources(state: Mapping[str, Any]) -> list[tuple[str, str, str | None]]
         path, sheet = (source, None) if isinstance(source, str) else (source["path"], source.get("sheet"))
         out.append((name, path, sheet))
     return out
+
+
+def sheet_named(path: str, table: str) -> str | None:
+    """The sheet of workbook ``path`` that table ``table`` was loaded from, for a state saved without the sheets
+    (older versions): the sheet whose name ends the table's (``book_two`` is sheet ``two`` of ``book.xlsx``, as
+    ``data.load.table_name`` names it); None for another file, or when no sheet fits (every sheet is loaded then)."""
+    from pathlib import Path
+
+    from auto_analyst.data.formats import FORMATS, excel_sheets
+    from auto_analyst.data.load import table_name
+    from auto_analyst.errors import DataLoadError
+
+    if FORMATS.get(Path(path).suffix.lower()) != "excel":
+        return None
+    try:
+        sheets = excel_sheets(Path(path))
+    except DataLoadError:
+        return None
+    fits = [s for s in sheets if table == table_name(s, base=s) or table.endswith("_" + table_name(s, base=s))]
+    return max(fits, key=len) if fits else None

@@ -4,9 +4,9 @@ pipeline asks of memory (:class:`MemoryPort`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
-from auto_analyst.results import ContextPart, MemoryHit, Result, Usage
+from auto_analyst.results import ContextPart, MemoryHit
 
 __all__ = ["MemoryPort", "TurnContext"]
 
@@ -38,8 +38,6 @@ class TurnContext:
         duckdb_tables: the tables that are DuckDB relations (too big for pandas; the script gets ``con``).
         sql_source: the database the session reads (``DatasetDescription.source``: dialect, tables, row cap); its
             tables are read with ``sql("SELECT ...")`` (auto_analyst/sql_runs.py). Empty without one.
-        after: called (in the after-answer worker) once the turn's summaries are done, with the Result and
-            the question's whole usage; the session keeps the turn in short-term memory there.
     """
 
     question: str
@@ -60,4 +58,3 @@ class TurnContext:
     load_notes: list[str] = field(default_factory=list)
     duckdb_tables: list[str] = field(default_factory=list)
     sql_source: dict[str, Any] = field(default_factory=dict)
-    after: Callable[[Result, Usage], None] | None = None

@@ -15,7 +15,7 @@ from auto_analyst.cli.context import Group
 from tests.helpers import REPO
 from tests.scripted import scripted_lm
 
-ALL_ERRORS = [E.AutoAnalystError, E.BadInputError, E.DataLoadError, E.NotFoundError, E.ModelError,
+ALL_ERRORS = [E.AutoAnalystError, E.BadInputError, E.BadUploadError, E.DataLoadError, E.NotFoundError, E.ModelError,
               E.ModelConfigError, E.ModelOutputError, E.ModelRateLimitError, E.ModelTimeoutError,
               E.UnknownSignature, E.SandboxError, E.CancelledError, E.BudgetError]
 

@@ -23,7 +23,7 @@ from auto_analyst.config import Settings
 from auto_analyst.storage import (DEFAULT_FILE, Migrations, autoid, greatest, is_postgres, read, sqlite_file,
                                   store_engine, to_iso, transaction)
 
-__all__ = ["History", "TurnRecord", "SessionInfo", "QuoteMatch", "Upload", "HISTORY_FILE", "MIN_PARTIAL_QUOTE_CHARS"]
+__all__ = ["History", "TurnRecord", "SessionInfo", "QuoteMatch", "UploadRecord", "HISTORY_FILE", "MIN_PARTIAL_QUOTE_CHARS"]
 
 HISTORY_FILE = DEFAULT_FILE
 
@@ -129,8 +129,9 @@ class SessionInfo(NamedTuple):
     tables: list[str]
 
 
-class Upload(NamedTuple):
-    """A data file a user loaded into a session: its path on disk and its table name."""
+class UploadRecord(NamedTuple):
+    """A stored row of a data file a user loaded into a session: its path on disk and one table name (the page's
+    :class:`auto_analyst.saved_sessions.Upload` gathers the rows of one file)."""
 
     id: int
     session: str
@@ -312,13 +313,13 @@ class History:
                           {"user": user, "session": session})
         return rows[0]["state_json"] if rows else None
 
-    def uploads(self, user: str, session: str | None = None) -> list[Upload]:
+    def uploads(self, user: str, session: str | None = None) -> list[UploadRecord]:
         """Files the user loaded (in ``session`` if given), oldest first."""
         sql, args = 'SELECT id, session, path, name, created_at FROM uploads WHERE "user" = :user', {"user": user}
         if session is not None:
             sql += " AND session = :session"
             args["session"] = session
-        return [Upload(r["id"], r["session"], r["path"], r["name"], r["created_at"])
+        return [UploadRecord(r["id"], r["session"], r["path"], r["name"], r["created_at"])
                 for r in self._rows(sql + " ORDER BY id", args)]
 
     def search(self, user: str, text: str, k: int = 5) -> list[TurnRecord]:  # noqa: F811 - shadows sqlalchemy.text here only

@@ -1,46 +1,33 @@
 """Conversations of each browser, kept in the history database so they survive a server restart.
 
 A :class:`Conversation` wraps one API :class:`~auto_analyst.api.Session` with what the page needs
-besides it: the original file names of the uploads, the running job, a title and timestamps.
-:class:`ConversationIndex` is the interface the service and the blueprints use:
+besides it: the uploads (``auto_analyst.api.Upload``, with their original file names), the running job,
+a title and timestamps. :class:`ConversationIndex` is the interface the service and the blueprints use:
 
-* :class:`HistoryIndex` (the default) lists a user's conversations from the history database
-  (``memory/history.py``), and reopens one on first use after a restart with
-  :meth:`Analyst.resume <auto_analyst.api.Analyst.resume>`: its tables come back from the uploaded
-  files, its past answers from the stored turns, its short-term memory from the saved state.
+* :class:`HistoryIndex` (the default) lists a user's stored conversations with
+  :meth:`Analyst.conversations <auto_analyst.api.Analyst.conversations>` and reopens one on first use after
+  a restart with :meth:`Analyst.reopen <auto_analyst.api.Analyst.reopen>`: its tables come back from the
+  uploaded files, its past answers from the stored turns, its short-term memory from the saved state.
 * :class:`MemoryIndex` keeps everything in this process (gone on restart); pass it as
   ``create_app(test_config={"CONVERSATION_INDEX": MemoryIndex()})``.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
-from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-__all__ = ["NAMES_FILE", "Conversation", "ConversationIndex", "HistoryIndex", "MemoryIndex", "Upload"]
+from auto_analyst.api import SavedSession, Upload
+
+if TYPE_CHECKING:
+    from auto_analyst.api import Analyst
+
+__all__ = ["Conversation", "ConversationIndex", "HistoryIndex", "MemoryIndex"]
 
 log = logging.getLogger(__name__)
-
-NAMES_FILE = "names.json"
-"""In a conversation's upload folder: generated file name -> the user's original file name.
-
-Uploads are stored under generated names and the history database keeps only their paths and
-table names, so the original names (shown on the page, used by the exported script) are kept here."""
-
-
-@dataclass
-class Upload:
-    """A stored upload: the generated file on disk and the user's original file name (metadata only)."""
-
-    path: str
-    original_name: str
-    tables: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -101,8 +88,6 @@ class ConversationIndex(Protocol):
 
     def touch(self, conv: Conversation, result: Any = None) -> None: ...
 
-    def add_upload(self, conv: Conversation, upload: Upload) -> None: ...
-
     def all(self) -> list[Conversation]: ...
 
 
@@ -135,10 +120,6 @@ class MemoryIndex:
         """Note activity (a history-backed index records the turn here)."""
         conv.updated = time.time()
 
-    def add_upload(self, conv: Conversation, upload: Upload) -> None:
-        """Note a new upload (already appended to ``conv.uploads``)."""
-        self.touch(conv)
-
     def all(self) -> list[Conversation]:
         """Every conversation of every user (for closing workers)."""
         with self._lock:
@@ -148,34 +129,29 @@ class MemoryIndex:
 class HistoryIndex:
     """Conversations kept in the history database: listed, reopened and continued after a restart.
 
-    What is stored (all under ``settings.home``): each answered question as a turn
-    (``Session.ask`` records it), the session state (table source paths, short-term memory, turn
-    counter; saved by :meth:`touch`), each upload's path and table names (:meth:`add_upload`) and
-    the uploads' original file names (:data:`NAMES_FILE` beside the files).
+    What is stored is the API's (all under ``settings.home``): each answered question as a turn (``Session.ask``),
+    the session state (``Session.save_state``, also called by :meth:`touch`), and each upload with its original
+    file name (``Session.upload``). This index only reads it back through the API: ``Analyst.conversations``
+    lists a user's stored sessions without loading anything, and ``Analyst.reopen`` opens one on first use (its
+    tables reloaded from the uploaded files, its short-term memory, turn counter and past answers).
 
-    Conversations opened or created by this process are cached in memory (one object per
-    conversation, holding its tables, results, worker and running job). The others are listed from
-    ``History.sessions`` without loading anything, and reopened by :meth:`get` on first use: the
-    session is resumed (``Analyst.resume``: tables reloaded from the uploaded files, short-term
-    memory, turn counter) and its past answers are rebuilt from the stored turns' ``result_json``.
-
-    A new conversation is stored once it has something to keep (an upload or an answer); an empty
-    one lives in memory only. Every lookup is by (user, id): one user never sees another's.
+    Conversations opened or created by this process are cached in memory (one object per conversation, holding
+    its session and running job). A new conversation is stored once it has something to keep (an upload or an
+    answer); an empty one lives in memory only. Every lookup is by (user, id): one user never sees another's.
 
     Args:
-        history: the :class:`~auto_analyst.memory.history.History` (``analyst.memory.history``).
+        analyst: the Analyst that lists the stored conversations (any Analyst over the same home).
         analyst_for: the Analyst a reopened conversation of a user runs with (the user's current one).
         check_fresh: several web processes serve the same browsers: a cached conversation that another
             process changed since (its stored version moved) is reopened from the database before use.
     """
 
-    def __init__(self, history: Any, analyst_for: Callable[[str], Any], check_fresh: bool = False):
-        self.history = history
+    def __init__(self, analyst: Analyst, analyst_for: Callable[[str], Analyst], check_fresh: bool = False):
+        self.analyst = analyst
         self.analyst_for = analyst_for
         self.check_fresh = check_fresh
         self._live: dict[tuple[str, str], Conversation] = {}
         self._deleted: set[tuple[str, str]] = set()
-        self._listed: dict[tuple[str, str], tuple[Any, Conversation]] = {}  # (user, id) -> (stored key, stub)
         self._opening: dict[tuple[str, str], threading.Lock] = {}
         self._lock = threading.Lock()
 
@@ -191,7 +167,7 @@ class HistoryIndex:
         with self._lock:
             conv = self._live.get(key)
         if conv is not None and self.check_fresh and conv.version is not None and not conv.busy \
-                and self.history.session_version(user, conv_id) != conv.version:
+                and self.analyst.session_version(conv_id, user) != conv.version:
             with self._lock:  # another process answered in it: reopen it from the database
                 if self._live.get(key) is conv:
                     del self._live[key]
@@ -222,11 +198,11 @@ class HistoryIndex:
             live = {cid: c for (u, cid), c in self._live.items() if u == user}
             deleted = {cid for (u, cid) in self._deleted if u == user}
         out = []
-        for info in self.history.sessions(user):
-            if info.session_id in deleted:
+        for saved in self.analyst.conversations(user):
+            if saved.session_id in deleted:
                 continue
-            conv = live.pop(info.session_id, None)
-            out.append(conv if conv is not None else self._stub(user, info))
+            conv = live.pop(saved.session_id, None)
+            out.append(conv if conv is not None else self._stub(user, saved))
         out += live.values()
         return sorted(out, key=lambda c: c.updated, reverse=True)
 
@@ -235,15 +211,13 @@ class HistoryIndex:
         key = (user, conv_id)
         with self._lock:
             self._deleted.add(key)
-            self._listed.pop(key, None)
             return self._live.pop(key, None)
 
     def touch(self, conv: Conversation, result: Any = None) -> None:
         """Note activity and save the session state (tables, short-term memory, turn counter).
 
-        ``Session.ask`` records the turn and saves the state itself; this also covers uploads and
-        edited scripts (``run_code`` does not save the state). A conversation with nothing in it
-        yet is not stored.
+        ``Session.ask`` records the turn and saves the state itself; this also covers edited scripts. A
+        conversation with nothing in it yet is not stored.
         """
         conv.updated = time.time()
         with self._lock:
@@ -257,20 +231,7 @@ class HistoryIndex:
         except Exception:  # noqa: BLE001 - the answer stands even if the state cannot be saved now
             log.exception("conversation %s: could not save the session state", conv.id)
         if self.check_fresh:
-            conv.version = self.history.session_version(conv.user, conv.id)
-
-    def add_upload(self, conv: Conversation, upload: Upload) -> None:
-        """Store an upload: its path and tables in the history, its original name beside the file."""
-        path = Path(upload.path)
-        with self._lock:
-            names = _read_names(path.parent)
-            names[path.name] = upload.original_name
-            tmp = path.parent / f".{NAMES_FILE}.tmp"
-            tmp.write_text(json.dumps(names, ensure_ascii=False), encoding="utf-8")
-            tmp.replace(path.parent / NAMES_FILE)
-        for table in upload.tables:
-            self.history.record_upload(conv.user, conv.id, str(path), table)
-        self.touch(conv)
+            conv.version = self.analyst.session_version(conv.id, conv.user)
 
     def all(self) -> list[Conversation]:
         """The conversations open in this process (for closing workers)."""
@@ -278,114 +239,21 @@ class HistoryIndex:
             return list(self._live.values())
 
     # ------------------------------------------------------------------ stored conversations
-    def _info(self, user: str, conv_id: str) -> Any:
-        return next((s for s in self.history.sessions(user) if s.session_id == conv_id), None)
-
-    def _uploads(self, user: str, conv_id: str) -> tuple[list[Upload], float]:
-        """The conversation's uploads (one per file, with its tables) and the time of the last one."""
-        by_path: dict[str, Upload] = {}
-        last = 0.0
-        for rec in self.history.uploads(user, conv_id):
-            up = by_path.get(rec.path)
-            if up is None:
-                names = _read_names(Path(rec.path).parent)
-                original = names.get(Path(rec.path).name) or rec.name + Path(rec.path).suffix
-                up = by_path[rec.path] = Upload(path=rec.path, original_name=original)
-            if rec.name not in up.tables:
-                up.tables.append(rec.name)
-            last = max(last, _epoch(rec.created_at))
-        return list(by_path.values()), last
-
-    def _stub(self, user: str, info: Any) -> Conversation:
+    def _stub(self, user: str, saved: SavedSession) -> Conversation:
         """A listed conversation that is not open: title, dates, turns, files; no session (nothing loaded)."""
-        key = (user, info.session_id)
-        stored = (info.n_turns, tuple(info.tables), info.title)
-        with self._lock:
-            cached = self._listed.get(key)
-        if cached is not None and cached[0] == stored:
-            return cached[1]
-        uploads, uploaded = self._uploads(user, info.session_id)
-        last = self.history.turns(user, info.session_id, limit=1)
-        created = _epoch(info.started)
-        conv = Conversation(
-            id=info.session_id, user=user, session=None,
-            model=last[0].model if last and last[0].model else self.analyst_for(user).settings.model,
-            title=_title(info, uploads), created=created,
-            updated=max(created, uploaded, _epoch(last[0].created_at) if last else 0.0),
-            uploads=uploads, n_turns=info.n_turns)
-        with self._lock:
-            self._listed[key] = (stored, conv)
-        return conv
+        return Conversation(id=saved.session_id, user=user, session=None,
+                            model=saved.model or self.analyst_for(user).settings.model,
+                            title=saved.title or "New conversation", created=saved.created, updated=saved.updated,
+                            uploads=list(saved.uploads), n_turns=saved.n_turns)
 
     def _reopen(self, user: str, conv_id: str) -> Conversation | None:
-        """Resume a stored conversation of ``user``: tables, short-term memory, turn counter, past answers."""
-        from auto_analyst.results import Result
-
-        info = self._info(user, conv_id)
-        if info is None:
+        """Reopen a stored conversation of ``user`` (``Analyst.reopen``), or None when it has none ``conv_id``."""
+        saved = self.analyst.conversation(conv_id, user)
+        if saved is None:
             return None  # no such conversation for this user (another user's ids are not found either)
-        version = self.history.session_version(user, conv_id) if self.check_fresh else None
+        version = self.analyst.session_version(conv_id, user) if self.check_fresh else None
         analyst = self.analyst_for(user)
-        session = None
-        state = self.history.load_session_state(user, conv_id)
-        if state:
-            try:
-                session = analyst.resume(conv_id, user=user)
-            except Exception:  # noqa: BLE001 - e.g. an uploaded file that no longer loads: keep the answers
-                log.exception("conversation %s: could not reload its tables", conv_id)
-            else:
-                _drop_extra_sheets(session, state)
-        if session is None:
-            session = analyst.session(conv_id, user=user)
-        turns = self.history.turns(user, conv_id)
-        results = []
-        for t in turns:
-            try:
-                results.append(Result.model_validate_json(t.result_json))
-            except ValueError:  # a turn stored without its result: show its question, answer and code
-                results.append(Result(question=t.question, status="ok", answer=t.answer, code=t.code,
-                                      session_id=conv_id, turn=t.turn))
-        if not session.results:
-            session.results.extend(results)
-        session.turn = max([session.turn] + [t.turn for t in turns])
-        uploads, uploaded = self._uploads(user, conv_id)
-        created = _epoch(info.started)
+        session = analyst.reopen(conv_id, user=user)
         return Conversation(id=conv_id, user=user, session=session, model=analyst.settings.model,
-                            title=_title(info, uploads), created=created,
-                            updated=max(created, uploaded, _epoch(turns[-1].created_at) if turns else 0.0),
-                            uploads=uploads, version=version)
-
-
-def _drop_extra_sheets(session: Any, state: str) -> None:
-    """Keep only the tables the saved state names.
-
-    A state saved without the tables' sheets (older versions) makes ``Session.resume`` load every
-    sheet of a workbook once per table of it, so a two-sheet upload came back as four tables
-    (``book_one``, ``book_two``, ``book_one_2``, ...). The first load of each file names its sheets
-    as the original upload did; the later copies go.
-    """
-    try:
-        saved = set(json.loads(state).get("tables", {}))
-    except (ValueError, AttributeError):
-        return
-    for name in [name for name in session.tables if name not in saved]:
-        session.drop(name)
-
-
-def _read_names(folder: Path) -> dict[str, str]:
-    try:
-        names = json.loads((folder / NAMES_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return names if isinstance(names, dict) else {}
-
-
-def _title(info: Any, uploads: list[Upload]) -> str:
-    return info.title or (uploads[0].original_name if uploads else "") or "New conversation"
-
-
-def _epoch(iso: str) -> float:
-    try:
-        return datetime.fromisoformat(iso).timestamp()
-    except (TypeError, ValueError):
-        return 0.0
+                            title=saved.title or "New conversation", created=saved.created, updated=saved.updated,
+                            uploads=list(saved.uploads), version=version)

@@ -9,20 +9,15 @@ from __future__ import annotations
 
 import logging
 import re
-import secrets
-import shutil
 import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
-from auto_analyst.api import Analyst
+from auto_analyst.api import Analyst, Upload
 from auto_analyst.config import Settings, is_offline_model
-from auto_analyst.data.dictionary import is_dictionary_file
-from auto_analyst.data.formats import FORMATS
-from auto_analyst.data.load import table_name
-from auto_analyst.errors import AutoAnalystError, DataLoadError, ModelError
-from auto_analyst.web.conversations import Conversation, ConversationIndex, HistoryIndex, Upload
+from auto_analyst.errors import AutoAnalystError, ModelError
+from auto_analyst.web.conversations import Conversation, ConversationIndex, HistoryIndex
 from auto_analyst.web.errors import ApiError
 from auto_analyst.web.jobs import Job
 
@@ -60,8 +55,7 @@ class WebService:
             from auto_analyst.web.shared_jobs import SharedJobs
 
             self.shared = SharedJobs(settings.queue_url)
-        self.index = index or HistoryIndex(self.analyst.memory.history, self.analyst_for,
-                                           check_fresh=self.shared is not None)
+        self.index = index or HistoryIndex(self.analyst, self.analyst_for, check_fresh=self.shared is not None)
         self.max_live_workers = max_live_workers
         self.keep_active_seconds = keep_active_seconds
         self.job_timeout = job_timeout
@@ -120,7 +114,8 @@ class WebService:
         return conv
 
     def delete(self, user: str, conv_id: str) -> None:
-        """Delete a conversation and its data: history turns and state, uploads, tables, figures, worker."""
+        """Delete a conversation and its data (``Analyst.delete_session``: history turns and state, uploads, tables,
+        figures, worker, replay log) after cancelling its running job."""
         conv = self.get(user, conv_id)
         self.index.remove(user, conv_id)
         if conv.job is not None:
@@ -130,26 +125,15 @@ class WebService:
             running = self.shared.running(conv.id)
             if running:
                 self.shared.get(conv.id, running).request_cancel()
-            from auto_analyst.queue.connection import session_key
-            from auto_analyst.queue.replay import ReplayLog
-            from auto_analyst.storage import database_url
-
-            ReplayLog(database_url(self.settings)).clear(session_key(conv.session.dir / "work"))
         with self._lock:
             self._live.pop(conv.id, None)
         for analyst in self._all_analysts():  # the one that opened the session stops its worker
-            analyst.forget(conv.session.id)
-        # delete also forgets the conversation's turns in the history database (the user asked to delete its data)
-        self.analyst.history(conv.user).forget_session(conv.session.id)
-        for path in (conv.session.dir, self.upload_dir(conv)):
-            shutil.rmtree(path, ignore_errors=True)
+            analyst.forget(conv.id)
+        self.analyst.delete_session(conv.id, user=conv.user)
 
     # ---------------------------------------------------------------- uploads
-    def upload_dir(self, conv: Conversation) -> Path:
-        return self.settings.home / "uploads" / conv.user / conv.id
-
-    def upload(self, conv: Conversation, original_name: str, save: Callable[[Path], None]) -> list[Any]:
-        """Store an upload under a generated name and load it into the conversation.
+    def upload(self, conv: Conversation, original_name: str, save: Callable[[Path], None]) -> Upload:
+        """Store an upload and load it into the conversation (``Session.upload``).
 
         Args:
             conv: the conversation.
@@ -157,35 +141,19 @@ class WebService:
             save: writes the uploaded bytes to the path it is given.
 
         Raises:
-            ApiError: 400 for a missing name or unsupported type, 409 while a run is going on.
+            ApiError: 409 while a run is going on.
+            BadUploadError: no file name, or an unsupported type (400, kind ``bad_upload``).
             DataLoadError: the file is not a loadable table (the message says why).
         """
-        name = Path((original_name or "").replace("\\", "/")).name
-        suffix = Path(name).suffix.lower()
-        if not name:
-            raise ApiError(400, "bad_upload", "The upload has no file name; choose a file to upload.")
-        if suffix not in FORMATS and not is_dictionary_file(name):  # a table, or a .md/.txt data dictionary
-            raise ApiError(400, "bad_upload", f"Unsupported file type {suffix or '(none)'!r}; upload one of "
-                                              f"{', '.join(sorted(FORMATS))}.")
-        folder = self.upload_dir(conv)
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{secrets.token_hex(8)}{suffix}"
-        save(path)
         with conv.lock:
             if self.busy(conv):
-                path.unlink(missing_ok=True)
                 raise ApiError(409, "busy", "A question is running; wait for it or cancel it, then upload.")
-            try:
-                loaded = conv.session.load(path, name=table_name(name))
-            except DataLoadError as exc:
-                path.unlink(missing_ok=True)
-                raise DataLoadError(str(exc).replace(str(path), name).replace(path.name, name)) from None
-            upload = Upload(path=str(path), original_name=name, tables=[t.name for t in loaded])
+            upload = conv.session.upload(original_name, save)
             conv.uploads.append(upload)
             if conv.title == "New conversation":
-                conv.title = name
-        self.index.add_upload(conv, upload)
-        return loaded
+                conv.title = upload.original_name
+        self.index.touch(conv)
+        return upload
 
     # ------------------------------------------------------------------- jobs
     def start_job(self, conv: Conversation, kind: str, work: Callable[..., Any], title: str = "") -> Job:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
-from auto_analyst.data.sql_source import is_sql_url
 from auto_analyst.web import render
 from auto_analyst.web.auth import admin_required
 from auto_analyst.web.chat import body, conversation, service
@@ -26,15 +25,14 @@ def connect(sid: str):
     """Connect the database of JSON ``{"url": ...}``; 201 with a preview of each table (first rows, types).
 
     Raises:
-        ApiError: 403 when ``web_connect`` is off or the user is no admin; 400 for a missing or non-database URL; 409 while a question runs.
+        ApiError: 403 when ``web_connect`` is off or the user is no admin; 409 while a question runs.
+        BadInputError: a missing or non-database URL.
         DataLoadError: the database cannot be reached (the message names the URL without its password).
     """
     if not service().settings.web_connect:
         raise ApiError(403, "forbidden", "Connecting a database from the page is turned off; an administrator can "
                                          "turn it on with the web_connect setting.")
-    url = str(body().get("url") or "").strip()
-    if not is_sql_url(url):
-        raise ApiError(400, "bad_input", "Give a database URL such as postgresql://user@host/db or sqlite:///file.db.")
+    url = str(body().get("url") or "").strip()  # not a database URL: Session.connect says so (400, bad_input)
     conv = conversation(sid)
     with conv.lock:
         if service().busy(conv):

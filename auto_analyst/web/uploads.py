@@ -27,9 +27,8 @@ def upload(sid: str):
     file = request.files.get("file")
     if file is None or not file.filename:
         raise ApiError(400, "bad_upload", "No file in the upload; choose or drop a data file.")
-    loaded = service().upload(conv, file.filename, file.save)
-    upload_rec = conv.uploads[-1]
-    return jsonify({"ok": True, "tables": [render.table_preview(t, upload_rec) for t in loaded],
+    upload = service().upload(conv, file.filename, file.save)
+    return jsonify({"ok": True, "tables": [render.table_preview(conv.session.tables[n], upload) for n in upload.tables],
                     "active": conv.session.active}), 201
 
 

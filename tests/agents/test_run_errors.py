@@ -62,8 +62,8 @@ def _ask(tmp_path, kind, message):
     lm, engine = scripted_lm(handlers)
     sandbox = FailingSandbox(kind, message)
     pipe = Pipeline(Settings.load({"home": tmp_path}, environ={}), lm, sandbox, default_registry())
-    result = pipe.ask(TurnContext(question="mean of x?", dataset_description="{}", tables=["t"], active="t"))
-    pipe.settle()
+    result, after = pipe.ask(TurnContext(question="mean of x?", dataset_description="{}", tables=["t"], active="t"))
+    after.run()
     return result, engine, sandbox
 
 

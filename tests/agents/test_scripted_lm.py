@@ -42,7 +42,9 @@ def test_code_fences_are_removed(tmp_path):
     assert r.usage.lm_calls == 3  # planner, agent, answer writer; the summarizer runs after the answer
     assert s.usage.lm_calls == 4
     assert r.trace.unsupported_numbers == []
-    assert r.trace.summary == "Summed revenue: 65." and s.memory.items[-1].summary == "Summed revenue: 65."
+    # the summarizer's summary goes to short-term memory and the session's record, not into the returned Result
+    assert r.trace.summary == "" and s.memory.items[-1].summary == "Summed revenue: 65."
+    assert s.settled[-1].summary == "Summed revenue: 65." and s.settled[-1].usage.lm_calls == 4
     assert s.memory.items[-1].result_names == ["total"]
 
 
