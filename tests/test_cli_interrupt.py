@@ -126,3 +126,8 @@ def test_ctrl_c_cancels_the_running_question_and_keeps_the_chat(terminal):
     turns = {t.question: json.loads(t.result_json) for t in History(path=tmp_path / "home" / "history.sqlite3").turns("pty")}
     assert turns["slow"]["status"] == "error" and turns["slow"]["error"]["kind"] == "cancelled"  # recorded as cancelled
     assert turns["fast"]["status"] == "ok"
+    slow_id = next(t.id for t in History(path=tmp_path / "home" / "history.sqlite3").turns("pty") if t.question == "slow")
+    shown = subprocess.run([sys.executable, "-m", "auto_analyst.cli", "history", "show", str(slow_id)], capture_output=True,
+                           text=True, timeout=120, env=dict(os.environ, AUTO_ANALYST_HOME=str(tmp_path / "home"),
+                                                            AUTO_ANALYST_USER="pty", PYTHONPATH=str(REPO)))
+    assert "cancelled" in shown.stdout.split("Answer:")[1].split("Code:")[0], shown.stdout + shown.stderr  # how it ended

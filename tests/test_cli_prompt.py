@@ -74,3 +74,11 @@ def test_ctrl_c_before_the_question_runs_says_stopped_and_exits_130(monkeypatch,
     result = CliRunner().invoke(cli, ["ask", str(table), "What is the sum of x?"])
     assert result.exit_code == 130
     assert "Stopped (Ctrl-C)." in result.output and "Aborted" not in result.output
+
+
+def test_history_show_says_how_a_turn_without_an_answer_ended():
+    from auto_analyst.cli.history import _no_answer
+
+    stored = '{"status": "error", "error": {"kind": "cancelled", "message": "Cancelled."}}'
+    assert _no_answer(stored) == "- (cancelled: Cancelled.)"
+    assert _no_answer('{"status": "ok"}') == "-" and _no_answer(None) == "-" and _no_answer("not json") == "-"

@@ -75,9 +75,18 @@ def show(ctx: click.Context, turn_id: int, as_json: bool) -> None:
         return
     click.echo(f"Turn {turn.id}  session {turn.session} #{turn.turn}  {turn.created_at}")
     click.echo(f"Intent: {turn.intent or '-'}   Model: {turn.model or '-'}")
-    click.echo(f"\nQuestion:\n{turn.question}\n\nAnswer:\n{turn.answer or '-'}")
+    click.echo(f"\nQuestion:\n{turn.question}\n\nAnswer:\n{turn.answer or _no_answer(turn.result_json)}")
     if turn.code.strip():
         click.echo(f"\nCode:\n{turn.code}")
+
+
+def _no_answer(result_json: str | None) -> str:
+    """What a turn without an answer ended with (cancelled, declined, failed), from its stored Result."""
+    try:
+        error = (json.loads(result_json or "{}") or {}).get("error") or {}
+    except ValueError:
+        error = {}
+    return f"- ({error.get('kind', 'error')}: {error.get('message', '')})" if error else "-"
 
 
 @history.command("forget")

@@ -40,8 +40,9 @@ __all__ = ["planner", "previous_spec", "dataset", "turns", "MODEL_HINT"]
 QUOTE_FRAME = re.compile(r"^\s*(?:(?:earlier|before|above|previously)\s*,?\s*)?(?:you\s+(?:said|wrote|told me|mentioned|"
                          r"showed|found|answered|claimed|reported|gave)|about|regarding|re|in your (?:last |earlier )?answer|"
                          r"your answer)\s*(?:that|:|,)?\s*(?:for\s+)?", re.I)
-MODEL_HINT = ("A language model reads any phrasing: --model openai/gpt-4o-mini (key in OPENAI_API_KEY) or any model "
-              "LiteLLM supports.")
+# said on every surface: the command line's flag and a server's setting (docs/models.md)
+MODEL_HINT = ("A language model reads any phrasing: set the model (--model openai/gpt-4o-mini on the command line, "
+              "AUTO_ANALYST_MODEL for a server; key in OPENAI_API_KEY) or any model LiteLLM supports.")
 CANNOT = ("The embedded offline model can't answer this kind of question. Rephrase it with column names and a "
           "statistic or chart (for example 'mean of price by category'). " + MODEL_HINT)
 
