@@ -207,7 +207,7 @@ class RunResult(BaseModel):
 
 
 class ProgressEvent(BaseModel):
-    """A progress event: stage is planning | agent | combining | running | fixing | answering | done."""
+    """A progress event: stage is preparing | planning | agent | combining | running | fixing | answering | done."""
 
     stage: str
     message: str

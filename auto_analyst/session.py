@@ -119,6 +119,8 @@ class Session(TableMethods, SourceMethods):
         agent, _ = addressed_agent(question)
         if agent is not None:
             self.runtime.agents.agent(agent)
+        if on_progress is not None:  # starting the worker and reading memory take seconds before planning starts
+            on_progress(ProgressEvent(stage="preparing", message="Preparing the worker and memory"))
         with self._lock:
             from auto_analyst.pipeline import TurnContext
 

@@ -47,6 +47,16 @@ def test_a_session_needs_only_a_runtime_and_uses_its_factories(tmp_path):
     assert [t.question for t in runtime.memory.history.turns("dora")] == ["total revenue by region", "mean revenue"]
 
 
+def test_progress_starts_before_the_worker_and_memory(tmp_path):
+    events = []
+    with Analyst(settings=Settings.load({"home": tmp_path}), user="alice") as analyst:
+        s = analyst.session()
+        s.add_frame("sales", FRAME)
+        assert s.ask("total revenue by region", on_progress=events.append).status == "ok"
+    stages = [e.stage for e in events]
+    assert stages[0] == "preparing" and stages.index("planning") > 0 and stages[-1] == "done"
+
+
 def test_one_users_memory_through_the_analyst_views(tmp_path):
     with Analyst(settings=Settings.load({"home": tmp_path}), user="alice") as analyst:
         s = analyst.session()

@@ -23,7 +23,7 @@ def grunfeld(browser, datasets_dir):
 def test_ask_streams_progress_then_the_result_with_a_chart_and_a_table(browser, grunfeld):
     events, r = browser.run_job(grunfeld, "ask", {"question": "bar chart of total invest by firm"})
     stages = [d["stage"] for name, d in events if name == "progress"]
-    assert stages[:2] == ["starting", "planning"] and "agent" in stages and "running" in stages and stages[-1] == "done"
+    assert stages[:3] == ["starting", "preparing", "planning"] and "agent" in stages and "running" in stages and stages[-1] == "done"
     assert events[-1][0] == "result" and r["status"] == "ok" and r["index"] == 0
     assert "<strong>" in r["answer_html"] and "General Motors" in r["answer_html"]
     assert "show(" in r["code"] and r["trace"]["context"] and r["usage"]["lm_calls"] >= 1 and r["timings"]["total"] > 0
