@@ -31,7 +31,7 @@ from auto_analyst.data.sql_url import unknown_url_scheme
 from auto_analyst.data.load import LoadedTable, LoadReport, load, load_all, table_name
 from auto_analyst.errors import BadInputError
 from auto_analyst.memory.scope import Scope
-from auto_analyst.memory.short_term import MemoryItem, ShortTermMemory
+from auto_analyst.memory.context.short_term import MemoryItem, ShortTermMemory
 from auto_analyst.question_text import addressed_agent
 from auto_analyst.results import ProgressEvent, Result, Usage
 from auto_analyst.session_runner import SessionRunner

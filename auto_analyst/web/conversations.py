@@ -5,7 +5,7 @@ besides it: the original file names of the uploads, the running job, a title and
 :class:`ConversationIndex` is the interface the service and the blueprints use:
 
 * :class:`HistoryIndex` (the default) lists a user's conversations from the history database
-  (``memory/history.py``), and reopens one on first use after a restart with
+  (``memory/users/history.py``), and reopens one on first use after a restart with
   :meth:`Analyst.resume <auto_analyst.api.Analyst.resume>`: its tables come back from the uploaded
   files, its past answers from the stored turns, its short-term memory from the saved state.
 * :class:`MemoryIndex` keeps everything in this process (gone on restart); pass it as
@@ -163,7 +163,7 @@ class HistoryIndex:
     one lives in memory only. Every lookup is by (user, id): one user never sees another's.
 
     Args:
-        history: the :class:`~auto_analyst.memory.history.History` (``analyst.memory.history``).
+        history: the :class:`~auto_analyst.memory.users.history.History` (``analyst.memory.history``).
         analyst_for: the Analyst a reopened conversation of a user runs with (the user's current one).
         check_fresh: several web processes serve the same browsers: a cached conversation that another
             process changed since (its stored version moved) is reopened from the database before use.

@@ -11,7 +11,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from auto_analyst.memory.anonymize import anonymize
+from auto_analyst.memory.errorfix.anonymize import anonymize
 from auto_analyst.memory.scope import Scope
 from auto_analyst.memory.stores import MemoryStores
 

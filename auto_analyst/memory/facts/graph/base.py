@@ -1,8 +1,8 @@
 """The interface of the per-user graph store: memory stream, entity knowledge store, facts, and the tables seen.
 
 Two backends implement it with the same behaviour (``tests/memory/test_facts_graph.py`` runs one
-suite on each): :class:`~auto_analyst.memory.graph.sql.SqlGraph` (SQLite with a recursive query, the
-default) and :class:`~auto_analyst.memory.graph.cypher.CypherGraph` (Cypher over Kùzu embedded, Neo4j
+suite on each): :class:`~auto_analyst.memory.facts.graph.sql.SqlGraph` (SQLite with a recursive query, the
+default) and :class:`~auto_analyst.memory.facts.graph.cypher.CypherGraph` (Cypher over Kùzu embedded, Neo4j
 or FalkorDB). Every method takes the user first and reads or changes only that user's nodes.
 """
 
@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from auto_analyst.memory.facts import Fact
+from auto_analyst.memory.facts.model import Fact
 
 __all__ = ["GraphStore", "Walked", "SeenTable", "Mention", "FRONTIER_FACTS", "PER_SEED", "PER_ENDPOINT"]
 

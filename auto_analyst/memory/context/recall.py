@@ -10,15 +10,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from auto_analyst.memory import fact_recall
-from auto_analyst.memory.context import ContextBuilder
-from auto_analyst.memory.facts import render_fact
+from auto_analyst.memory.facts import recall as fact_recall
+from auto_analyst.memory.context.builder import ContextBuilder
+from auto_analyst.memory.facts.model import render_fact
 from auto_analyst.storage.times import to_iso
-from auto_analyst.memory.profile import render
+from auto_analyst.memory.users.profile import render
 from auto_analyst.memory.scope import Scope
-from auto_analyst.memory.short_term import ShortTermMemory
+from auto_analyst.memory.context.short_term import ShortTermMemory
 from auto_analyst.memory.stores import MemoryStores
-from auto_analyst.memory.tokens import count_tokens
+from auto_analyst.memory.context.tokens import count_tokens
 from auto_analyst.question_text import QUOTE, split_format
 from auto_analyst.results import ContextPart, MemoryHit
 
