@@ -109,6 +109,35 @@ def test_no_two_modules_import_each_other_even_for_type_checking():
     assert pairs == []
 
 
+MEMORY_LAYERS = {"users": set(), "errorfix": set(), "facts": set(), "context": {"facts", "users"}}
+"""Each memory sub-package → the other sub-packages it may import at run time. Besides these, only
+``memory.scope`` (plain values); ``memory.stores``, ``services`` and ``views`` sit above them all (a type of theirs
+may be named under TYPE_CHECKING)."""
+
+
+def _memory_back_ways(graph: dict[str, set[str]]) -> list[str]:
+    out = []
+    for mod, deps in graph.items():
+        parts = mod.split(".")
+        if parts[:2] != ["auto_analyst", "memory"] or len(parts) < 4 or parts[2] not in MEMORY_LAYERS:
+            continue
+        for dep in sorted(deps):
+            d = dep.split(".")
+            if d[:2] != ["auto_analyst", "memory"] or len(d) < 3 or d[2] == parts[2] or dep == "auto_analyst.memory.scope":
+                continue
+            if d[2] not in MEMORY_LAYERS[parts[2]]:
+                out.append(f"{mod} -> {dep}")
+    return out
+
+
+def test_memory_sub_packages_import_only_downwards():
+    m = "auto_analyst.memory."
+    assert _memory_back_ways({m + "facts.recall": {m + "context.tokens", m + "scope"},
+                              m + "context.recall": {m + "facts.recall", m + "stores"}}) == [
+        m + "facts.recall -> " + m + "context.tokens", m + "context.recall -> " + m + "stores"]
+    assert _memory_back_ways(_graph(type_checking=False)) == []
+
+
 CLI_MAY_IMPORT = {"auto_analyst.api", "auto_analyst.config", "auto_analyst.errors", "auto_analyst.extras",
                   "auto_analyst.results", "auto_analyst.web", "auto_analyst.queue"}
 """The public API the CLI is built on (and its own modules): the Python API, the web app and the queue worker."""
