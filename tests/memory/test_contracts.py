@@ -185,7 +185,8 @@ def test_error_memory_keeps_users_apart_and_puts_own_fixes_first(errors) -> None
     alice, bob = _user("alice"), _user("bob")
     own = errors.add("KeyError: 'Churn' not in index", "the column is 'churn' in lower case", user=alice,
                      error_type=kind, **ADD)
-    shared = errors.add("KeyError: 'Churn' column missing", "lower-case the column names first", user=None,
+    # a global entry is one per document across users and runs: the kind in its text keeps it this test's own
+    shared = errors.add(f"{kind}: 'Churn' column missing", "lower-case the column names first", user=None,
                         error_type=kind, **ADD)
     errors.add("KeyError: 'Churn' not in index", "bob's private fix", user=bob, error_type=kind, **ADD)
     again = errors.add("KeyError:  'churn' NOT in index", "The column is 'churn' in lower case", user=alice,
