@@ -1,7 +1,7 @@
 """The contract of the entity memory (the memory stream and the entity knowledge store of each user).
 
-The facts themselves are kept by a :class:`~auto_analyst.memory.facts.graph.base.GraphStore` (an abstract base
-class: its engines share the walk). Implemented by :class:`~auto_analyst.memory.facts.entities.EntityMemory` over
+The facts themselves are kept by a :class:`~auto_analyst.memory.facts.graph.base.GraphStore` (a Protocol too, next
+to its engines, which subclass it to share the walk). Implemented by :class:`~auto_analyst.memory.facts.entities.EntityMemory` over
 every graph engine; ``tests/memory/test_contracts.py`` runs one suite against each.
 """
 

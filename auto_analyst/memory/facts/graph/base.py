@@ -8,9 +8,9 @@ or FalkorDB). Every method takes the user first and reads or changes only that u
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from auto_analyst.memory.facts.model import Fact
 
@@ -63,8 +63,12 @@ class Mention(NamedTuple):
     at: str
 
 
-class GraphStore(ABC):
-    """What memory asks of a graph engine. Writes are committed before a method returns.
+@runtime_checkable
+class GraphStore(Protocol):
+    """What memory asks of a graph engine (the facts store's contract). Writes are committed before a method returns.
+
+    A Protocol whose engines subclass it explicitly: they must define every abstract method (checked when one is
+    built) and share :meth:`walk`, :meth:`forget_user` and :meth:`close`.
 
     ``version`` counts this process's writes of facts (readers may cache what they derive from the facts).
     """
