@@ -21,7 +21,7 @@ from auto_analyst.results import Result
 
 if TYPE_CHECKING:
     from auto_analyst.config import Settings
-    from auto_analyst.memory.history import History, SessionInfo
+    from auto_analyst.memory.users.history import History, SessionInfo
 
 __all__ = ["NAMES_FILE", "SavedSession", "SavedSessions", "Upload", "record_upload", "stored_results", "upload_folder",
            "upload_name"]

@@ -28,7 +28,7 @@ from auto_analyst.data.load import LoadedTable
 from auto_analyst.data.sql_source import is_sql, is_sql_url
 from auto_analyst.errors import BadInputError
 from auto_analyst.memory.scope import Scope
-from auto_analyst.memory.short_term import MemoryItem, ShortTermMemory
+from auto_analyst.memory.context.short_term import MemoryItem, ShortTermMemory
 from auto_analyst.question_text import addressed_agent
 from auto_analyst.results import ProgressEvent, Result, Usage
 from auto_analyst.saved_sessions import stored_results

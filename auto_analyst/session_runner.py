@@ -52,7 +52,7 @@ class SessionRunner:
         """
         if self.pipeline is not None:
             return self.pipeline
-        from auto_analyst.memory.tokens import count_tokens
+        from auto_analyst.memory.context.tokens import count_tokens
         from auto_analyst.pipeline import Pipeline
 
         program = self.runtime.program  # a bad program setting fails before any process starts

@@ -16,7 +16,7 @@ from auto_analyst.errors import BadInputError, NotFoundError
 if TYPE_CHECKING:
     from auto_analyst.data.load import LoadedTable
     from auto_analyst.memory.services import MemoryServices
-    from auto_analyst.memory.short_term import ShortTermMemory
+    from auto_analyst.memory.context.short_term import ShortTermMemory
 
 __all__ = ["snapshot", "saved_state", "sheet_named", "table_sources"]
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from auto_analyst.config import Settings
-from auto_analyst.memory.error_memory import ErrorMemory
+from auto_analyst.memory.errorfix.memory import ErrorMemory
 
 ERRORS = [
     ("ValueError", "could not convert string to float: {v}", "encode the categorical column {c} with OneHotEncoder in a ColumnTransformer"),

@@ -21,12 +21,12 @@ import time
 from pathlib import Path
 
 from auto_analyst.config import Settings
-from auto_analyst.memory.context import ContextBuilder
-from auto_analyst.memory.fact_recall import retrieve
-from auto_analyst.memory.facts import Fact, Link, render_fact
+from auto_analyst.memory.context.builder import ContextBuilder
+from auto_analyst.memory.facts.recall import retrieve
+from auto_analyst.memory.facts.model import Fact, Link, render_fact
 from auto_analyst.storage.times import to_iso
 from auto_analyst.memory.scope import Scope
-from auto_analyst.memory.short_term import MemoryItem, ShortTermMemory
+from auto_analyst.memory.context.short_term import MemoryItem, ShortTermMemory
 
 GROUPS = {"region": ["North", "South", "East", "West", "Central"], "plan": ["Basic", "Standard", "Premium"],
           "category": [f"cat{i}" for i in range(40)], "store": [f"store{i}" for i in range(150)]}
@@ -74,11 +74,11 @@ def make_facts(user: str, n: int, rng: random.Random, per_turn: int = 20) -> lis
 
 def open_backend(name: str, folder: Path):
     if name == "sql":
-        from auto_analyst.memory.graph.sql import SqlGraph
+        from auto_analyst.memory.facts.graph.sql import SqlGraph
 
         return SqlGraph(folder / "history.sqlite3")
-    from auto_analyst.memory.graph.adapters import connect
-    from auto_analyst.memory.graph.cypher import CypherGraph
+    from auto_analyst.memory.facts.graph.adapters import connect
+    from auto_analyst.memory.facts.graph.cypher import CypherGraph
 
     return CypherGraph(connect(f"kuzu:{folder / 'graph.kuzu'}"))
 
@@ -136,7 +136,7 @@ def main() -> None:
                 kept.append(sum(1 for h in full.memory_hits if h.kind == "fact"))
             before = []
             if backend == "sql" and args.recursive:
-                from auto_analyst.memory.fact_recall import question_entities
+                from auto_analyst.memory.facts.recall import question_entities
 
                 with g.engine.connect() as conn:
                     for q in qs[: args.recursive]:

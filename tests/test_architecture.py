@@ -153,9 +153,7 @@ def test_no_import_runs_from_a_lower_layer_to_a_higher_one():
 MAX_LINES = 400
 """One job per module: split a file before it reaches this many lines (docs/architecture.md)."""
 
-LONG_FILES_BEING_SPLIT = {
-    "auto_analyst/memory/history.py",  # moves into memory/ sub-packages in the memory branch (issue 20, item 3)
-}
+LONG_FILES_BEING_SPLIT: set[str] = set()
 """Files over the limit whose split is under way in another branch; remove each name when that branch lands."""
 
 
@@ -173,10 +171,39 @@ SETTINGS_GETATTR = re.compile(r"getattr\(\s*(self\.)?settings\s*,")
 
 def test_settings_are_read_as_fields():
     """Settings is a frozen dataclass: every setting is a field, so ``getattr(settings, name, default)`` only hides a
-    misspelt name behind a second default. memory/ is left to its move into sub-packages (issue 20, item 3)."""
-    found = [f"{p.relative_to(REPO)}:{n}" for p in sorted(PACKAGE.rglob("*.py")) if "memory" not in p.parts
+    misspelt name behind a second default."""
+    found = [f"{p.relative_to(REPO)}:{n}" for p in sorted(PACKAGE.rglob("*.py"))
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if SETTINGS_GETATTR.search(line)]
     assert found == []
+
+
+MEMORY_LAYERS = {"users": set(), "errorfix": set(), "facts": set(), "context": {"facts", "users"}}
+"""Each memory sub-package → the other sub-packages it may import at run time. Besides these, only
+``memory.scope`` (plain values); ``memory.stores``, ``services`` and ``views`` sit above them all (a type of theirs
+may be named under TYPE_CHECKING)."""
+
+
+def _memory_back_ways(graph: dict[str, set[str]]) -> list[str]:
+    out = []
+    for mod, deps in graph.items():
+        parts = mod.split(".")
+        if parts[:2] != ["auto_analyst", "memory"] or len(parts) < 4 or parts[2] not in MEMORY_LAYERS:
+            continue
+        for dep in sorted(deps):
+            d = dep.split(".")
+            if d[:2] != ["auto_analyst", "memory"] or len(d) < 3 or d[2] == parts[2] or dep == "auto_analyst.memory.scope":
+                continue
+            if d[2] not in MEMORY_LAYERS[parts[2]]:
+                out.append(f"{mod} -> {dep}")
+    return out
+
+
+def test_memory_sub_packages_import_only_downwards():
+    m = "auto_analyst.memory."
+    assert _memory_back_ways({m + "facts.recall": {m + "context.tokens", m + "scope"},
+                              m + "context.recall": {m + "facts.recall", m + "stores"}}) == [
+        m + "facts.recall -> " + m + "context.tokens", m + "context.recall -> " + m + "stores"]
+    assert _memory_back_ways(_graph(type_checking=False)) == []
 
 
 CLI_MAY_IMPORT = {"auto_analyst.api", "auto_analyst.config", "auto_analyst.errors", "auto_analyst.extras",
@@ -222,10 +249,10 @@ def test_the_web_check_fails_on_a_back_way_import(tmp_path):
     back = service.replace("from auto_analyst.api import Analyst, Upload\n", "from auto_analyst.api import Analyst, Upload\n"
                            "from auto_analyst.data.load import table_name\n")
     back += ("\n\ndef _reopen(user):\n    from auto_analyst.queue.replay import ReplayLog\n\n"
-             "    if TYPE_CHECKING:\n        from auto_analyst.memory.history import History\n")
+             "    if TYPE_CHECKING:\n        from auto_analyst.memory.users.history import History\n")
     (tmp_path / "service.py").write_text(back, encoding="utf-8")
     assert _back_ways(tmp_path / "service.py", "auto_analyst.web", WEB_MAY_IMPORT) == {
-        "auto_analyst.data.load", "auto_analyst.queue.replay", "auto_analyst.memory.history"}
+        "auto_analyst.data.load", "auto_analyst.queue.replay", "auto_analyst.memory.users.history"}
     assert _back_ways(PACKAGE / "web" / "service.py", "auto_analyst.web", WEB_MAY_IMPORT) == set()
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from auto_analyst.memory.history import History
+from auto_analyst.memory.users.history import History
 
 CHILD = r"""
 import sys

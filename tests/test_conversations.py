@@ -13,7 +13,7 @@ import pytest
 from dspy.utils import DummyLM
 
 from auto_analyst import Analyst, Settings
-from auto_analyst.memory.tokens import count_tokens
+from auto_analyst.memory.context.tokens import count_tokens
 from tests.helpers import REPO, sales_table, table, value
 
 

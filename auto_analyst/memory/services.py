@@ -6,17 +6,19 @@ One :class:`MemoryServices` per :class:`~auto_analyst.api.Analyst` owns the stor
 hands the pipeline :meth:`~MemoryServices.port`. Every call takes a
 :class:`~auto_analyst.memory.scope.Scope` of plain values (user, session id, the tables), never a
 Session; nothing of one user reaches another's prompt. The jobs live in their own modules:
-:mod:`~auto_analyst.memory.recall` (before), :mod:`~auto_analyst.memory.recording` (after) and
-:mod:`~auto_analyst.memory.sharing` (the error-fix sharing policy).
+:mod:`~auto_analyst.memory.context.recall` (before), :mod:`~auto_analyst.memory.facts.recording` (after) and
+:mod:`~auto_analyst.memory.errorfix.sharing` (the error-fix sharing policy).
 """
 
 from __future__ import annotations
 
 from auto_analyst.config import Settings
-from auto_analyst.memory import recall, recording, sharing
-from auto_analyst.memory.recall import Prepared
+from auto_analyst.memory.context import recall
+from auto_analyst.memory.errorfix import sharing
+from auto_analyst.memory.facts import recording
+from auto_analyst.memory.context.recall import Prepared
 from auto_analyst.memory.scope import Scope
-from auto_analyst.memory.short_term import ShortTermMemory
+from auto_analyst.memory.context.short_term import ShortTermMemory
 from auto_analyst.memory.stores import MemoryStores
 from auto_analyst.results import MemoryHit, Result
 
@@ -90,9 +92,10 @@ class SessionMemory:
         return recall.history_for(self.services.stores, self.scope.user, question, scope=self.scope)
 
     def apply_profile(self, instruction: str) -> str:
-        from auto_analyst.memory.profile import render
+        from auto_analyst.memory.users.instructions import apply_instruction
+        from auto_analyst.memory.users.profile import render
 
-        profile, changed = self.services.profiles.apply_instruction(self.scope.user, instruction)
+        profile, changed = apply_instruction(self.services.profiles, self.scope.user, instruction)
         if not changed:
             return ("I did not find a change of style in that; try 'answer more briefly', 'be more detailed' or "
                     "'explain like I'm new to statistics'.")
@@ -100,7 +103,7 @@ class SessionMemory:
 
     def style(self) -> str:
         """How this user's answers are written now (the profile rendered as the answer writer reads it)."""
-        from auto_analyst.memory.profile import render
+        from auto_analyst.memory.users.profile import render
 
         return render(self.services.profiles.get(self.scope.user))
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from auto_analyst.errors import BadInputError, NotFoundError
-from auto_analyst.memory.error_store import GLOBAL
+from auto_analyst.memory.errorfix.store import GLOBAL
 
 if TYPE_CHECKING:
-    from auto_analyst.memory.entities import EntityScore
-    from auto_analyst.memory.facts import Fact
-    from auto_analyst.memory.error_memory import ErrorFixEntry
-    from auto_analyst.memory.history import SessionInfo, TurnRecord
-    from auto_analyst.memory.profile import Profile
+    from auto_analyst.memory.facts.entities import EntityScore
+    from auto_analyst.memory.facts.model import Fact
+    from auto_analyst.memory.errorfix.memory import ErrorFixEntry
+    from auto_analyst.memory.users.history import SessionInfo, TurnRecord
+    from auto_analyst.memory.users.profile import Profile
     from auto_analyst.memory.stores import MemoryStores
 
 __all__ = ["UserHistory", "UserProfile", "UserEntities", "UserFacts", "UserFixMemory"]
@@ -76,7 +76,7 @@ class UserProfile(_View):
     @property
     def fields(self) -> tuple[str, ...]:
         """The profile's field names, in display order."""
-        from auto_analyst.memory.profile import FIELDS
+        from auto_analyst.memory.users.profile import FIELDS
 
         return FIELDS
 
@@ -117,7 +117,7 @@ class UserFacts(_View):
     """What the user's earlier analyses found (facts), with stale ones marked: their table is gone."""
 
     def _mark(self, facts: list[Fact]) -> list[Fact]:
-        from auto_analyst.memory.fact_recall import current_fingerprints
+        from auto_analyst.memory.facts.recall import current_fingerprints
         from auto_analyst.memory.scope import Scope
 
         current = current_fingerprints(self._stores.graph, Scope(user=self.user, session_id=""))
@@ -135,7 +135,7 @@ class UserFacts(_View):
         Raises:
             BadInputError: ``text`` is empty.
         """
-        from auto_analyst.memory.fact_recall import retrieve
+        from auto_analyst.memory.facts.recall import retrieve
         from auto_analyst.memory.scope import Scope
 
         if not (text or "").strip():

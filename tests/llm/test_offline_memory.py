@@ -1,6 +1,6 @@
 """The offline memory answerer reads this conversation's turns first (offline2 item 8).
 
-The history rows are what ``memory/recall.history_for`` gives: the current session's turns (``"session":
+The history rows are what ``memory/context/recall.history_for`` gives: the current session's turns (``"session":
 "current"``, oldest first) and then the most similar turns of earlier sessions (``"earlier"``).
 """
 

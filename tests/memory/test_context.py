@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from auto_analyst.memory.context import DATASET_FLOOR_TOKENS, ContextBuilder
-from auto_analyst.memory.entities import EntityScore
-from auto_analyst.memory.history import TurnRecord
-from auto_analyst.memory.profile import Profile, render
-from auto_analyst.memory.short_term import MemoryItem, ShortTermMemory
-from auto_analyst.memory.tokens import count_tokens, truncate_to_tokens
+from auto_analyst.memory.context.builder import DATASET_FLOOR_TOKENS, ContextBuilder
+from auto_analyst.memory.facts.entities import EntityScore
+from auto_analyst.memory.users.history import TurnRecord
+from auto_analyst.memory.users.profile import Profile, render
+from auto_analyst.memory.context.short_term import MemoryItem, ShortTermMemory
+from auto_analyst.memory.context.tokens import count_tokens, truncate_to_tokens
 from auto_analyst.results import MemoryHit
 
 DATASET = "Table telco: 7043 rows.\n" + "\n".join(f"- col_{i}: float, mean {i}.5, 0 missing" for i in range(40))
@@ -140,7 +140,7 @@ def test_cut_order_is_configurable(settings) -> None:
 
 
 def test_quote_match_keeps_the_quoted_turn_over_its_neighbours(settings) -> None:
-    from auto_analyst.memory.history import History
+    from auto_analyst.memory.users.history import History
 
     h = History(settings)
     ids = [h.record_turn("alice", "s1", t, f"q{t}", answer=f"Answer {t}: " + "tenure matters. " * 10) for t in (1, 2, 3)]

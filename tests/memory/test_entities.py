@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from auto_analyst.cli.context import CliContext
-from auto_analyst.memory.entities import HALF_LIFE_HOURS, EntityMemory, extract_entities, score
+from auto_analyst.memory.facts.entities import HALF_LIFE_HOURS, EntityMemory, extract_entities, score
 
 NOW = datetime(2024, 6, 10, 12, 0, tzinfo=timezone.utc)
 

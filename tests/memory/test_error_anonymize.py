@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from auto_analyst.memory.anonymize import anonymize
-from auto_analyst.memory.error_memory import anonymize as reexported
+from auto_analyst.memory.errorfix.anonymize import anonymize
+from auto_analyst.memory.errorfix.memory import anonymize as reexported
 
 
 def test_column_names_and_values_are_replaced():

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from auto_analyst.cli.context import CliContext
 from auto_analyst.cli.memory import memory
-from auto_analyst.memory.error_memory import ErrorMemory
+from auto_analyst.memory.errorfix.memory import ErrorMemory
 
 
 @pytest.fixture

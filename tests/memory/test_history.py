@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from auto_analyst.cli.context import CliContext
-from auto_analyst.memory.history import History, migrations
+from auto_analyst.memory.users.history import History, migrations
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -50,7 +50,7 @@ def test_turns_survive_reopen_in_a_new_process(db: Path) -> None:
         """
         import sys
         from pathlib import Path
-        from auto_analyst.memory.history import History
+        from auto_analyst.memory.users.history import History
         h = History(path=Path(sys.argv[1]))
         for t in (1, 2):
             h.record_turn("alice", "s1", t, f"question {t}", intent="analysis", answer=f"answer {t}",
@@ -63,7 +63,7 @@ def test_turns_survive_reopen_in_a_new_process(db: Path) -> None:
         """
         import json, sys
         from pathlib import Path
-        from auto_analyst.memory.history import History
+        from auto_analyst.memory.users.history import History
         print(json.dumps([t.model_dump() for t in History(path=Path(sys.argv[1])).turns("alice")]))
         """,
         str(db),
@@ -81,7 +81,7 @@ def test_kill_9_between_turns_and_mid_transaction_loses_nothing_committed(db: Pa
         """
         import sys, time
         from pathlib import Path
-        from auto_analyst.memory.history import History
+        from auto_analyst.memory.users.history import History
         import sqlite3
         h = History(path=Path(sys.argv[1]))
         for t in (1, 2, 3):

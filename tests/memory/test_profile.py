@@ -8,7 +8,8 @@ import pytest
 
 from auto_analyst.cli.context import CliContext
 from auto_analyst.errors import BadInputError
-from auto_analyst.memory.profile import MAX_NOTES, Profile, ProfileStore, parse_instruction, render
+from auto_analyst.memory.users.instructions import apply_instruction, parse_instruction
+from auto_analyst.memory.users.profile import MAX_NOTES, Profile, ProfileStore, render
 
 
 @pytest.fixture
@@ -42,22 +43,22 @@ def test_parse_instruction(text: str, expected: dict[str, str]) -> None:
 
 
 def test_apply_instruction_saves_and_reports_change(store: ProfileStore) -> None:
-    p, changed = store.apply_instruction("alice", "answer more briefly")
+    p, changed = apply_instruction(store, "alice", "answer more briefly")
     assert (p.style, changed) == ("concise", True)  # the default is "balanced"
-    assert store.apply_instruction("alice", "answer more briefly") == (p, False)  # already concise
-    p, changed = store.apply_instruction("alice", "be more detailed and formal")
+    assert apply_instruction(store, "alice", "answer more briefly") == (p, False)  # already concise
+    p, changed = apply_instruction(store, "alice", "be more detailed and formal")
     assert (p.style, p.tone, changed) == ("detailed", "formal", True)
-    p, changed = store.apply_instruction("alice", "I'm a statistician")
+    p, changed = apply_instruction(store, "alice", "I'm a statistician")
     assert changed and p.expertise == "expert" and p.notes == ["User is a statistician"]
-    assert store.apply_instruction("alice", "I'm a statistician") == (p, False)  # no duplicate note
-    assert store.apply_instruction("alice", "hello") == (p, False)
+    assert apply_instruction(store, "alice", "I'm a statistician") == (p, False)  # no duplicate note
+    assert apply_instruction(store, "alice", "hello") == (p, False)
     assert store.get("alice") == Profile(tone="formal", style="detailed", expertise="expert",
                                          notes=["User is a statistician"])
 
 
 def test_users_are_isolated_and_reset(store: ProfileStore) -> None:
     store.set("alice", tone="formal")
-    store.apply_instruction("bob", "use a casual tone")
+    apply_instruction(store, "bob", "use a casual tone")
     assert store.get("alice").tone == "formal"
     assert store.get("bob").tone == "casual"
     assert store.get("carol") == Profile()
@@ -113,3 +114,8 @@ def test_profile_cli(settings) -> None:
     assert json.loads(run(profile, ["show", "--json"], obj=CliContext(settings, "bob")).output)["tone"] == "neutral"
     assert run(profile, ["reset"], obj=obj).exit_code == 0
     assert ProfileStore(settings).get("alice") == Profile()
+
+
+def test_the_profile_store_keeps_values_only() -> None:
+    """The SQL store reads no sentences: instructions are read by ``users.instructions``, where they arrive."""
+    assert not hasattr(ProfileStore, "apply_instruction")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from auto_analyst.memory.short_term import SUMMARY_HEADER, MemoryItem, ShortTermMemory
-from auto_analyst.memory.tokens import count_tokens, truncate_to_tokens
+from auto_analyst.memory.context.short_term import SUMMARY_HEADER, MemoryItem, ShortTermMemory
+from auto_analyst.memory.context.tokens import count_tokens, truncate_to_tokens
 
 
 def _item(t: int) -> MemoryItem:

@@ -2,7 +2,7 @@
 
 import os
 
-from auto_analyst.memory.tokens import DEFAULT_TOKEN_MODEL, _bundled_encoding, count_tokens
+from auto_analyst.memory.context.tokens import DEFAULT_TOKEN_MODEL, _bundled_encoding, count_tokens
 
 
 def test_fast_path_matches_litellm_token_counter():

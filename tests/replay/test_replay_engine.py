@@ -122,7 +122,7 @@ def test_an_unrelated_prompt_change_still_replays(tmp_path, monkeypatch):
     _, path = record(tmp_path)
     calls = load_transcript(path)["calls"]
     # memory rendered differently (the planner's key input changes): matched by its anchor, the goal
-    import auto_analyst.memory.recall as recall
+    import auto_analyst.memory.context.recall as recall
 
     original = recall._turn
     monkeypatch.setattr(recall, "_turn", lambda item: {**original(item), "note": "rendered another way"})

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 
 from auto_analyst.config import Settings
-from auto_analyst.memory.error_memory import ErrorMemory
+from auto_analyst.memory.errorfix.memory import ErrorMemory
 from auto_analyst.storage import engine_for
 from auto_analyst.storage.migrations import forget_applied
 from tests.services import service_url
@@ -59,7 +59,7 @@ def test_error_memory_on_postgresql_and_a_chroma_server(tmp_path) -> None:
     other = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
         import json
         from auto_analyst.config import Settings
-        from auto_analyst.memory.error_memory import ErrorMemory
+        from auto_analyst.memory.errorfix.memory import ErrorMemory
         s = Settings.load({{"home": {str(tmp_path / 'other')!r}, "database_url": {db!r}, "chroma_url": {chroma!r}}})
         with ErrorMemory(s) as mem:
             mem.add("TypeError: {marker}", "cast it", user="alice", error_type="TypeError", agent="a",

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from auto_analyst.config import Settings
-from auto_analyst.memory.history import History
-from auto_analyst.memory.history import migrations as history_migrations
-from auto_analyst.memory.profile import ProfileStore
+from auto_analyst.memory.users.history import History
+from auto_analyst.memory.users.history import migrations as history_migrations
+from auto_analyst.memory.users.profile import ProfileStore
 from auto_analyst.storage import Migrations, database_url, engine_for, transaction
 from auto_analyst.storage.migrations import forget_applied
 from tests.services import service_url

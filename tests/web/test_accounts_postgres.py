@@ -26,7 +26,7 @@ def pg_url():
 
 def test_accounts_tokens_usage_and_claim_on_postgresql(pg_url, tmp_path):
     from auto_analyst.config import Settings
-    from auto_analyst.memory.profile import ProfileStore
+    from auto_analyst.memory.users.profile import ProfileStore
 
     store = AccountStore(pg_url)
     store.add("alice", "alice-password", role="admin")

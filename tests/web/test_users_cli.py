@@ -56,7 +56,7 @@ def test_users_list_set_passwd_remove(settings):
 def _bobs_data(settings, datasets_dir) -> str:
     """bob (and carol) with a conversation (an upload and an answered question), a profile and an error-fix entry."""
     from auto_analyst.api import Analyst
-    from auto_analyst.memory.error_memory import ErrorMemory
+    from auto_analyst.memory.errorfix.memory import ErrorMemory
     from auto_analyst.web import create_app
     from tests.web.conftest import Browser
 

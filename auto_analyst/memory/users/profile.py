@@ -2,7 +2,8 @@
 
 The system prompt of the answering step is ``base prompt + render(profile)``: the profile is the
 dynamic part. Users change it in plain words ("answer more briefly", "I'm a statistician"), parsed
-here without a model by :meth:`ProfileStore.apply_instruction`, or with ``profile set KEY VALUE``.
+without a model by :func:`auto_analyst.memory.users.instructions.apply_instruction`, or with ``profile set KEY
+VALUE``; the store here only keeps and returns values.
 Profiles live in the storage's database (table ``profiles``, one row per user): by default the
 SQLite file ``settings.home / "history.sqlite3"``, or PostgreSQL with ``database_url``.
 """
@@ -48,41 +49,6 @@ class Profile(BaseModel):
     persona: str = "data analyst"
     expertise: str = "intermediate"
     notes: list[str] = Field(default_factory=list)
-
-
-# Each rule: (regex on the lower-cased instruction, field, value). Rules are tried in order and
-# every matching rule applies, but a field takes only its first match, so negated and "less X"
-# forms are listed before the plain forms they contain.
-_NEG = r"(?:don'?t|do not|stop|no longer|not so|less|never)\s+(?:be(?:ing)?\s+)?(?:so\s+)?"
-_NOUN = r"(?!bit\b|little\b|lot\b|list\b)([a-z][a-z \-]{1,40}?)(?:[.,!;]|$| and )"
-_RULES: list[tuple[str, str, str]] = [
-    (_NEG + r"(?:brief|short|concise|terse)", "style", "detailed"),
-    (_NEG + r"(?:detailed|long|verbose|wordy)", "style", "concise"),
-    (_NEG + r"(?:formal|stiff)", "tone", "casual"),
-    (_NEG + r"(?:casual|informal|chatty)", "tone", "formal"),
-    (r"\b(?:one|a single|single|1)\s+sentence|\bin a sentence\b|\bone[- ]liners?\b|\bone line\b", "style", "one sentence"),
-    (r"bullet(?:ed)?[- ]points?|\bbullets\b|as (?:a )?list", "style", "bullet points"),
-    (r"step[- ]by[- ]step", "style", "step by step"),
-    (r"\b(?:more )?brief(?:ly|er)?\b|\bshort(?:er)?\b|concise|succinct|terse|to the point|tl;?dr"
-     r"|less detail|fewer words", "style", "concise"),
-    (r"more detail|detailed|in depth|in more depth|elaborate|longer|thorough|explain more|more explanation",
-     "style", "detailed"),
-    (r"\bformal|professional", "tone", "formal"),
-    (r"casual|informal|relaxed|friendly|chatty", "tone", "casual"),
-    (r"neutral tone|\bneutral\b", "tone", "neutral"),
-    (r"(?:i'?m|i am)\s+(?:new to|a beginner|not (?:a )?(?:technical|statistician|expert))"
-     r"|new to (?:statistics|stats|data)|like i'?m (?:new|five|a beginner)|eli5|beginner|non-?technical"
-     r"|plain (?:english|words|language)|simple terms|layman|lay person|layperson|novice|newbie|less jargon|no jargon"
-     r"|without jargon|simpler|explain (?:it|this|things|them|that)? ?(?:to|for|like) (?:a|an|me)\b", "expertise", "beginner"),
-    (r"(?:i'?m|i am)\s+(?:an?\s+)?(?:statistician|data scientist|expert|researcher|econometrician|phd|professor|"
-     r"quant|actuary|ml engineer|machine learning engineer)|\b(?:advanced|expert) level|(?:be|more) technical",
-     "expertise", "expert"),
-    (r"(?:act|behave|respond|answer|talk|write|speak)(?: to me)? (?:as|like) an? " + _NOUN
-     + r"|(?:you are|be|pretend to be) an? " + _NOUN, "persona", "{0}"),
-]
-_SELF_DESCRIPTION = re.compile(r"\b(?:i'?m|i am)\s+(an?\s+[a-z][a-z \-]{1,40}?)(?:[.,!;]|$| and )")
-_NOT_PERSONAS = {"concise", "brief", "formal", "casual", "detailed", "beginner", "list", "table", "bit", "little",
-                 "lot"}
 
 
 class ProfileStore:
@@ -154,48 +120,6 @@ class ProfileStore:
     def render(profile: Profile) -> str:
         """The dynamic part of the system prompt for ``profile`` (see :func:`render`)."""
         return render(profile)
-
-    def apply_instruction(self, user: str, text: str) -> tuple[Profile, bool]:
-        """Apply a plain-words instruction such as "answer more briefly" or "I'm a statistician".
-
-        Returns:
-            The (possibly unchanged) profile and whether anything changed. Unrecognised
-            instructions change nothing.
-        """
-        before = self.get(user)
-        changes = parse_instruction(text)
-        note = changes.pop("note", None)
-        after = before.model_copy(update=changes)
-        if note and note not in after.notes:
-            after = after.model_copy(update={"notes": (after.notes + [note])[-MAX_NOTES:]})
-        if after == before:
-            return before, False
-        self._save(user, after)
-        return after, True
-
-
-def parse_instruction(text: str) -> dict[str, str]:
-    """The profile changes an instruction asks for (``{"style": "concise"}``), without saving.
-
-    A self-description ("I'm a statistician") also yields ``{"note": "User is a statistician"}``.
-    """
-    t = re.sub(r"\s+", " ", text.lower().replace("’", "'")).strip()
-    changes: dict[str, str] = {}
-    for pattern, field_name, value in _RULES:
-        if field_name in changes:
-            continue
-        m = re.search(pattern, t)
-        if not m:
-            continue
-        if value == "{0}":
-            value = next((g for g in m.groups() if g), "").strip()
-            if not value or value in _NOT_PERSONAS:
-                continue
-        changes[field_name] = value
-    m = _SELF_DESCRIPTION.search(t)
-    if m and m.group(1).split()[-1] not in _NOT_PERSONAS:
-        changes["note"] = f"User is {m.group(1).strip()}"[:MAX_VALUE_CHARS]
-    return changes
 
 
 _STYLE_TEXT = {

@@ -12,161 +12,23 @@ from __future__ import annotations
 
 import json
 import re
-from difflib import SequenceMatcher
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from pydantic import BaseModel
 from sqlalchemy import text
 
 from auto_analyst.config import Settings
-from auto_analyst.storage import (DEFAULT_FILE, Migrations, autoid, greatest, is_postgres, read, sqlite_file,
-                                  store_engine, to_iso, transaction)
+from auto_analyst.memory.users.history_schema import PG_DOCUMENT, SessionInfo, TurnRecord, UploadRecord, migrations
+from auto_analyst.memory.users.quotes import QuoteMatch, best_answer, clean_quote
+from auto_analyst.storage import (DEFAULT_FILE, greatest, is_postgres, read, sqlite_file, store_engine, to_iso,
+                                  transaction)
 
-__all__ = ["History", "TurnRecord", "SessionInfo", "QuoteMatch", "UploadRecord", "HISTORY_FILE", "MIN_PARTIAL_QUOTE_CHARS"]
+__all__ = ["History", "TurnRecord", "SessionInfo", "QuoteMatch", "UploadRecord", "HISTORY_FILE", "migrations"]
 
 HISTORY_FILE = DEFAULT_FILE
 
-MIN_PARTIAL_QUOTE_CHARS = 20
-"""Shortest common run (characters, after normalising) accepted as a partial quote match.
-
-Below about 20 characters a quoted fragment ("the mean is 4.2") matches many answers by chance."""
-
-PARTIAL_SCAN_LIMIT = 2000
-"""Most recent turns scanned for a partial (fuzzy) quote match; exact matches scan all turns."""
-
 TITLE_CHARS = 80
 """A session's title is its first question cut to this many characters."""
-
-migrations = Migrations("history")
-
-_PG_DOCUMENT = "to_tsvector('simple', question || ' ' || answer)"
-
-
-@migrations
-def m001_turns(conn) -> None:
-    conn.exec_driver_sql(
-        f"""CREATE TABLE turns (
-            {autoid(conn)},
-            "user" TEXT NOT NULL, session TEXT NOT NULL, turn INTEGER NOT NULL, created_at TEXT NOT NULL,
-            question TEXT NOT NULL, intent TEXT NOT NULL DEFAULT '', plan_json TEXT NOT NULL DEFAULT '[]',
-            code TEXT NOT NULL DEFAULT '', result_summary TEXT NOT NULL DEFAULT '', answer TEXT NOT NULL DEFAULT '',
-            model TEXT NOT NULL DEFAULT '', timings_json TEXT NOT NULL DEFAULT '{{}}',
-            usage_json TEXT NOT NULL DEFAULT '{{}}', result_json TEXT NOT NULL DEFAULT '{{}}')"""
-    )
-    conn.exec_driver_sql('CREATE INDEX turns_user_session ON turns ("user", session, turn)')
-
-
-@migrations
-def m002_sessions(conn) -> None:
-    conn.exec_driver_sql(
-        """CREATE TABLE sessions (
-            "user" TEXT NOT NULL, session TEXT NOT NULL, started_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-            title TEXT NOT NULL DEFAULT '', state_json TEXT, PRIMARY KEY ("user", session))"""
-    )
-    conn.exec_driver_sql(
-        f"""CREATE TABLE uploads (
-            {autoid(conn)}, "user" TEXT NOT NULL, session TEXT NOT NULL,
-            path TEXT NOT NULL, name TEXT NOT NULL, created_at TEXT NOT NULL)"""
-    )
-    conn.exec_driver_sql('CREATE INDEX uploads_user_session ON uploads ("user", session)')
-
-
-@migrations
-def m003_turns_fts(conn) -> None:
-    """Full-text index over question + answer: FTS5 on SQLite (skipped when this SQLite lacks it: search falls
-    back to word counts), a GIN index over the ``simple`` text search configuration on PostgreSQL."""
-    if is_postgres(conn):
-        conn.exec_driver_sql(f"CREATE INDEX turns_fts ON turns USING GIN ({_PG_DOCUMENT})")
-        return
-    from sqlalchemy.exc import OperationalError
-
-    try:
-        with conn.begin_nested():
-            conn.exec_driver_sql(
-                "CREATE VIRTUAL TABLE turns_fts USING fts5(question, answer, content='turns', content_rowid='id')")
-    except OperationalError:
-        return
-    conn.exec_driver_sql(
-        """CREATE TRIGGER turns_fts_ai AFTER INSERT ON turns BEGIN
-            INSERT INTO turns_fts (rowid, question, answer) VALUES (new.id, new.question, new.answer); END"""
-    )
-    conn.exec_driver_sql(
-        """CREATE TRIGGER turns_fts_ad AFTER DELETE ON turns BEGIN
-            INSERT INTO turns_fts (turns_fts, rowid, question, answer)
-            VALUES ('delete', old.id, old.question, old.answer); END"""
-    )
-    conn.exec_driver_sql("INSERT INTO turns_fts (turns_fts) VALUES ('rebuild')")
-
-
-class TurnRecord(BaseModel):
-    """One stored turn. ``*_json`` fields hold JSON text exactly as recorded."""
-
-    id: int
-    user: str
-    session: str
-    turn: int
-    created_at: str
-    question: str
-    intent: str = ""
-    plan_json: str = "[]"
-    code: str = ""
-    result_summary: str = ""
-    answer: str = ""
-    model: str = ""
-    timings_json: str = "{}"
-    usage_json: str = "{}"
-    result_json: str = "{}"
-
-
-class SessionInfo(NamedTuple):
-    """A session of one user: its id, ISO start time, number of turns, title and uploaded table names."""
-
-    session_id: str
-    started: str
-    n_turns: int
-    title: str
-    tables: list[str]
-
-
-class UploadRecord(NamedTuple):
-    """A stored row of a data file a user loaded into a session: its path on disk and one table name (the page's
-    :class:`auto_analyst.saved_sessions.Upload` gathers the rows of one file)."""
-
-    id: int
-    session: str
-    path: str
-    name: str
-    created_at: str
-
-
-class QuoteMatch(BaseModel):
-    """The turn whose answer contains a quoted text, and its neighbours in the same session.
-
-    Attributes:
-        turn: the matching turn.
-        context: up to 3 turns in order: the previous turn, ``turn``, the next turn.
-        matched: the normalised text that matched (the whole quote, or the common run).
-        exact: True when the whole normalised quote occurs in the answer.
-    """
-
-    turn: TurnRecord
-    context: list[TurnRecord]
-    matched: str
-    exact: bool
-
-
-def normalise(text: str) -> str:
-    """Lower-case ``text``, drop Markdown emphasis and list bullets, and collapse all whitespace to single
-    spaces (for quote matching: a user copies the answer as the page shows it, '**Total**: 5' as 'Total: 5')."""
-    text = re.sub(r"\*\*|__|(?<!\w)[*_`](?!\s)|(?<!\s)[*_`](?!\w)", "", text)
-    text = re.sub(r"(?m)^\s*[-*•]\s+", " ", text)
-    return re.sub(r"\s+", " ", text).strip().lower()
-
-
-def _clean_quote(text: str) -> str:
-    lines = [re.sub(r"^\s*>\s?", "", line) for line in text.splitlines()]  # Markdown block quotes
-    return normalise(" ".join(lines)).strip("\"'“”‘’`…. ")
 
 
 def _as_json(value: Any) -> str:
@@ -334,9 +196,9 @@ class History:
             return []
         if self.postgres:
             rows = self._rows(
-                f"""SELECT t.*, ts_rank({_PG_DOCUMENT}, q) AS _rank
+                f"""SELECT t.*, ts_rank({PG_DOCUMENT}, q) AS _rank
                     FROM turns t, to_tsquery('simple', :q) q
-                    WHERE t."user" = :user AND {_PG_DOCUMENT} @@ q ORDER BY _rank DESC, t.id DESC LIMIT :k""",
+                    WHERE t."user" = :user AND {PG_DOCUMENT} @@ q ORDER BY _rank DESC, t.id DESC LIMIT :k""",
                 {"q": " | ".join("'" + w + "'" for w in words), "user": user, "k": int(k)})
         elif self.has_fts:
             rows = self._rows(
@@ -355,39 +217,27 @@ class History:
         """Find the turn whose answer the user quoted, with its previous and next turn.
 
         Matching is case-insensitive on whitespace-normalised text (Markdown ``>`` markers and
-        surrounding quote marks are removed). The whole quote found in an answer wins (most
-        recent first); otherwise the answer sharing the longest common run of at least
-        :data:`MIN_PARTIAL_QUOTE_CHARS` characters with the quote (ties: most recent).
+        surrounding quote marks are removed); see :func:`~auto_analyst.memory.users.quotes.best_answer`.
 
         Returns:
             The match, or None when no answer matches (or the quote is empty).
         """
-        quote = _clean_quote(quoted_text)
+        quote = clean_quote(quoted_text)
         if not quote:
             return None
         sql, args = 'SELECT id, answer FROM turns WHERE "user" = :user', {"user": user}
         if session is not None:
             sql += " AND session = :session"
             args["session"] = session
-        rows = self._rows(sql + " ORDER BY id DESC", args)
-        best: tuple[int, int, str] | None = None  # (run length, id, matched text)
-        exact_id = next((r["id"] for r in rows if quote in normalise(r["answer"])), None)
-        if exact_id is None and len(quote) >= MIN_PARTIAL_QUOTE_CHARS:
-            for r in rows[:PARTIAL_SCAN_LIMIT]:
-                answer = normalise(r["answer"])
-                matcher = SequenceMatcher(None, quote, answer, autojunk=False)
-                m = matcher.find_longest_match(0, len(quote), 0, len(answer))
-                if m.size >= MIN_PARTIAL_QUOTE_CHARS and (best is None or m.size > best[0]):
-                    best = (m.size, r["id"], quote[m.a:m.a + m.size])
-        hit_id = exact_id if exact_id is not None else (best[1] if best else None)
-        if hit_id is None:
+        found = best_answer(quote, self._rows(sql + " ORDER BY id DESC", args))
+        if found is None:
             return None
+        hit_id, matched, exact = found
         hit = self.get_turn(user, hit_id)
         assert hit is not None
         neighbours = self.turns(user, hit.session)
         i = next(j for j, t in enumerate(neighbours) if t.id == hit.id)
-        return QuoteMatch(turn=hit, context=neighbours[max(i - 1, 0):i + 2],
-                          matched=quote if exact_id is not None else best[2], exact=exact_id is not None)
+        return QuoteMatch(turn=hit, context=neighbours[max(i - 1, 0):i + 2], matched=matched, exact=exact)
 
     # -- forgetting --------------------------------------------------------------------------------
 

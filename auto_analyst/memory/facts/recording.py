@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
-from auto_analyst.memory.entities import extract_entities
-from auto_analyst.memory.fact_extract import extract_facts
-from auto_analyst.memory.fact_recall import seen_tables
+from auto_analyst.memory.facts.entities import extract_entities
+from auto_analyst.memory.facts.extract import extract_facts
+from auto_analyst.memory.facts.recall import seen_tables
 from auto_analyst.memory.scope import Scope
-from auto_analyst.memory.stores import MemoryStores
 from auto_analyst.results import Result
+
+if TYPE_CHECKING:
+    from auto_analyst.memory.stores import MemoryStores  # the upper layer: a type only
 
 __all__ = ["record", "record_facts"]
 

@@ -4,7 +4,7 @@ joined → ranked → the top facts, for the planner's context and for answers a
 Ranking (best first): facts on a current table before stale ones; then **relevance**, the sum over the
 question entities that reach the fact of ``1 / depth`` (so a fact joining two entities outranks one
 reached from one); then ``(1 + uses) × 0.5 ^ (age / half-life)``, the entity store's count × recency
-score with the times the fact was used as its count (:data:`~auto_analyst.memory.entities.HALF_LIFE_HOURS`);
+score with the times the fact was used as its count (:data:`~auto_analyst.memory.facts.entities.HALF_LIFE_HOURS`);
 then the newer. Of facts saying the same thing (subject, relation, filter, table) only the newest is kept.
 """
 
@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from auto_analyst.memory.entities import HALF_LIFE_HOURS, METHODS, score
-from auto_analyst.memory.fact_vocab import DataVocabulary, metric_of, stem
-from auto_analyst.memory.facts import Fact, FactHit, fingerprint, format_number, render_fact
-from auto_analyst.memory.graph.base import GraphStore, SeenTable
+from auto_analyst.memory.facts.entities import HALF_LIFE_HOURS, METHODS, score
+from auto_analyst.memory.facts.vocab import DataVocabulary, metric_of, stem
+from auto_analyst.memory.facts.model import Fact, FactHit, fingerprint, format_number, render_fact
+from auto_analyst.memory.facts.graph.base import GraphStore, SeenTable
 from auto_analyst.storage.times import to_iso
 from auto_analyst.memory.scope import Scope
 

@@ -4,7 +4,7 @@ The entries live in the storage's database (tables ``error_entries`` and ``error
 default, PostgreSQL with ``database_url``). Times are POSIX seconds (UTC). A process killed
 mid-write loses at most the transaction it had not committed, never a committed one. Callers
 serialise index writes across processes with the lock of
-:class:`auto_analyst.memory.error_memory.ErrorMemory`; the database's own locking covers readers.
+:class:`auto_analyst.memory.errorfix.memory.ErrorMemory`; the database's own locking covers readers.
 
 Earlier versions kept the entries in their own file, ``error_memory/errors.sqlite3``; its rows are
 imported once, the first time the store opens (:meth:`ErrorStore.import_legacy`).

@@ -10,10 +10,13 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from auto_analyst.memory.anonymize import anonymize
+from auto_analyst.memory.errorfix.anonymize import anonymize
 from auto_analyst.memory.scope import Scope
-from auto_analyst.memory.stores import MemoryStores
+
+if TYPE_CHECKING:
+    from auto_analyst.memory.stores import MemoryStores  # the upper layer: a type only
 
 __all__ = ["remember_fix", "dataset_fingerprint", "DATA_SPECIFIC_ERRORS", "MAX_VOCABULARY"]
 

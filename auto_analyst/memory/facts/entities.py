@@ -8,7 +8,7 @@
 
 Kinds: ``column`` (a dataset column), ``table``, ``method`` (groupby, t-test, random forest, …),
 ``concept`` (churn, revenue, …) and ``value`` (a category value, ``region=West``). Both live in the
-user's graph store (:mod:`auto_analyst.memory.graph`), the same store as the facts; by default rows
+user's graph store (:mod:`auto_analyst.memory.facts.graph`), the same store as the facts; by default rows
 in ``settings.home / "history.sqlite3"`` (WAL).
 """
 
@@ -27,7 +27,7 @@ from auto_analyst.config import Settings
 from auto_analyst.storage.times import to_iso
 
 if TYPE_CHECKING:
-    from auto_analyst.memory.graph.base import GraphStore
+    from auto_analyst.memory.facts.graph.base import GraphStore
 
 __all__ = ["EntityMemory", "EntityScore", "StreamRow", "extract_entities", "HALF_LIFE_HOURS", "KINDS", "score"]
 
@@ -80,7 +80,7 @@ class EntityMemory:
     """Per-user memory stream and entity knowledge store, kept in the user's graph store.
 
     Args:
-        settings: the store is the one :func:`auto_analyst.memory.graph.open_graph` opens for them.
+        settings: the store is the one :func:`auto_analyst.memory.facts.graph.open_graph` opens for them.
         path: use the SQLite file at this path instead (tests, tools).
         half_life_hours: recency half-life used by :meth:`top` (default :data:`HALF_LIFE_HOURS`).
         graph: use this graph store instead.
@@ -88,8 +88,8 @@ class EntityMemory:
 
     def __init__(self, settings: Settings | None = None, *, path: Path | None = None,
                  half_life_hours: float = HALF_LIFE_HOURS, graph: GraphStore | None = None) -> None:
-        from auto_analyst.memory.graph import open_graph
-        from auto_analyst.memory.graph.sql import SqlGraph
+        from auto_analyst.memory.facts.graph import open_graph
+        from auto_analyst.memory.facts.graph.sql import SqlGraph
 
         if graph is None:
             graph = SqlGraph(Path(path)) if path is not None else open_graph(settings or Settings.load())

@@ -1,18 +1,18 @@
 """The interface of the per-user graph store: memory stream, entity knowledge store, facts, and the tables seen.
 
 Two backends implement it with the same behaviour (``tests/memory/test_facts_graph.py`` runs one
-suite on each): :class:`~auto_analyst.memory.graph.sql.SqlGraph` (SQLite with a recursive query, the
-default) and :class:`~auto_analyst.memory.graph.cypher.CypherGraph` (Cypher over Kùzu embedded, Neo4j
+suite on each): :class:`~auto_analyst.memory.facts.graph.sql.SqlGraph` (SQLite with a recursive query, the
+default) and :class:`~auto_analyst.memory.facts.graph.cypher.CypherGraph` (Cypher over Kùzu embedded, Neo4j
 or FalkorDB). Every method takes the user first and reads or changes only that user's nodes.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, runtime_checkable
 
-from auto_analyst.memory.facts import Fact
+from auto_analyst.memory.facts.model import Fact
 
 __all__ = ["GraphStore", "Walked", "SeenTable", "Mention", "FRONTIER_FACTS", "PER_SEED", "PER_ENDPOINT"]
 
@@ -63,8 +63,12 @@ class Mention(NamedTuple):
     at: str
 
 
-class GraphStore(ABC):
-    """What memory asks of a graph engine. Writes are committed before a method returns.
+@runtime_checkable
+class GraphStore(Protocol):
+    """What memory asks of a graph engine (the facts store's contract). Writes are committed before a method returns.
+
+    A Protocol whose engines subclass it explicitly: they must define every abstract method (checked when one is
+    built) and share :meth:`walk`, :meth:`forget_user` and :meth:`close`.
 
     ``version`` counts this process's writes of facts (readers may cache what they derive from the facts).
     """

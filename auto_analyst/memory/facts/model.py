@@ -1,11 +1,11 @@
 """Facts: what an answered analysis found, as subject–relation–object triples with their numbers.
 
 A :class:`Fact` is written for every finding of a Result's typed tables (see
-:mod:`auto_analyst.memory.fact_extract`), never from the answer's prose, so the embedded offline model
+:mod:`auto_analyst.memory.facts.extract`), never from the answer's prose, so the embedded offline model
 and a hosted model that show the same tables leave the same facts. Each fact names the data table it
 came from by content :func:`fingerprint` (a re-upload of the same file gets the same one), the filter
 in force, the turn, the time and the user. Facts are the edges of the user's knowledge graph
-(:mod:`auto_analyst.memory.graph`); the entities they link (:class:`Link`) are its nodes.
+(:mod:`auto_analyst.memory.facts.graph`); the entities they link (:class:`Link`) are its nodes.
 """
 
 from __future__ import annotations

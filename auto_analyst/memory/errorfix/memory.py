@@ -2,7 +2,7 @@
 
 Where it lives:
 
-* the entries (source of truth) - tables of the storage's database (:mod:`.error_store`; SQLite under
+* the entries (source of truth) - tables of the storage's database (:mod:`.store`; SQLite under
   ``settings.home`` by default, PostgreSQL with ``database_url``).
 * the index - a Chroma collection of the entries' embeddings, rebuilt from the entries whenever it is missing,
   fails to open, disagrees in count, or a writer died between the database and the Chroma write. By default a
@@ -16,7 +16,7 @@ Where it lives:
 A process's open Chroma client keeps the HNSW index in memory and does not see another process's writes, and
 writing through such a stale client would overwrite them. So every index change raises a generation counter
 in SQLite; before each write (under the lock) and each search, a process whose client is older reopens it
-(:mod:`.error_index`).
+(:mod:`.index`).
 
 chromadb is imported only when the index is first needed.
 """
@@ -28,17 +28,18 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, Self
 
 from auto_analyst.config import Settings
 from auto_analyst.errors import AutoAnalystError, BadInputError
-from auto_analyst.memory.anonymize import anonymize
-from auto_analyst.memory.error_index import ChromaIndex, metadata
-from auto_analyst.memory.error_store import GLOBAL, ErrorStore, document_hash, entry_id
+from auto_analyst.memory.errorfix.anonymize import anonymize
+from auto_analyst.memory.errorfix.entry import ErrorFixEntry
+from auto_analyst.memory.errorfix.index import index_for
+from auto_analyst.memory.errorfix.store import GLOBAL, ErrorStore, document_hash, entry_id
+
+if TYPE_CHECKING:
+    from auto_analyst.memory.errorfix.protocols import VectorIndexPort
 
 __all__ = ["GLOBAL", "MIN_SCORE", "ErrorFixEntry", "ErrorMemory", "anonymize"]
 
@@ -53,45 +54,6 @@ _SCOPES = ("all", "user", "global")
 MIN_SCORE: dict[str, float] = {"hashing": 0.2}
 
 
-class ErrorFixEntry(BaseModel):
-    """One remembered error and its correction.
-
-    Attributes:
-        document: ``"Error Summary: ...\\nCorrection: ..."`` - the text embedded and shown to the fixer.
-        user: the owning user id, or ``"global"`` for entries shared with every user.
-        human: the correction came from a person rather than from the fix loop.
-        created_at, last_used_at: UTC times.
-        use_count: times added or used in a fix prompt (starts at 1).
-        score: cosine similarity to the query (-1..1), set by :meth:`ErrorMemory.search`; None elsewhere.
-    """
-
-    id: str
-    document: str
-    error_type: str
-    agent: str
-    agent_version: str
-    dataset_fingerprint: str
-    user: str
-    human: bool
-    created_at: datetime
-    last_used_at: datetime
-    use_count: int
-    score: float | None = None
-
-    @classmethod
-    def from_row(cls, row: dict[str, Any], score: float | None = None) -> ErrorFixEntry:
-        return cls(
-            id=row["id"], document=row["document"], error_type=row["error_type"], agent=row["agent"],
-            agent_version=row["agent_version"], dataset_fingerprint=row["dataset_fingerprint"], user=row["scope"],
-            human=bool(row["human"]), created_at=_utc(row["created_at"]), last_used_at=_utc(row["last_used_at"]),
-            use_count=int(row["use_count"]), score=score,
-        )
-
-
-def _utc(ts: float) -> datetime:
-    return datetime.fromtimestamp(float(ts), tz=UTC)
-
-
 class ErrorMemory:
     """The error-fix store of one ``AUTO_ANALYST_HOME``: thread-safe, safe with several processes.
 
@@ -100,6 +62,8 @@ class ErrorMemory:
     Args:
         settings: uses ``home``, ``embedding``, ``error_memory_k``, ``memory_retention_days``,
             ``memory_max_entries``.
+        index: the vector index of the entries (default :func:`~.index.index_for` the settings: local Chroma under
+            ``home``, or the Chroma server of ``chroma_url``); any :class:`~.protocols.VectorIndexPort`.
         clock: returns the current POSIX time in seconds (tests pass a fake one).
         lock_timeout: seconds to wait for another process's write before giving up.
 
@@ -109,7 +73,8 @@ class ErrorMemory:
         BadInputError: an invalid argument or ``embedding`` setting.
     """
 
-    def __init__(self, settings: Settings, *, clock: Callable[[], float] = time.time, lock_timeout: float = 60.0) -> None:
+    def __init__(self, settings: Settings, *, index: VectorIndexPort | None = None,
+                 clock: Callable[[], float] = time.time, lock_timeout: float = 60.0) -> None:
         self.settings = settings
         self.root = Path(settings.home) / "error_memory"
         self.sqlite_path = self.root / "errors.sqlite3"  # an earlier version's store, imported once
@@ -120,8 +85,10 @@ class ErrorMemory:
         self._mutex = threading.RLock()
         self._store: ErrorStore | None = None
         self._flock: Any = None
-        self.remote = bool(str(getattr(settings, "chroma_url", "") or "").strip())
-        self._index = ChromaIndex(self.chroma_path, settings)
+        self._index: VectorIndexPort = index if index is not None else index_for(settings, self.chroma_path)
+        # A shared index (a server) serialises its own writes; the commit-index-mark sequence is then guarded by a
+        # database lock, a local one by the file lock.
+        self.remote = self._index.shared
 
     # -- public API ---------------------------------------------------------------------------------------
     def add(self, error_summary: str, correction: str, *, error_type: str, agent: str, agent_version: str,
@@ -155,7 +122,7 @@ class ErrorMemory:
             store = self._sync_index()
             stored, inserted = store.upsert(row, now)
             if inserted:
-                self._index.write(store, lambda col: col.add(ids=[row["id"]], embeddings=self._index.embed([document]), metadatas=[metadata(row)]))
+                self._index.add(store, [row])
         return ErrorFixEntry.from_row(stored)
 
     def search(self, text: str, *, user: str, k: int | None = None, error_type: str | None = None,
@@ -197,33 +164,30 @@ class ErrorMemory:
             # here), so over-fetch without it and filter against SQLite; fall back to the filter only when too
             # few allowed hits came back and unseen entries could still pass the floor.
             fetch = min(total, max(40, 8 * k))
-            pairs = self._query(store, query, fetch, None)
+            pairs = self._query(store, query, fetch)
             rows = store.get_many([i for i, _ in pairs])
             hits = [(rows[i], sc) for i, sc in pairs if i in rows and keep(rows[i]) and sc >= floor]
             if len(hits) < k and fetch < total and pairs and pairs[-1][1] >= floor:
-                where: dict[str, Any] = {"user": {"$in": scopes}}
-                if error_type:
-                    where = {"$and": [where, {"error_type": str(error_type)}]}
-                pairs = self._query(store, query, 2 * k + 4, where)
+                pairs = self._query(store, query, 2 * k + 4, scopes, error_type)
                 rows = store.get_many([i for i, _ in pairs])
                 hits = [(rows[i], sc) for i, sc in pairs if i in rows and keep(rows[i]) and sc >= floor]
         top = sorted((ErrorFixEntry.from_row(r, score=sc) for r, sc in hits), key=lambda e: -(e.score or 0.0))[:k]
         return sorted(top, key=lambda e: e.user != scope)  # stable: own first, each group still by score
 
-    def _query(self, store: ErrorStore, embedding: list[Any], n: int, where: dict[str, Any] | None) -> list[tuple[str, float]]:
+    def _query(self, store: ErrorStore, embedding: list[Any], n: int, scopes: list[str] | None = None,
+               error_type: str | None = None) -> list[tuple[str, float]]:
         """(id, cosine similarity) of the ``n`` nearest entries, best first; reopens (maybe rebuilds) once on failure."""
         for attempt in (1, 2):
-            if self._index.col is None or store.generation() != self._index.gen:
+            if not self._index.current(store):
                 with self._locked():
                     self._sync_index()
             try:
-                res = self._index.col.query(query_embeddings=embedding, n_results=n, where=where, include=["distances"])
-                return [(i, 1.0 - float(d)) for i, d in zip(res["ids"][0], res["distances"][0])]
+                return self._index.query(embedding, n, scopes=scopes, error_type=error_type)
             except Exception as exc:  # any index failure: reopen (and maybe rebuild) once
                 if attempt == 2:
                     raise AutoAnalystError(f"The error-fix memory index failed: {exc}. Run `auto-analyst memory reindex`.") from exc
                 log.warning("error memory query failed (%s); reopening the index", exc)
-                self._index.gen = -1
+                self._index.invalidate()
         return []  # pragma: no cover
 
     def mark_used(self, ids: list[str]) -> None:
@@ -291,15 +255,13 @@ class ErrorMemory:
         """
         with self._locked():
             store = self._ensure_store()
-            self._index.close()
-            self._index.open(repair=True)
-            return self._index.rebuild(store)
+            return self._index.reindex(store)
 
     def index_count(self) -> int:
         """Entries in the Chroma index (equals the SQLite count when healthy; for diagnostics and tests)."""
         with self._locked():
             self._sync_index()
-            return int(self._index.col.count())
+            return self._index.count()
 
     def close(self) -> None:
         """Release Chroma and SQLite (the object reopens them lazily if used again)."""
@@ -377,11 +339,7 @@ class ErrorMemory:
             store = self._sync_index()
             gone = store.delete(ids)
             if gone:
-                def op(col: Any) -> None:
-                    for i in range(0, len(gone), 1000):
-                        col.delete(ids=gone[i : i + 1000])
-
-                self._index.write(store, op)
+                self._index.delete(store, gone)
             return len(gone)
 
     def _sync_index(self) -> ErrorStore:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from auto_analyst.memory.entities import METHODS
+from auto_analyst.memory.facts.entities import METHODS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -156,7 +156,7 @@ class DataVocabulary:
     @classmethod
     def of(cls, frames: Mapping[str, pd.DataFrame]) -> DataVocabulary:
         """The vocabulary of ``frames`` (memoised by table name and content fingerprint: read once per table)."""
-        from auto_analyst.memory.facts import fingerprint
+        from auto_analyst.memory.facts.model import fingerprint
 
         key = tuple((name, fingerprint(frame)) for name, frame in frames.items())
         if key not in _VOCABS:

@@ -5,7 +5,7 @@ server (``HttpClient``; ``chroma run --path DIR --port PORT`` serves one).
 
 A process's open local client keeps the HNSW index in memory and does not see another process's writes;
 writing through such a stale client would overwrite them (two writers corrupt a store: docs/error_memory.md, "Several
-processes"). So every index change raises a generation counter in the database (:meth:`ErrorStore.generation`),
+processes"). So every index change raises a generation counter in the database (:meth:`~.store.ErrorStore.generation`),
 and :meth:`ChromaIndex.sync` reopens a local client whenever the counter moved (a server is always current, so
 its client stays open). Every method that opens or writes expects the caller to hold the store's lock.
 
@@ -18,12 +18,14 @@ import logging
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auto_analyst.errors import AutoAnalystError
-from auto_analyst.memory.error_store import ErrorStore
 
-__all__ = ["COLLECTION_PREFIX", "HNSW", "ChromaIndex"]
+if TYPE_CHECKING:
+    from auto_analyst.memory.errorfix.protocols import IndexedEntriesPort as ErrorStore
+
+__all__ = ["COLLECTION_PREFIX", "HNSW", "ChromaIndex", "index_for"]
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +36,15 @@ COLLECTION_PREFIX = "error_fix-"
 HNSW = {"space": "cosine", "ef_construction": 200, "ef_search": 200, "max_neighbors": 32}
 
 
+def index_for(settings: Any, path: Path) -> ChromaIndex:
+    """The index the settings choose: the Chroma server of ``chroma_url`` if set, else a local Chroma at ``path``
+    (another vector index plugs in as any :class:`~.protocols.VectorIndexPort` passed to ``ErrorMemory``)."""
+    return ChromaIndex(path, settings)
+
+
 class ChromaIndex:
-    """One Chroma ``PersistentClient`` collection of entry embeddings, named after the embedding function.
+    """One Chroma collection of entry embeddings (``PersistentClient`` at ``path``, or the server of the
+    ``chroma_url`` setting), named after the embedding function; implements :class:`~.protocols.VectorIndexPort`.
 
     Args:
         path: the Chroma directory (deleted and recreated when it cannot be opened).
@@ -45,11 +54,58 @@ class ChromaIndex:
     def __init__(self, path: Path, settings: Any) -> None:
         self.path = Path(path)
         self.settings = settings
-        self.url = str(getattr(settings, "chroma_url", "") or "").strip()
+        self.url = str(settings.chroma_url or "").strip()
         self.gen = -1  # generation the open client reflects; -1 forces a (re)open
         self._ef: Any = None
         self._client: Any = None
         self.col: Any = None
+
+    @property
+    def shared(self) -> bool:
+        """True for a server (every process sees every write; writes are serialised by a database lock)."""
+        return bool(self.url)
+
+    def current(self, store: ErrorStore) -> bool:
+        """Open and reflecting the store's last change (else :meth:`sync` must run, under the lock)."""
+        return self.col is not None and store.generation() == self.gen
+
+    def query(self, embedding: list[Any], n: int, *, scopes: list[str] | None = None,
+              error_type: str | None = None) -> list[tuple[str, float]]:
+        """(id, cosine similarity) of the ``n`` nearest entries, best first; only entries of ``scopes`` (user ids or
+        ``"global"``) and ``error_type`` when given. Raises whatever Chroma raises (the caller reopens once)."""
+        where: dict[str, Any] | None = {"user": {"$in": list(scopes)}} if scopes is not None else None
+        if error_type:
+            kind = {"error_type": str(error_type)}
+            where = {"$and": [where, kind]} if where else kind
+        res = self.col.query(query_embeddings=embedding, n_results=n, where=where, include=["distances"])
+        return [(i, 1.0 - float(d)) for i, d in zip(res["ids"][0], res["distances"][0])]
+
+    def add(self, store: ErrorStore, rows: list[dict[str, Any]]) -> None:
+        """Index entry rows the store has just committed (see :meth:`write` for a failure)."""
+        self.write(store, lambda col: col.add(ids=[r["id"] for r in rows], embeddings=self.embed([r["document"] for r in rows]),
+                                              metadatas=[metadata(r) for r in rows]))
+
+    def delete(self, store: ErrorStore, ids: list[str]) -> None:
+        """Drop entries the store has just deleted (see :meth:`write` for a failure)."""
+        def op(col: Any) -> None:
+            for i in range(0, len(ids), 1000):
+                col.delete(ids=ids[i : i + 1000])
+
+        self.write(store, op)
+
+    def reindex(self, store: ErrorStore) -> int:
+        """Reopen (recreating a directory that cannot be opened) and rebuild from every row; returns the rows indexed."""
+        self.close()
+        self.open(repair=True)
+        return self.rebuild(store)
+
+    def count(self) -> int:
+        """Entries in the open collection."""
+        return int(self.col.count())
+
+    def invalidate(self) -> None:
+        """Forget that the client is current: the next use reopens it (after a failed query)."""
+        self.gen = -1
 
     def function(self) -> Any:
         """The configured embedding function (built on first use).
@@ -58,7 +114,7 @@ class ChromaIndex:
             BadInputError: an unknown ``embedding`` setting (see :func:`.embedding.make_embedding_function`).
         """
         if self._ef is None:
-            from auto_analyst.memory.embedding import make_embedding_function
+            from auto_analyst.memory.errorfix.embedding import make_embedding_function
 
             self._ef = make_embedding_function(self.settings)
         return self._ef
@@ -68,7 +124,7 @@ class ChromaIndex:
         return self.function()(texts)
 
     def collection_name(self) -> str:
-        from auto_analyst.memory.embedding import embedding_key
+        from auto_analyst.memory.errorfix.embedding import embedding_key
 
         return COLLECTION_PREFIX + embedding_key(self.function())
 

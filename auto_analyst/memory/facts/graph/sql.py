@@ -17,8 +17,8 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from auto_analyst.memory.facts import ENDPOINT_ROLES, Fact, Link
-from auto_analyst.memory.graph.base import GraphStore, Mention, SeenTable
+from auto_analyst.memory.facts.model import ENDPOINT_ROLES, Fact, Link
+from auto_analyst.memory.facts.graph.base import GraphStore, Mention, SeenTable
 from auto_analyst.storage import Migrations, autoid, engine_for, read, real, sqlite_file, transaction
 
 __all__ = ["SqlGraph", "migrations", "entity_migrations"]

@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from auto_analyst.memory.fact_vocab import (MODEL_METRICS, TEST_METRICS, DataVocabulary, is_ranking, metric_of,
+from auto_analyst.memory.facts.vocab import (MODEL_METRICS, TEST_METRICS, DataVocabulary, is_ranking, metric_of,
                                             model_of, relation_name, test_of)
-from auto_analyst.memory.facts import Fact, Link, fingerprint
+from auto_analyst.memory.facts.model import Fact, Link, fingerprint
 from auto_analyst.storage.times import to_iso
 from auto_analyst.memory.scope import Scope
 from auto_analyst.results import Result, TableOut
@@ -393,6 +393,6 @@ def _column_keyed(turn: _Turn, t: TableOut, key: int, values: list[int]) -> None
 
 
 def _fmt(value: float | None) -> str:
-    from auto_analyst.memory.facts import format_number
+    from auto_analyst.memory.facts.model import format_number
 
     return format_number(value)

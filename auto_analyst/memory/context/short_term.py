@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from auto_analyst.memory.tokens import count_tokens, truncate_to_tokens
+from auto_analyst.memory.context.tokens import count_tokens, truncate_to_tokens
 
 if TYPE_CHECKING:
     from auto_analyst.results import Result

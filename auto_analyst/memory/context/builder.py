@@ -7,7 +7,7 @@ Parts, from most to least protected (and what happens to each when over budget):
 * ``profile``: the rendered answer profile; truncated.
 * ``quoted``: the quoted turn with its neighbours; neighbours dropped first, then the turn cut.
 * ``short_term``: running summary + last turns; oldest turns dropped, then the summary cut.
-* ``facts``: remembered findings around the question's entities (:mod:`~auto_analyst.memory.fact_recall`);
+* ``facts``: remembered findings around the question's entities (:mod:`~auto_analyst.memory.facts.recall`);
   the lowest-ranked dropped first.
 * ``error_fixes``: fixes from the error-fix memory; the last (least similar) dropped first, the
   first one cut.
@@ -16,7 +16,7 @@ Parts, from most to least protected (and what happens to each when over budget):
 Two budgets (from :class:`~auto_analyst.config.Settings`): the memory parts (quoted + short_term
 + facts + entities) share ``memory_budget_tokens``, filled in that order; then all parts together must fit
 ``prompt_budget_tokens``, cut in :attr:`ContextBuilder.cut_order`. Budgets are enforced on the sum
-of per-part token counts (:func:`~auto_analyst.memory.tokens.count_tokens`); the caller's
+of per-part token counts (:func:`~auto_analyst.memory.context.tokens.count_tokens`); the caller's
 headings and separators between parts are not counted.
 """
 
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from auto_analyst.config import Settings
-from auto_analyst.memory.profile import Profile, render as render_profile
-from auto_analyst.memory.short_term import MemoryItem, ShortTermMemory
-from auto_analyst.memory.tokens import count_tokens, truncate_to_tokens
+from auto_analyst.memory.users.profile import Profile, render as render_profile
+from auto_analyst.memory.context.short_term import MemoryItem, ShortTermMemory
+from auto_analyst.memory.context.tokens import count_tokens, truncate_to_tokens
 from auto_analyst.results import ContextPart, MemoryHit
 
 __all__ = ["ContextBuilder", "BuiltContext", "PART_ORDER", "CUT_ORDER", "DATASET_FLOOR_TOKENS"]
@@ -161,7 +161,7 @@ class ContextBuilder:
             quoted_turns: a ``QuoteMatch`` from ``History.find_quote`` (its neighbours are dropped
                 before the quoted turn), or ``TurnRecord``-like objects (``id``, ``question``,
                 ``answer``) or strings (the last dropped first). The last one left is truncated.
-            profile: rendered with :func:`auto_analyst.memory.profile.render`.
+            profile: rendered with :func:`auto_analyst.memory.users.profile.render`.
             entities: ``EntityScore`` objects, ``(name, kind)`` tuples or names, best first.
             error_fixes: fix texts, or ``(id, text)`` pairs, most similar first.
             facts: ``(fact id, rendered fact)`` pairs, best first.

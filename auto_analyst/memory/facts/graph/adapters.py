@@ -1,7 +1,7 @@
 """Thin connections from one Cypher text to Kùzu (embedded), Neo4j and FalkorDB: ``run(query, params) -> rows``.
 
 Each adapter only opens the engine, sends a statement with ``$name`` parameters and returns the
-result rows as lists; :class:`~auto_analyst.memory.graph.cypher.CypherGraph` writes the Cypher.
+result rows as lists; :class:`~auto_analyst.memory.facts.graph.cypher.CypherGraph` writes the Cypher.
 Kùzu needs its node and relationship tables declared first (``schema``); Neo4j and FalkorDB are
 schemaless and get indexes instead. The drivers are imported only when a URL asks for them.
 """
@@ -140,7 +140,7 @@ class FalkorConnection:
 
 
 def connect(url: str, settings: Settings | None = None) -> CypherConnection:
-    """The adapter for ``url`` (see :func:`auto_analyst.memory.graph.open_graph` for the schemes).
+    """The adapter for ``url`` (see :func:`auto_analyst.memory.facts.graph.open_graph` for the schemes).
 
     Raises:
         BadInputError: unknown scheme or missing driver.

@@ -16,9 +16,9 @@ import secrets
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from auto_analyst.memory.facts import ENDPOINT_ROLES, Fact, Link
-from auto_analyst.memory.graph.adapters import CypherConnection
-from auto_analyst.memory.graph.base import GraphStore, Mention, SeenTable
+from auto_analyst.memory.facts.model import ENDPOINT_ROLES, Fact, Link
+from auto_analyst.memory.facts.graph.adapters import CypherConnection
+from auto_analyst.memory.facts.graph.base import GraphStore, Mention, SeenTable
 
 __all__ = ["CypherGraph"]
 
@@ -38,7 +38,7 @@ def _fkey(user: str, fact_id: str) -> str:
 
 
 class CypherGraph(GraphStore):
-    """The graph store over a :class:`~auto_analyst.memory.graph.adapters.CypherConnection`."""
+    """The graph store over a :class:`~auto_analyst.memory.facts.graph.adapters.CypherConnection`."""
 
     def __init__(self, conn: CypherConnection):
         self.conn = conn

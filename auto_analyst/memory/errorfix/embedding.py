@@ -6,7 +6,7 @@ vector (numpy only). Error messages and code are matched well by such lexical fe
 exception names, library identifiers (``OneHotEncoder``) and message fragments (``could not convert``) recur
 verbatim between a stored error and a new one.
 
-This module imports chromadb at import time; :mod:`auto_analyst.memory.error_memory` imports it lazily so that
+This module imports chromadb at import time; :mod:`auto_analyst.memory.errorfix.memory` imports it lazily so that
 ``import auto_analyst`` stays light.
 """
 

@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from auto_analyst.memory import fact_recall
-from auto_analyst.memory.context import ContextBuilder
-from auto_analyst.memory.facts import render_fact
-from auto_analyst.storage.times import to_iso
-from auto_analyst.memory.profile import render
+from auto_analyst.memory.context.builder import ContextBuilder
+from auto_analyst.memory.context.short_term import ShortTermMemory
+from auto_analyst.memory.context.tokens import count_tokens
+from auto_analyst.memory.facts import recall as fact_recall
+from auto_analyst.memory.facts.model import render_fact
 from auto_analyst.memory.scope import Scope
-from auto_analyst.memory.short_term import ShortTermMemory
-from auto_analyst.memory.stores import MemoryStores
-from auto_analyst.memory.tokens import count_tokens
+from auto_analyst.memory.users.profile import render
 from auto_analyst.question_text import QUOTE, split_format
 from auto_analyst.results import ContextPart, MemoryHit
+from auto_analyst.storage.times import to_iso
+
+if TYPE_CHECKING:
+    from auto_analyst.memory.stores import MemoryStores  # the upper layer: a type only
 
 __all__ = ["Prepared", "prepare", "history_for", "fixes_for_error", "KNOWN_FIX_MIN_SCORE", "FACTS_HEADING"]
 
