@@ -168,13 +168,7 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
         else:
             parts = ", ".join(f"{_agg_expr(m, d, groups)}.rename({m.label()!r})" for m in spec.measures)
             label = " and ".join(m.label() for m in spec.measures) + " by " + ", ".join(groups) + _where(spec)
-            out += [f"result_{i} = pd.concat([{parts}], axis=1).reset_index()"]
-            for m in spec.measures:
-                if spec.percent and m.func in ("sum", "count"):
-                    out.append(f"result_{i}['share %'] = (100 * result_{i}[{m.label()!r}] / result_{i}[{m.label()!r}].sum()).round(2)")
-            if spec.rounding is not None:
-                out.append(f"result_{i} = result_{i}.round({spec.rounding})")
-            out += [f"print(result_{i}.to_string(index=False))", f"show(result_{i}, name={label!r})"]
+            out += [f"result_{i} = pd.concat([{parts}], axis=1).reset_index()"] + grouped_tail(i, spec, label)
     elif t in ("rank", "top_n") and groups:
         m = spec.measures[0]
         word = ("lowest" if spec.ascending else "highest")
@@ -378,3 +372,13 @@ def scalar_labels(spec: QuerySpec) -> list[str]:
 
     plugin = PLUGINS.get(t)
     return list(plugin.labels(spec)) if plugin is not None and hasattr(plugin, "labels") else []
+
+
+def grouped_tail(i: int, spec: QuerySpec, label: str) -> list[str]:
+    """The lines after a grouped table ``result_{i}`` is made (by pandas or read from SQL): shares of the whole
+    when asked, rounding, printing and showing it as ``label``."""
+    out = [f"result_{i}['share %'] = (100 * result_{i}[{m.label()!r}] / result_{i}[{m.label()!r}].sum()).round(2)"
+           for m in spec.measures if spec.percent and m.func in ("sum", "count")]
+    if spec.rounding is not None:
+        out.append(f"result_{i} = result_{i}.round({spec.rounding})")
+    return out + [f"print(result_{i}.to_string(index=False))", f"show(result_{i}, name={label!r})"]

@@ -23,7 +23,7 @@ from typing import Any
 from auto_analyst.data.description import DatasetDescription
 from auto_analyst.data.duck_sql import DIALECTS, aggregate_sql, rows_sql
 from auto_analyst.data.relations import relationship
-from auto_analyst.offline.codegen import ISO_DAY, _where, statistics, visualisation
+from auto_analyst.offline.codegen import ISO_DAY, _where, grouped_tail, statistics, visualisation
 from auto_analyst.offline.joins import join_of, view_columns, with_joins
 from auto_analyst.offline.join_links import NO_MATCH, view_tables
 from auto_analyst.offline.spec import QuerySpec
@@ -243,12 +243,7 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
             label = " and ".join(labels) + " by " + ", ".join(groups) + _where(spec)
             out += [f"result_{i} = sql({_q(query)})"] + _empty_check(f"result_{i}", spec)
             out.append(f"result_{i} = result_{i}.sort_values({groups!r}, ignore_index=True)")
-            for m in spec.measures:
-                if spec.percent and m.func in ("sum", "count"):
-                    out.append(f"result_{i}['share %'] = (100 * result_{i}[{m.label()!r}] / result_{i}[{m.label()!r}].sum()).round(2)")
-            if spec.rounding is not None:
-                out.append(f"result_{i} = result_{i}.round({spec.rounding})")
-            out += [f"print(result_{i}.to_string(index=False))", f"show(result_{i}, name={label!r})"]
+            out += grouped_tail(i, spec, label)
     elif t in ("rank", "top_n") and groups and spec.measures:
         measures = _measures(spec, src)[:1]
         m = spec.measures[0]
