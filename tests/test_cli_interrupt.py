@@ -10,7 +10,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import select
+import select as select_module
 import subprocess
 import sys
 import termios
@@ -58,9 +58,9 @@ class Terminal:
         t0 = time.monotonic()
         while text.encode() not in self.seen:
             left = t0 + timeout - time.monotonic()
-            if left <= 0 or self.proc.poll() is not None and not select.select([self.master], [], [], 0)[0]:
+            if left <= 0 or self.proc.poll() is not None and not self._readable(0):
                 raise AssertionError(f"{text!r} did not appear; the terminal showed:\n{self.seen.decode(errors='replace')}")
-            if select.select([self.master], [], [], min(left, 0.5))[0]:
+            if self._readable(min(left, 0.5)):
                 try:
                     self.seen += os.read(self.master, 4096)
                 except OSError:  # the child closed the terminal
@@ -75,12 +75,18 @@ class Terminal:
             if time.monotonic() > deadline:
                 raise AssertionError(f"the chat did not end within {timeout:.0f} s; the terminal showed:\n"
                                      f"{self.seen.decode(errors='replace')}")
-            if select.select([self.master], [], [], 0.2)[0]:
+            if self._readable(0.2):
                 try:
                     self.seen += os.read(self.master, 4096)
                 except OSError:
                     pass
         return self.proc.returncode
+
+    def _readable(self, timeout: float) -> bool:
+        # poll, not select: after a long suite this process's descriptors can be numbered past select's 1024
+        poller = select_module.poll()
+        poller.register(self.master, select_module.POLLIN)
+        return bool(poller.poll(timeout * 1000))
 
     def type(self, text: str) -> None:
         os.write(self.master, text.encode())

@@ -50,9 +50,9 @@ def test_the_pipeline_declines_by_the_record_not_by_the_model_string(tmp_path, c
     sandbox = Sandbox()
     pipe = Pipeline(Settings.load({"home": tmp_path}, environ={}), lm, sandbox, default_registry())
     assert pipe.capabilities is caps and pipe.one_call is caps.plans_with_code
-    result = pipe.ask(TurnContext(question="mean of x?", dataset_description="{}", tables=["big"], active="big",
-                                  duckdb_tables=["big"]))
-    pipe.settle()
+    result, after = pipe.ask(TurnContext(question="mean of x?", dataset_description="{}", tables=["big"], active="big",
+                                         duckdb_tables=["big"]))
+    after.run()
     if declined:
         assert result.status == "declined" and sandbox.runs == []
         assert result.answer.startswith("The embedded offline model cannot answer this yet: big is a DuckDB table")
