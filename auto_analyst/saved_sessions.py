@@ -8,6 +8,7 @@ generated name to the user's original file name (shown on the page, used by the 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from auto_analyst.data.dictionary import is_dictionary_file
 from auto_analyst.data.formats import FORMATS
-from auto_analyst.errors import BadUploadError
+from auto_analyst.errors import BadInputError, BadUploadError
 from auto_analyst.results import Result
 
 if TYPE_CHECKING:
@@ -62,9 +63,31 @@ class SavedSession:
     uploads: tuple[Upload, ...] = ()
 
 
+SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What a session id looks like (``secrets.token_urlsafe``); anything else never becomes part of a path."""
+
+
+def path_part(text: str, what: str) -> str:
+    """``text`` when it can be one folder name: a session id of :data:`SESSION_ID`'s form, a user name without a
+    path separator; '..' and '.' never.
+
+    Raises:
+        BadInputError: naming ``what`` it should be.
+    """
+    ok = SESSION_ID.fullmatch(text or "") if what == "session id" else \
+        text and text not in (".", "..") and not re.search(r"[/\\\x00]", text)
+    if not ok:
+        raise BadInputError(f"{text!r} is not a {what}.")
+    return text
+
+
 def upload_folder(settings: Settings, user: str, session_id: str) -> Path:
-    """Where the uploads of ``user``'s session ``session_id`` are stored."""
-    return settings.home / "uploads" / user / session_id
+    """Where the uploads of ``user``'s session ``session_id`` are stored.
+
+    Raises:
+        BadInputError: a session id or user name that would name another folder ('..').
+    """
+    return settings.home / "uploads" / path_part(user, "user name") / path_part(session_id, "session id")
 
 
 def upload_name(original_name: str) -> tuple[str, str]:

@@ -297,8 +297,14 @@ class Session(TableMethods, SourceMethods):
 
 
 def session_folder(settings: Settings, user: str, session_id: str) -> Path:
-    """The folder of ``user``'s session ``session_id`` (the worker's tables and scripts, the figures)."""
-    return settings.home / "sessions" / _safe(user) / session_id
+    """The folder of ``user``'s session ``session_id`` (the worker's tables and scripts, the figures).
+
+    Raises:
+        BadInputError: ``session_id`` is not of a session id's form ('..' would name every user's sessions).
+    """
+    from auto_analyst.saved_sessions import path_part
+
+    return settings.home / "sessions" / _safe(user) / path_part(session_id, "session id")
 
 
 def _safe(name: str) -> str:

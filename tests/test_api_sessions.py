@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from auto_analyst import Analyst, Settings
-from auto_analyst.errors import BadUploadError, DataLoadError, NotFoundError
+from auto_analyst.errors import BadInputError, BadUploadError, DataLoadError, NotFoundError
 
 FRAME = pd.DataFrame({"region": ["North", "South", "North", "East"], "revenue": [10.0, 20.0, 30.0, 5.5]})
 
@@ -89,3 +89,16 @@ def test_resume_keeps_only_the_tables_an_older_state_named(tmp_path):
         analyst.memory.history.save_session_state("alice", s.id, json.dumps(state))
         r = analyst.resume(s.id)
         assert list(r.tables) == ["book_one", "book_two"] and r.active == "book_two"
+
+
+def test_a_session_id_that_is_a_path_is_refused_and_deletes_nothing(tmp_path):
+    with Analyst(settings=Settings.load({"home": tmp_path}), user="alice") as analyst:
+        s = analyst.session()
+        s.add_frame("t", pd.DataFrame({"x": [1, 2, 3]}))
+        assert s.ask("sum of x").status == "ok"
+        kept = tmp_path / "sessions" / "alice" / s.id
+        assert kept.is_dir()
+        for bad in ("..", ".", "../alice", "a/b"):
+            with pytest.raises(BadInputError, match="is not a session id"):
+                Analyst(settings=analyst.settings, user="bob").delete_session(bad)
+        assert kept.is_dir()  # bob's '..' named every user's sessions before

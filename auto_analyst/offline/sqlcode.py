@@ -175,6 +175,11 @@ def _filters(spec: QuerySpec, src: _Source) -> list[tuple]:
         elif f.op in ("==", "!="):
             out.append((c, f.op, _value(src, f.column, f.value)))
         else:
+            if f.op in (">", ">=", "<", "<=", "between") and isinstance(f.value, (int, float)) \
+                    and src.kinds.get(f.column) in _TEXT_KINDS:
+                # SQLite compares a TEXT column with a number as text ('250' > 100 is false): a wrong count
+                raise Unsupported(f"`{f.column}` holds text in the database, so '{f.to_text().replace('`', '')}' would "
+                                  "compare it as text; the offline model did not answer it.")
             out.append((c, f.op, f.value) + ((f.value2,) if f.value2 is not None else ()))
     return out
 

@@ -162,6 +162,17 @@ def test_a_rate_of_a_status_value_is_the_percent_of_rows_and_declines_within_gro
     assert render(s) == "count of rows where `status` == 'occupied', as a percentage"
     assert any("percent of rows where `status` is 'occupied'" in a for a in s.assumptions)
     assert read(homes(), "occupied rate by district")[0].startswith("decline")
+    # inside a subset the percent of the whole table's rows would be another number: declined, not answered
+    assert read(homes(), "occupied rate for district North")[0].startswith("decline")
+    assert read(homes(), "what is the occupied rate where kwh is above 500")[0].startswith("decline")
+
+
+def test_a_column_named_x_rate_is_that_column_not_a_rate_of_a_value():
+    r = np.random.default_rng(5)
+    frame = pd.DataFrame({"fee_type": r.choice(["interest", "flat"], 60), "interest_rate": r.uniform(1, 9, 60).round(2),
+                          "plan": r.choice(["Basic", "Pro"], 60)})
+    assert read(frame, "what is the mean interest rate")[0] == "mean of `interest_rate`"
+    assert read(frame, "mean interest_rate by plan")[0] == "mean of `interest_rate` by `plan`"
 
 
 def test_a_ratio_in_a_session_is_the_mean_of_the_rows_ratios(tmp_path):
@@ -227,3 +238,15 @@ def test_that_group_after_a_rank_is_the_group_it_named_and_declines_after_severa
     assert got[1] == "mean of `weight` by `tier` where `tier` among the top 1 by count of rows"
     got = read(clinic(), "mean score by tier", "what is the average weight in that group?")
     assert got[1].startswith("decline") and "which group" in got[1]
+
+
+@pytest.mark.parametrize("question, table", [("total paid_orders amount", "paid_orders"),
+                                             ("total amount in paid orders", "paid_orders"),
+                                             ("total orders amount", "orders"), ("total amount", "orders")])
+def test_a_table_whose_name_holds_another_tables_name_is_the_one_named(question, table):
+    r = np.random.default_rng(1)
+    orders = pd.DataFrame({"order_id": range(200), "region": r.choice(["N", "S"], 200),
+                           "amount": r.uniform(1, 100, 200).round(2), "status": r.choice(["paid", "open"], 200)})
+    desc = describe_tables({"orders": orders, "paid_orders": orders[orders.status == "paid"].reset_index(drop=True)},
+                           active="orders")
+    assert read_question(question, desc)[-1].table == table

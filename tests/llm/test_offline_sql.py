@@ -246,3 +246,16 @@ def test_a_file_table_joined_to_a_database_table_is_declined_saying_so(tmp_path)
         s.use("orders")
         r = s.ask("What is the total amount by region_name?")
     assert r.status == "declined" and "customers" in r.answer and "loaded file" in r.answer, r.answer
+
+
+def test_a_number_compared_with_a_text_column_of_the_database_is_declined(tmp_path):
+    con = sqlite3.connect(tmp_path / "t.db")
+    con.execute("CREATE TABLE items (name TEXT, price TEXT)")  # SQLite would compare '250' > 100 as text
+    con.executemany("INSERT INTO items VALUES (?, ?)", [(f"i{i}", str([5, 12.5, 99, 100, 250, 1000][i % 6])) for i in range(30)])
+    con.commit()
+    con.close()
+    with Analyst(settings=Settings.load({"home": tmp_path / "home"}, environ={})) as analyst:
+        s = analyst.session()
+        s.load(f"sqlite:///{tmp_path / 't.db'}")
+        r = s.ask("how many items where price is greater than 100")
+    assert r.status == "declined" and "holds text in the database" in r.answer

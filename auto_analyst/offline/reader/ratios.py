@@ -35,9 +35,10 @@ PER_COLUMN = re.compile(r"\bper\s+(?:the\s+)?$")
 def read_value_rate(st: Reading, spec: QuerySpec, vocab: Vocabulary) -> bool:
     """'churn rate' where exactly one column holds a one-word value of that word ('churned'): the percent of rows
     with that value, said in the assumptions. Returns whether one was read."""
+    named = [(c.start, c.end) for c in vocab.find(st.text)]
     for m in RATE.finditer(st.text):
-        if not st.free(m.start(), m.end()):
-            continue
+        if not st.free(m.start(), m.end()) or any(a <= m.start() and m.end() <= b for a, b in named):
+            continue  # 'interest rate' is the column `interest_rate`, not the percent of rows with 'interest'
         forms = lemmas(m.group(1))
         hits = {(col, value) for col, value, key in vocab.values
                 if isinstance(value, str) and " " not in key and vocab.kind(col) == "categorical" and lemmas(key) & forms}
@@ -100,10 +101,11 @@ def ratio_parts(p, spec: QuerySpec, table: TableDescription) -> list[QuerySpec] 
     asks for none. A ratio whose numerator is not one numeric column declines."""
     by = p.per or _per_column(p.text, spec, table, p.mentions)
     if by is None:
-        if p.value_rate and spec.answerable and spec.group_by:
+        if p.value_rate and spec.answerable and (spec.group_by or len(spec.filters) > 1 or spec.time_column):
+            # the percent is of the whole table's rows: inside a group, a subset or a period it would be another number
             return [QuerySpec(table=spec.table, task="decline", problems=[
-                "A rate within each group is not computed offline (the percent shown for groups is each group's share "
-                "of the rows); ask it for one group at a time ('churn rate for plan Basic') or use --model."])]
+                "A rate within groups, a subset of the rows or a period is not computed offline (the percent would be "
+                "of the whole table's rows); ask the rate of the whole table, or use a language model (--model)."])]
         return None
     if not spec.answerable:
         return None

@@ -24,10 +24,23 @@ def choose_table(question: str, desc: DatasetDescription) -> TableDescription:
 
     text = fold(normalize(question))
     found, outread = {}, set()
+    spans = {t.name: [m.span() for m in re.finditer(rf"\b{re.escape(fold(normalize(t.name)))}\b", text)] for t in desc.tables}
+
+    def named_alone(name: str) -> bool:  # 'orders' inside 'paid orders' names the table paid_orders, not orders
+        return any(not any(o != name and a <= x and y <= b and (b - a) > (y - x) for o in spans for a, b in spans[o])
+                   for x, y in spans[name])
+
+    # the table names the question says are taken out before a table's own columns are looked for: 'paid orders'
+    # names the table paid_orders, not the value 'paid' of orders.status ('orders' alone, not orders.order_id)
+    bare = text
+    for name in spans:
+        if named_alone(name):
+            for x, y in spans[name]:
+                bare = bare[:x] + " " * (y - x) + bare[y:]
     for t in desc.tables:
         pattern = rf"\b{re.escape(fold(normalize(t.name)))}\b"
-        mentions = vocabulary(t).find(re.sub(pattern, " ", text))
         link = join_of(desc, t.name)
+        mentions = vocabulary(t).find(re.sub(pattern, " ", text if link is not None else bare))
         if link is not None:
             # 'customer status' is the second table's `status`, which the first table alone does not have
             mentions = qualify(mentions, t, text)
@@ -40,7 +53,7 @@ def choose_table(question: str, desc: DatasetDescription) -> TableDescription:
             left = {c.name for c in desc.table(link.left).columns}
             if not (named & left and named - left):
                 continue
-        found[t.name] = (re.search(pattern, text) is not None, len(mentions))
+        found[t.name] = (named_alone(t.name), len(mentions))
     for name in outread:
         found.pop(name, None)
     most = max(cols for _, cols in found.values())
