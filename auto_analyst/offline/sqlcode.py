@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from auto_analyst.data.description import DatasetDescription
-from auto_analyst.data.duck_sql import DIALECTS, aggregate_sql, rows_sql
+from auto_analyst.data.duck_sql import DIALECTS, aggregate_sql, quote, rows_sql
 from auto_analyst.data.relations import relationship
 from auto_analyst.offline.codegen import ISO_DAY, _where, grouped_tail, statistics, visualisation
 from auto_analyst.offline.joins import join_of, view_columns, with_joins
@@ -99,8 +99,24 @@ class _Source:
             self.joins = [relationship(s.left, s.right, [s.left_key], [s.right_key], 1.0, 1.0,
                                        s.kind in ("one-to-one", "one-to-many"), s.kind in ("one-to-one", "many-to-one"))
                           for s in (link.steps or (link,))]
+            # keys read as unique from the catalog and a sample; a database may still repeat them (SQLite does not
+            # enforce a foreign key's target), and a join on a repeated key counts rows twice
+            self.unique_keys = [(s.right, s.right_key) for s in (link.steps or (link,))
+                                if s.kind in ("many-to-one", "one-to-one")]
         else:
             self.base, self.columns, self.joins = spec.table, {}, []
+        if not self.view:
+            self.unique_keys = []
+
+    def key_checks(self, i: int) -> list[str]:
+        """Script lines that stop the run, saying why, when a key the joins rely on repeats in the database."""
+        out = []
+        for k, (table, key) in enumerate(self.unique_keys):
+            query = f"SELECT count(*) AS n, count(DISTINCT {quote(key)}) AS k FROM {quote(table)}"
+            out += [f"keys_{i}_{k} = sql({_q(query)})",
+                    f"if int(keys_{i}_{k}['n'].iloc[0]) != int(keys_{i}_{k}['k'].iloc[0]):",
+                    f"    raise ValueError({table + '.' + key + ' repeats in the database, so joining on it would count rows more than once; the offline model did not answer'!r})"]
+        return out
 
     def ref(self, column: str) -> Any:
         return self.columns.get(column, column) if self.view else column
@@ -302,7 +318,7 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
         raise Unsupported(f"'{_what(spec)}' needs every row of the table, and the offline model computes in the "
                           "database only aggregates, counts, top/bottom n, lookups and bar, line or pie charts of "
                           "them, so I did not answer it.")
-    stats["statistics"] = "\n".join(out)
+    stats["statistics"] = "\n".join(src.key_checks(i) + out)
     return stats
 
 

@@ -259,3 +259,22 @@ def test_a_number_compared_with_a_text_column_of_the_database_is_declined(tmp_pa
         s.load(f"sqlite:///{tmp_path / 't.db'}")
         r = s.ask("how many items where price is greater than 100")
     assert r.status == "declined" and "holds text in the database" in r.answer
+
+
+def test_a_join_key_that_repeats_past_the_sample_stops_the_run_instead_of_counting_twice(tmp_path):
+    con = sqlite3.connect(tmp_path / "j.db")
+    con.execute("CREATE TABLE customers (customer_id INTEGER, region TEXT)")
+    con.executemany("INSERT INTO customers VALUES (?, ?)", [(c, "NS"[c % 2]) for c in range(1, 1001)]
+                    + [(c, "West") for c in range(1, 101)])  # ids 1..100 again, after the first 1000 rows
+    con.execute("CREATE TABLE orders (order_id INTEGER, customer_id INTEGER, amount REAL)")
+    con.executemany("INSERT INTO orders VALUES (?, ?, ?)", [(o, 1 + o % 1000, 10.0) for o in range(3000)])
+    con.commit()
+    con.close()
+    with Analyst(settings=Settings.load({"home": tmp_path / "home"}, environ={})) as analyst:
+        s = analyst.session()
+        s.load(f"sqlite:///{tmp_path / 'j.db'}")
+        s.use("orders")
+        r = s.ask("total amount by region")
+    assert r.status != "ok" and "West" not in (r.answer or "")
+    # the first 1000 rows (the sample) made both keys look unique; the run checks them in the database
+    assert "customer_id repeats in the database" in (r.answer or "") + str(r.error)
