@@ -17,7 +17,7 @@ from typing import Any
 
 from auto_analyst.web.accounts import AccountStore
 from auto_analyst.web.errors import ApiError
-from auto_analyst.web.quota_holds import BudgetHolds, Hold, Refusal
+from auto_analyst.web.quota_holds import MIN_ESTIMATE_USD, BudgetHolds, Hold, Refusal
 
 __all__ = ["check_question", "holds_of", "UsageMeter"]
 
@@ -57,9 +57,13 @@ def check_question(store: AccountStore, limiter: Any, user: str) -> Hold | None:
     if account.daily_cost_usd is not None:
         got = holds_of(store).reserve(user)
         if isinstance(got, Refusal):
-            running = f" (${got.held_usd:.4f} more is held by questions still running)" if got.held_usd else ""
+            if got.held_usd and got.spent_usd + MIN_ESTIMATE_USD <= got.cap_usd:
+                # what blocks it is held by questions still running: it clears when they end, not tomorrow
+                raise ApiError(402, "budget", f"You have used ${got.spent_usd:.4f} of your ${got.cap_usd:.4f} daily "
+                                              f"budget and ${got.held_usd:.4f} is held by questions still running; "
+                                              "ask again when they have answered, or ask an admin to raise it.")
             raise ApiError(402, "budget", f"You have used ${got.spent_usd:.4f} of your ${got.cap_usd:.4f} daily "
-                                          f"budget{running}; ask again tomorrow (UTC) or ask an admin to raise it.")
+                                          "budget; ask again tomorrow (UTC) or ask an admin to raise it.")
         hold = got
     if account.rate_per_minute is not None:
         wait = limiter.hit(f"{account.rate_per_minute}/minute", "questions", user)
