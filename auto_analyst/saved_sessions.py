@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from auto_analyst.config import Settings
     from auto_analyst.memory.users.history import History, SessionInfo
 
-__all__ = ["NAMES_FILE", "SavedSession", "SavedSessions", "Upload", "record_upload", "stored_results", "upload_folder",
-           "upload_name"]
+__all__ = ["NAMES_FILE", "SESSION_ID", "SavedSession", "SavedSessions", "Upload", "checked_session_id",
+           "checked_user_folder", "record_upload", "stored_results", "upload_folder", "upload_name"]
 
 NAMES_FILE = "names.json"
 """In a session's upload folder: generated file name -> the user's original file name."""
@@ -67,18 +67,26 @@ SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 """What a session id looks like (``secrets.token_urlsafe``); anything else never becomes part of a path."""
 
 
-def path_part(text: str, what: str) -> str:
-    """``text`` when it can be one folder name: a session id of :data:`SESSION_ID`'s form, a user name without a
-    path separator; '..' and '.' never.
+def checked_session_id(session_id: str) -> str:
+    """``session_id`` when it has a session id's form (:data:`SESSION_ID`): '..' or 'a/b' never become a folder.
 
     Raises:
-        BadInputError: naming ``what`` it should be.
+        BadInputError: it does not.
     """
-    ok = SESSION_ID.fullmatch(text or "") if what == "session id" else \
-        text and text not in (".", "..") and not re.search(r"[/\\\x00]", text)
-    if not ok:
-        raise BadInputError(f"{text!r} is not a {what}.")
-    return text
+    if not SESSION_ID.fullmatch(session_id or ""):
+        raise BadInputError(f"{session_id!r} is not a session id.")
+    return session_id
+
+
+def checked_user_folder(user: str) -> str:
+    """``user`` when it can be one folder name (no path separator, not '.' or '..').
+
+    Raises:
+        BadInputError: it cannot.
+    """
+    if not user or user in (".", "..") or re.search(r"[/\\\x00]", user):
+        raise BadInputError(f"{user!r} is not a user name.")
+    return user
 
 
 def upload_folder(settings: Settings, user: str, session_id: str) -> Path:
@@ -87,7 +95,7 @@ def upload_folder(settings: Settings, user: str, session_id: str) -> Path:
     Raises:
         BadInputError: a session id or user name that would name another folder ('..').
     """
-    return settings.home / "uploads" / path_part(user, "user name") / path_part(session_id, "session id")
+    return settings.home / "uploads" / checked_user_folder(user) / checked_session_id(session_id)
 
 
 def upload_name(original_name: str) -> tuple[str, str]:

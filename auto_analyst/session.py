@@ -302,9 +302,9 @@ def session_folder(settings: Settings, user: str, session_id: str) -> Path:
     Raises:
         BadInputError: ``session_id`` is not of a session id's form ('..' would name every user's sessions).
     """
-    from auto_analyst.saved_sessions import path_part
+    from auto_analyst.saved_sessions import checked_session_id
 
-    return settings.home / "sessions" / _safe(user) / path_part(session_id, "session id")
+    return settings.home / "sessions" / _safe(user) / checked_session_id(session_id)
 
 
 def _safe(name: str) -> str:

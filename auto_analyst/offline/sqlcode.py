@@ -104,9 +104,7 @@ class _Source:
             self.unique_keys = [(s.right, s.right_key) for s in (link.steps or (link,))
                                 if s.kind in ("many-to-one", "one-to-one")]
         else:
-            self.base, self.columns, self.joins = spec.table, {}, []
-        if not self.view:
-            self.unique_keys = []
+            self.base, self.columns, self.joins, self.unique_keys = spec.table, {}, [], []
 
     def key_checks(self, i: int) -> list[str]:
         """Script lines that stop the run, saying why, when a key the joins rely on repeats in the database."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from auto_analyst.web.accounts import AccountStore
 from auto_analyst.web.errors import ApiError
-from auto_analyst.web.quota_holds import MIN_ESTIMATE_USD, BudgetHolds, Hold, Refusal
+from auto_analyst.web.quota_holds import BudgetHolds, Hold, Refusal
 
 __all__ = ["check_question", "holds_of", "UsageMeter"]
 
@@ -57,7 +57,7 @@ def check_question(store: AccountStore, limiter: Any, user: str) -> Hold | None:
     if account.daily_cost_usd is not None:
         got = holds_of(store).reserve(user)
         if isinstance(got, Refusal):
-            if got.held_usd and got.spent_usd + MIN_ESTIMATE_USD <= got.cap_usd:
+            if got.held_usd and got.spent_usd < got.cap_usd:  # refused only because of the holds
                 # what blocks it is held by questions still running: it clears when they end, not tomorrow
                 raise ApiError(402, "budget", f"You have used ${got.spent_usd:.4f} of your ${got.cap_usd:.4f} daily "
                                               f"budget and ${got.held_usd:.4f} is held by questions still running; "
