@@ -4,8 +4,11 @@ Four tables, created by the named migrations of namespace ``accounts``:
 
 * ``accounts``: name, argon2id password hash (argon2-cffi's defaults, RFC 9106's second recommended
   parameter set), role (``admin`` or ``member``), daily cost cap (USD, NULL = none), questions per
-  minute (NULL = no limit), and ``epoch``, raised by a password change so that older sessions end.
-* ``api_tokens``: a token is ``aa_<id>_<secret>``; only the SHA-256 of the whole token is stored (the
+  minute (NULL = no limit), ``epoch`` (raised by a password change), and ``id``: a random id made when
+  the account is created. The server's memory (open conversations, a chosen model and its key) is keyed
+  by it, so an account removed and added again under the same name (another person) finds nothing of
+  the old one's.
+* ``api_tokens`` (methods in ``token_rows.py``): a token is ``aa_<id>_<secret>``; only its SHA-256 is stored (the
   secret is 32 random bytes, so a fast hash is enough: a slow hash protects guessable passwords).
 * ``usage_daily``: LM calls, tokens and estimated cost per user and UTC day.
 * ``web_sessions``: one row per browser login (the SHA-256 of the random id its signed cookie carries,
@@ -22,8 +25,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import re
 import secrets
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from sqlalchemy import text
 from auto_analyst.errors import BadInputError, NotFoundError
 from auto_analyst.storage import Migrations, read, real, store_engine, to_iso, transaction, utc_now
 from auto_analyst.web.login_rows import LoginRows, sign_out_everywhere
+from auto_analyst.web.token_rows import ApiToken, TokenRows
 
 __all__ = ["ROLES", "Account", "AccountStore", "ApiToken", "DayUsage", "valid_name"]
 
@@ -42,7 +44,6 @@ ROLES = ("admin", "member")
 MIN_PASSWORD_CHARS = 8
 """Shortest password ``users add`` accepts (NIST SP 800-63B §5.1.1.2: at least 8 characters)."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
-TOKEN_PREFIX = "aa_"
 
 migrations = Migrations("accounts")
 
@@ -70,6 +71,21 @@ def m002_web_sessions(conn) -> None:
     conn.exec_driver_sql('CREATE INDEX web_sessions_user ON web_sessions ("user")')
 
 
+@migrations
+def m003_account_ids(conn) -> None:
+    conn.exec_driver_sql("ALTER TABLE accounts ADD COLUMN id TEXT")
+    for (name,) in conn.exec_driver_sql("SELECT name FROM accounts").all():
+        conn.execute(text("UPDATE accounts SET id = :i WHERE name = :n"), {"i": _new_id(), "n": name})
+    conn.exec_driver_sql("CREATE UNIQUE INDEX accounts_id ON accounts (id)")
+
+
+def _new_id() -> str:
+    return secrets.token_hex(8)
+
+
+_COLUMNS = "name, role, daily_cost_usd, rate_per_minute, epoch, created_at, id"
+
+
 @dataclass(frozen=True)
 class Account:
     """One account. ``daily_cost_usd`` None = no cap; ``rate_per_minute`` None = no limit."""
@@ -80,21 +96,12 @@ class Account:
     rate_per_minute: int | None = None
     epoch: int = 0
     created_at: str = ""
+    id: str = ""
+    """Random, made at creation, never reused: what the server's memory of the account is keyed by."""
 
     @property
     def is_admin(self) -> bool:
         return self.role == "admin"
-
-
-@dataclass(frozen=True)
-class ApiToken:
-    """A token's public part (the secret is shown once, at creation)."""
-
-    id: str
-    user: str
-    label: str
-    created_at: str
-    last_used_at: str | None
 
 
 @dataclass(frozen=True)
@@ -129,16 +136,12 @@ def _hasher():
     return PasswordHasher()
 
 
-def _token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 def today() -> str:
     """The current UTC day as ``YYYY-MM-DD`` (the day budgets and usage are counted by)."""
     return utc_now().date().isoformat()
 
 
-class AccountStore(LoginRows):
+class AccountStore(LoginRows, TokenRows):
     """The accounts, tokens and usage tables of one database.
 
     Args:
@@ -166,8 +169,9 @@ class AccountStore(LoginRows):
         with transaction(self.engine) as conn:
             if conn.execute(text("SELECT 1 FROM accounts WHERE name = :n"), {"n": name}).first():
                 raise BadInputError(f"The account {name!r} exists; use `users passwd {name}` to change its password.")
-            conn.execute(text("INSERT INTO accounts (name, password_hash, role, created_at) VALUES (:n, :h, :r, :t)"),
-                         {"n": name, "h": _hasher().hash(password), "r": role, "t": to_iso(None)})
+            conn.execute(text("INSERT INTO accounts (name, password_hash, role, created_at, id) "
+                              "VALUES (:n, :h, :r, :t, :i)"),
+                         {"n": name, "h": _hasher().hash(password), "r": role, "t": to_iso(None), "i": _new_id()})
         return self.get(name)
 
     def ensure(self, name: str, role: str = "member") -> Account:
@@ -177,21 +181,25 @@ class AccountStore(LoginRows):
         """
         name = valid_name(name)
         with transaction(self.engine) as conn:
-            conn.execute(text("INSERT INTO accounts (name, password_hash, role, created_at) VALUES (:n, NULL, :r, :t) "
-                              "ON CONFLICT (name) DO NOTHING"), {"n": name, "r": role, "t": to_iso(None)})
+            conn.execute(text("INSERT INTO accounts (name, password_hash, role, created_at, id) "
+                              "VALUES (:n, NULL, :r, :t, :i) ON CONFLICT (name) DO NOTHING"),
+                         {"n": name, "r": role, "t": to_iso(None), "i": _new_id()})
         return self.get(name)
 
     def get(self, name: str) -> Account | None:
         with read(self.engine) as conn:
-            row = conn.execute(text("SELECT name, role, daily_cost_usd, rate_per_minute, epoch, created_at "
-                                    "FROM accounts WHERE name = :n"), {"n": name}).first()
+            row = conn.execute(text(f"SELECT {_COLUMNS} FROM accounts WHERE name = :n"), {"n": name}).first()
         return Account(*row) if row else None
 
     def list(self) -> list[Account]:
         with read(self.engine) as conn:
-            rows = conn.execute(text("SELECT name, role, daily_cost_usd, rate_per_minute, epoch, created_at "
-                                     "FROM accounts ORDER BY name")).all()
+            rows = conn.execute(text(f"SELECT {_COLUMNS} FROM accounts ORDER BY name")).all()
         return [Account(*r) for r in rows]
+
+    def ids(self) -> set[str]:
+        """The ids of every account (one query; the web server compares its memory against it)."""
+        with read(self.engine) as conn:
+            return {r[0] for r in conn.execute(text("SELECT id FROM accounts")).all()}
 
     def count(self, with_password: bool = True) -> int:
         """Accounts (by default only those that can log in with a password)."""
@@ -276,59 +284,6 @@ class AccountStore(LoginRows):
         if account is None:
             raise NotFoundError(f"No account {name!r}; `auto-analyst users list` shows the accounts.")
         return account
-
-    # ------------------------------------------------------------------- tokens
-    def create_token(self, user: str, label: str = "") -> tuple[ApiToken, str]:
-        """A new API token for ``user``: (its public record, the token itself, shown only now).
-
-        Raises:
-            NotFoundError: no such account.
-        """
-        self._existing(user)
-        tid = secrets.token_hex(6)
-        token = f"{TOKEN_PREFIX}{tid}_{secrets.token_urlsafe(32)}"
-        now = to_iso(None)
-        label = (label or "").strip()[:80] or "token"
-        with transaction(self.engine) as conn:
-            conn.execute(text('INSERT INTO api_tokens (id, "user", token_hash, label, created_at) '
-                              "VALUES (:i, :u, :h, :l, :t)"),
-                         {"i": tid, "u": user, "h": _token_hash(token), "l": label, "t": now})
-        return ApiToken(tid, user, label, now, None), token
-
-    def tokens(self, user: str | None = None) -> list[ApiToken]:
-        """The tokens of ``user`` (every user's when None), oldest first."""
-        sql = 'SELECT id, "user", label, created_at, last_used_at FROM api_tokens'
-        with read(self.engine) as conn:
-            rows = conn.execute(text(sql + (' WHERE "user" = :u' if user else "") + " ORDER BY created_at"),
-                                {"u": user}).all()
-        return [ApiToken(*r) for r in rows]
-
-    def revoke_token(self, token_id: str, user: str | None = None) -> None:
-        """Delete the token ``token_id`` (only if it is ``user``'s, when given).
-
-        Raises:
-            NotFoundError: no such token (of that user).
-        """
-        sql = "DELETE FROM api_tokens WHERE id = :i" + (' AND "user" = :u' if user else "")
-        with transaction(self.engine) as conn:
-            if not conn.execute(text(sql), {"i": token_id, "u": user}).rowcount:
-                raise NotFoundError(f"No token {token_id!r}; `auto-analyst tokens list` shows the tokens.")
-
-    def check_token(self, token: str) -> Account | None:
-        """The account a presented token belongs to, or None (unknown, revoked, or malformed)."""
-        m = re.match(rf"^{TOKEN_PREFIX}([0-9a-f]{{12}})_[A-Za-z0-9_-]{{20,}}$", token or "")
-        if not m:
-            return None
-        with read(self.engine) as conn:
-            row = conn.execute(text('SELECT "user", token_hash, last_used_at FROM api_tokens WHERE id = :i'),
-                               {"i": m.group(1)}).first()
-        if not row or not hmac.compare_digest(row[1], _token_hash(token)):
-            return None
-        now = to_iso(None)
-        if not row[2] or row[2][:16] != now[:16]:  # at most one write a minute per token
-            with transaction(self.engine) as conn:
-                conn.execute(text("UPDATE api_tokens SET last_used_at = :t WHERE id = :i"), {"t": now, "i": m.group(1)})
-        return self.get(row[0])
 
     # -------------------------------------------------------------------- usage
     def record(self, user: str, usage: Any, questions: int = 1, day: str | None = None, conn: Any = None) -> None:

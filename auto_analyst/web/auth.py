@@ -57,6 +57,8 @@ class WebUser(flask_login.UserMixin):
     """The browser login's random id (password logins only; see ``AccountStore.open_session``)."""
     token_id: str = ""
     """The id of the API token the request came with (``via == "api_token"`` only)."""
+    account_id: str = ""
+    """The account's id (``Account.id``; empty without an account): the server's memory is keyed by it."""
 
     def get_id(self) -> str:
         return f"{self.name}:{self.login_id}"
@@ -91,6 +93,7 @@ class AuthState:
         self.proxy_header = proxy_header or "X-Forwarded-User"
         self.limiter = strategies.MovingWindowRateLimiter(storage.storage_from_string(rate_storage))
         self._count: tuple[float, int] = (0.0, 0)
+        self._swept = float("-inf")
         self._lock = threading.Lock()
 
     def has_accounts(self) -> bool:
@@ -101,6 +104,21 @@ class AuthState:
                 n = self.store.count()
                 self._count = (time.monotonic(), n)
         return n > 0
+
+    def sweep(self, service: Any, every_s: float) -> None:
+        """At most every ``every_s`` seconds, let ``service`` drop what it holds of removed accounts (one query
+        for the account ids; the dropping runs in a background thread). A removed account's cookies and tokens
+        already fail on its next request (its login rows and tokens are deleted with it); this frees its open
+        conversations, workers and model key in every server process, each sweeping on its own."""
+        if service is None:
+            return
+        with self._lock:
+            now = time.monotonic()
+            if now - self._swept < every_s:
+                return
+            self._swept = now
+        ids = self.store.ids()
+        threading.Thread(target=service.forget_removed, args=(ids,), daemon=True, name="aa-forget-accounts").start()
 
     def forget_count(self) -> None:
         with self._lock:
@@ -163,7 +181,7 @@ def auth_state() -> AuthState:
 
 
 def _user(account: Account, via: str, login_id: str = "", token_id: str = "") -> WebUser:
-    return WebUser(account.name, account.role, via, login_id, token_id)
+    return WebUser(account.name, account.role, via, login_id, token_id, account.id)
 
 
 def _load_session_user(user_id: str) -> WebUser | None:
@@ -238,7 +256,8 @@ def _guard():
     user = flask_login.current_user
     if not user.is_authenticated:
         return unauthorized()
-    g.aa_user, g.aa_role = user.name, user.role
+    g.aa_user, g.aa_role, g.aa_key = user.name, user.role, user.account_id
+    state.sweep(current_app.extensions.get("auto_analyst"), float(current_app.config.get("ACCOUNT_SWEEP_SECONDS", 10)))
     return None
 
 

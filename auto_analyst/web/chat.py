@@ -15,7 +15,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 from auto_analyst.web import render
 from auto_analyst.web.conversations import Conversation
 from auto_analyst.web.errors import ApiError
-from auto_analyst.web.security import csrf_token, current_user
+from auto_analyst.web.security import csrf_token, current_owner, current_user
 
 __all__ = ["bp"]
 
@@ -43,8 +43,8 @@ def body() -> dict[str, Any]:
 
 
 def conversation(sid: str) -> Conversation:
-    """The cookie user's conversation ``sid`` (raises ApiError 404 otherwise)."""
-    return service().get(current_user(), sid)
+    """The signed-in user's conversation ``sid`` (raises ApiError 404 otherwise)."""
+    return service().get(current_owner(), sid)
 
 
 def conversation_json(conv: Conversation) -> dict[str, Any]:
@@ -77,7 +77,7 @@ def page():
 @bp.get("/api/state")
 def state():
     """The browser's model and its conversations, newest first."""
-    user = current_user()
+    user = current_owner()
     return jsonify({"ok": True, "model": service().model_of(user), "csrf_token": csrf_token(),
                     "max_file_mb": service().settings.max_file_mb,
                     "sessions": [c.summary() for c in service().index.list(user)]})
@@ -93,19 +93,19 @@ def set_model():
     if not is_admin() and not service().settings.members_choose_model:
         raise ApiError(403, "forbidden", "Only an admin can change the model on this server; ask an admin.")
     data = body()
-    model = service().set_model(current_user(), str(data.get("model") or ""), str(data.get("api_key") or "") or None)
+    model = service().set_model(current_owner(), str(data.get("model") or ""), str(data.get("api_key") or "") or None)
     return jsonify({"ok": True, "model": model})
 
 
 @bp.get("/api/sessions")
 def list_sessions():
-    return jsonify({"ok": True, "sessions": [c.summary() for c in service().index.list(current_user())]})
+    return jsonify({"ok": True, "sessions": [c.summary() for c in service().index.list(current_owner())]})
 
 
 @bp.post("/api/sessions")
 def new_session():
     """Start a new conversation."""
-    conv = service().new_conversation(current_user())
+    conv = service().new_conversation(current_owner())
     return jsonify({"ok": True, "session": conversation_json(conv)}), 201
 
 
@@ -117,7 +117,7 @@ def get_session(sid: str):
 @bp.delete("/api/sessions/<sid>")
 def delete_session(sid: str):
     """Delete a conversation with its uploads, tables, figures and worker."""
-    service().delete(current_user(), sid)
+    service().delete(current_owner(), sid)
     return jsonify({"ok": True})
 
 

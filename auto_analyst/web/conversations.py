@@ -25,9 +25,26 @@ from auto_analyst.api import SavedSession, Upload
 if TYPE_CHECKING:
     from auto_analyst.api import Analyst
 
-__all__ = ["Conversation", "ConversationIndex", "HistoryIndex", "MemoryIndex"]
+__all__ = ["Conversation", "ConversationIndex", "HistoryIndex", "MemoryIndex", "Owner", "owner_of"]
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Whose conversations: ``key`` is what this process's memory is keyed by (an account's id, made when the
+    account is created and never reused; without accounts, the browser's random cookie id), ``name`` is the user
+    name the stored data (history, uploads, facts) is kept under. ``account`` says the key is an account id, so
+    the key's memory goes when the account does (``WebService.forget_removed``)."""
+
+    key: str
+    name: str
+    account: bool = False
+
+
+def owner_of(user: Owner | str) -> Owner:
+    """``user`` as an :class:`Owner`; a plain string is a user without an account (its name is its key)."""
+    return user if isinstance(user, Owner) else Owner(user, user)
 
 
 @dataclass
@@ -36,7 +53,8 @@ class Conversation:
 
     Attributes:
         id: the API session id (random, unguessable).
-        user: the owner's cookie user id.
+        user: the user name its data is stored under.
+        key: the owner's :attr:`Owner.key` (default ``user``): the index finds it only under this key.
         session: the API Session (tables, results, worker).
         model: the model string the conversation's Analyst uses.
         uploads: the files loaded into it, in order.
@@ -58,6 +76,10 @@ class Conversation:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     n_turns: int = 0
     version: Any = None  # the stored (updated_at, turns) this object reflects (see HistoryIndex check_fresh)
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        self.key = self.key or self.user
 
     @property
     def busy(self) -> bool:
@@ -80,19 +102,21 @@ class ConversationIndex(Protocol):
 
     def add(self, conv: Conversation) -> None: ...
 
-    def get(self, user: str, conv_id: str) -> Conversation | None: ...
+    def get(self, owner: Owner, conv_id: str) -> Conversation | None: ...
 
-    def list(self, user: str) -> list[Conversation]: ...
+    def list(self, owner: Owner) -> list[Conversation]: ...
 
-    def remove(self, user: str, conv_id: str) -> Conversation | None: ...
+    def remove(self, owner: Owner, conv_id: str) -> Conversation | None: ...
 
     def touch(self, conv: Conversation, result: Any = None) -> None: ...
 
     def all(self) -> list[Conversation]: ...
 
+    def forget(self, key: str) -> list[Conversation]: ...
+
 
 class MemoryIndex:
-    """The in-process index: user id -> conversations, newest first. Thread-safe."""
+    """The in-process index: owner key -> conversations, newest first. Thread-safe."""
 
     def __init__(self) -> None:
         self._by_user: dict[str, dict[str, Conversation]] = {}
@@ -100,21 +124,26 @@ class MemoryIndex:
 
     def add(self, conv: Conversation) -> None:
         with self._lock:
-            self._by_user.setdefault(conv.user, {})[conv.id] = conv
+            self._by_user.setdefault(conv.key, {})[conv.id] = conv
 
-    def get(self, user: str, conv_id: str) -> Conversation | None:
+    def get(self, owner: Owner | str, conv_id: str) -> Conversation | None:
         """The conversation, or None when it does not exist *or belongs to another user*."""
         with self._lock:
-            return self._by_user.get(user, {}).get(conv_id)
+            return self._by_user.get(owner_of(owner).key, {}).get(conv_id)
 
-    def list(self, user: str) -> list[Conversation]:
+    def list(self, owner: Owner | str) -> list[Conversation]:
         with self._lock:
-            convs = list(self._by_user.get(user, {}).values())
+            convs = list(self._by_user.get(owner_of(owner).key, {}).values())
         return sorted(convs, key=lambda c: c.updated, reverse=True)
 
-    def remove(self, user: str, conv_id: str) -> Conversation | None:
+    def remove(self, owner: Owner | str, conv_id: str) -> Conversation | None:
         with self._lock:
-            return self._by_user.get(user, {}).pop(conv_id, None)
+            return self._by_user.get(owner_of(owner).key, {}).pop(conv_id, None)
+
+    def forget(self, key: str) -> list[Conversation]:
+        """Drop every conversation of the owner ``key`` (its account is gone); returns them (to stop their work)."""
+        with self._lock:
+            return list(self._by_user.pop(key, {}).values())
 
     def touch(self, conv: Conversation, result: Any = None) -> None:
         """Note activity (a history-backed index records the turn here)."""
@@ -136,8 +165,10 @@ class HistoryIndex:
     tables reloaded from the uploaded files, its short-term memory, turn counter and past answers).
 
     Conversations opened or created by this process are cached in memory (one object per conversation, holding
-    its session and running job). A new conversation is stored once it has something to keep (an upload or an
-    answer); an empty one lives in memory only. Every lookup is by (user, id): one user never sees another's.
+    its session and running job), keyed by (owner key, id): an account's id, not its name, so an account added
+    again under a removed one's name (another person) never gets the old one's open conversations; what it finds
+    is what is stored under the name. A new conversation is stored once it has something to keep (an upload or
+    an answer); an empty one lives in memory only. One user never sees another's.
 
     Args:
         analyst: the Analyst that lists the stored conversations (any Analyst over the same home).
@@ -146,7 +177,7 @@ class HistoryIndex:
             process changed since (its stored version moved) is reopened from the database before use.
     """
 
-    def __init__(self, analyst: Analyst, analyst_for: Callable[[str], Analyst], check_fresh: bool = False):
+    def __init__(self, analyst: Analyst, analyst_for: Callable[[Owner], Analyst], check_fresh: bool = False):
         self.analyst = analyst
         self.analyst_for = analyst_for
         self.check_fresh = check_fresh
@@ -158,12 +189,13 @@ class HistoryIndex:
     # ------------------------------------------------------------------ interface
     def add(self, conv: Conversation) -> None:
         with self._lock:
-            self._live[(conv.user, conv.id)] = conv
+            self._live[(conv.key, conv.id)] = conv
 
-    def get(self, user: str, conv_id: str) -> Conversation | None:
-        """The user's conversation (reopened from the history if needed), or None when it does not
+    def get(self, owner: Owner | str, conv_id: str) -> Conversation | None:
+        """The owner's conversation (reopened from the history if needed), or None when it does not
         exist *or belongs to another user*."""
-        key = (user, conv_id)
+        owner = owner_of(owner)
+        user, key = owner.name, (owner.key, conv_id)
         with self._lock:
             conv = self._live.get(key)
         if conv is not None and self.check_fresh and conv.version is not None and not conv.busy \
@@ -182,7 +214,7 @@ class HistoryIndex:
                     conv = self._live.get(key)
                 if conv is not None:
                     return conv
-                conv = self._reopen(user, conv_id)
+                conv = self._reopen(owner, conv_id)
                 with self._lock:
                     if conv is None or key in self._deleted:
                         return None
@@ -192,26 +224,35 @@ class HistoryIndex:
                 if self._opening.get(key) is opening:
                     del self._opening[key]
 
-    def list(self, user: str) -> list[Conversation]:
-        """The user's conversations, most recently active first: the stored ones and this process's new ones."""
+    def list(self, owner: Owner | str) -> list[Conversation]:
+        """The owner's conversations, most recently active first: the stored ones and this process's new ones."""
+        owner = owner_of(owner)
         with self._lock:
-            live = {cid: c for (u, cid), c in self._live.items() if u == user}
-            deleted = {cid for (u, cid) in self._deleted if u == user}
+            live = {cid: c for (k, cid), c in self._live.items() if k == owner.key}
+            deleted = {cid for (k, cid) in self._deleted if k == owner.key}
         out = []
-        for saved in self.analyst.conversations(user):
+        for saved in self.analyst.conversations(owner.name):
             if saved.session_id in deleted:
                 continue
             conv = live.pop(saved.session_id, None)
-            out.append(conv if conv is not None else self._stub(user, saved))
+            out.append(conv if conv is not None else self._stub(owner, saved))
         out += live.values()
         return sorted(out, key=lambda c: c.updated, reverse=True)
 
-    def remove(self, user: str, conv_id: str) -> Conversation | None:
+    def remove(self, owner: Owner | str, conv_id: str) -> Conversation | None:
         """Drop the conversation from the index (the caller deletes its stored data and files)."""
-        key = (user, conv_id)
+        key = (owner_of(owner).key, conv_id)
         with self._lock:
             self._deleted.add(key)
             return self._live.pop(key, None)
+
+    def forget(self, key: str) -> list[Conversation]:
+        """Drop every open conversation of the owner ``key`` (its account is gone); returns them (to stop their
+        work). What is stored stays stored (``users remove`` deletes it, unless ``--keep-data``)."""
+        with self._lock:
+            gone = [self._live.pop(k) for k in [k for k in self._live if k[0] == key]]
+            self._deleted = {k for k in self._deleted if k[0] != key}
+        return gone
 
     def touch(self, conv: Conversation, result: Any = None) -> None:
         """Note activity and save the session state (tables, short-term memory, turn counter).
@@ -221,7 +262,7 @@ class HistoryIndex:
         """
         conv.updated = time.time()
         with self._lock:
-            current = self._live.get((conv.user, conv.id)) is conv
+            current = self._live.get((conv.key, conv.id)) is conv
         session = conv.session
         if not current or session is None or not (session.tables or session.results):
             return  # deleted meanwhile (do not bring its row back), or nothing to keep yet
@@ -239,21 +280,22 @@ class HistoryIndex:
             return list(self._live.values())
 
     # ------------------------------------------------------------------ stored conversations
-    def _stub(self, user: str, saved: SavedSession) -> Conversation:
+    def _stub(self, owner: Owner, saved: SavedSession) -> Conversation:
         """A listed conversation that is not open: title, dates, turns, files; no session (nothing loaded)."""
-        return Conversation(id=saved.session_id, user=user, session=None,
-                            model=saved.model or self.analyst_for(user).settings.model,
+        return Conversation(id=saved.session_id, user=owner.name, key=owner.key, session=None,
+                            model=saved.model or self.analyst_for(owner).settings.model,
                             title=saved.title or "New conversation", created=saved.created, updated=saved.updated,
                             uploads=list(saved.uploads), n_turns=saved.n_turns)
 
-    def _reopen(self, user: str, conv_id: str) -> Conversation | None:
-        """Reopen a stored conversation of ``user`` (``Analyst.reopen``), or None when it has none ``conv_id``."""
+    def _reopen(self, owner: Owner, conv_id: str) -> Conversation | None:
+        """Reopen a stored conversation of ``owner`` (``Analyst.reopen``), or None when it has none ``conv_id``."""
+        user = owner.name
         saved = self.analyst.conversation(conv_id, user)
         if saved is None:
             return None  # no such conversation for this user (another user's ids are not found either)
         version = self.analyst.session_version(conv_id, user) if self.check_fresh else None
-        analyst = self.analyst_for(user)
+        analyst = self.analyst_for(owner)
         session = analyst.reopen(conv_id, user=user)
-        return Conversation(id=conv_id, user=user, session=session, model=analyst.settings.model,
+        return Conversation(id=conv_id, user=user, key=owner.key, session=session, model=analyst.settings.model,
                             title=saved.title or "New conversation", created=saved.created, updated=saved.updated,
                             uploads=list(saved.uploads), version=version)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, request
 
 from auto_analyst.web.chat import service
-from auto_analyst.web.security import current_user
+from auto_analyst.web.security import current_owner, current_user
 
 __all__ = ["bp", "MAX_LISTED"]
 
@@ -28,7 +28,7 @@ def _fact_json(f) -> dict:
 def list_facts():
     """The user's facts, newest first (or the best matches of ``q``), each with its line and whether it is stale."""
     user = current_user()
-    view = service().analyst_for(user).facts(user)
+    view = service().analyst_for(current_owner()).facts(user)
     q = (request.args.get("q") or "").strip()[:200]
     found = view.search(q, limit=MAX_LISTED) if q else view.list(limit=MAX_LISTED)
     return jsonify({"ok": True, "facts": [_fact_json(f) for f in found]})
@@ -38,5 +38,5 @@ def list_facts():
 def forget_fact(fact_id: str):
     """Forget one fact (404 when the user has no such fact)."""
     user = current_user()
-    service().analyst_for(user).facts(user).forget(fact_id[:64])
+    service().analyst_for(current_owner()).facts(user).forget(fact_id[:64])
     return jsonify({"ok": True})

@@ -17,7 +17,7 @@ from flask import Flask, g, request, session
 
 from auto_analyst.web.errors import ApiError
 
-__all__ = ["CSRF_HEADER", "csrf_token", "current_user", "init_app", "load_secret_key"]
+__all__ = ["CSRF_HEADER", "csrf_token", "current_owner", "current_user", "init_app", "load_secret_key"]
 
 CSRF_HEADER = "X-CSRF-Token"
 _SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
@@ -50,6 +50,17 @@ def current_user() -> str:
         uid = session["uid"] = secrets.token_urlsafe(16)
         session.permanent = True
     return uid
+
+
+def current_owner():
+    """The signed-in user as an :class:`~auto_analyst.web.conversations.Owner`: the key the server's memory of
+    them is kept under (an account's id, which a new account of the same name does not share; else the cookie
+    id) and the name their data is stored under."""
+    from auto_analyst.web.conversations import Owner
+
+    name = current_user()
+    key = g.get("aa_key")
+    return Owner(key, name, account=True) if key else Owner(name, name)
 
 
 def csrf_token() -> str:

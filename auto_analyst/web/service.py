@@ -1,8 +1,10 @@
 """The web app's service object (``app.extensions["auto_analyst"]``): analysts, conversations, jobs.
 
-Per-user state is keyed by the cookie user id and lives here, never in a module global. The
+Per-user state is keyed by the owner's key (:class:`~auto_analyst.web.conversations.Owner`: an account's id,
+never its name, or the browser's cookie id without accounts) and lives here, never in a module global. The
 default :class:`~auto_analyst.api.Analyst` (settings' model, usually offline) serves every
-browser; a browser that picks a model gets its own Analyst holding its key in memory only.
+browser; a user who picks a model gets their own Analyst holding the key in memory only. When an account
+is removed, :meth:`WebService.forget_removed` drops what this process holds of it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, Callable
 from auto_analyst.api import Analyst, Upload
 from auto_analyst.config import Settings, is_offline_model
 from auto_analyst.errors import AutoAnalystError, ModelError
-from auto_analyst.web.conversations import Conversation, ConversationIndex, HistoryIndex
+from auto_analyst.web.conversations import Conversation, ConversationIndex, HistoryIndex, Owner, owner_of
 from auto_analyst.web.errors import ApiError
 from auto_analyst.web.jobs import Job
 
@@ -59,61 +61,103 @@ class WebService:
         self.max_live_workers = max_live_workers
         self.keep_active_seconds = keep_active_seconds
         self.job_timeout = job_timeout
-        self._analysts: dict[str, Analyst] = {}
+        self._analysts: dict[str, Analyst] = {}  # owner key -> the Analyst of the model the owner picked
+        self._account_keys: set[str] = set()  # owner keys that are account ids (forgotten when the account goes)
         self._live: dict[str, Conversation] = {}  # conv id -> conversation whose worker may be running
         self._lock = threading.Lock()
 
     # ----------------------------------------------------------------- models
-    def analyst_for(self, user: str) -> Analyst:
+    def analyst_for(self, user: Owner | str) -> Analyst:
         """The Analyst ``user``'s new (and reopened) conversations run with."""
-        return self._analysts.get(user) or self.analyst
+        return self._analysts.get(owner_of(user).key) or self.analyst
 
-    def model_of(self, user: str) -> str:
+    def model_of(self, user: Owner | str) -> str:
         """The model new conversations of ``user`` use."""
         return self.analyst_for(user).settings.model
 
-    def set_model(self, user: str, model: str, api_key: str | None) -> str:
+    def set_model(self, user: Owner | str, model: str, api_key: str | None) -> str:
         """Use ``model`` (with ``api_key``, kept in memory only) for ``user``'s new conversations.
 
         Raises:
             ApiError: 400 when the model string is unknown or needs a key that was not given.
         """
+        owner = self._seen(user)
         model = (model or "").strip()
         if is_offline_model(model):
             with self._lock:
-                self._analysts.pop(user, None)
+                self._analysts.pop(owner.key, None)
             return self.analyst.settings.model
         try:
-            analyst = Analyst(model=model, settings=self.settings, api_key=api_key or None, user=user)
+            analyst = Analyst(model=model, settings=self.settings, api_key=api_key or None, user=owner.name)
             analyst.check_model()
         except (ModelError, AutoAnalystError) as exc:
             raise ApiError(400, "model", str(exc)) from None
         with self._lock:
-            self._analysts[user] = analyst
+            self._analysts[owner.key] = analyst
         return model
 
+    def _seen(self, user: Owner | str) -> Owner:
+        owner = owner_of(user)
+        if owner.account:
+            with self._lock:
+                self._account_keys.add(owner.key)
+        return owner
+
+    def forget_removed(self, account_ids: set[str]) -> int:
+        """Drop what this process holds of accounts no longer in ``account_ids`` (removed, even if added again
+        under the same name): their open conversations (running jobs cancelled, workers stopped) and the model
+        and key they picked. Stored data is not touched (``users remove`` deletes it unless ``--keep-data``).
+
+        Returns:
+            how many accounts were forgotten.
+        """
+        with self._lock:
+            gone = self._account_keys - set(account_ids)
+            self._account_keys -= gone
+            analysts = [self._analysts.pop(k) for k in gone if k in self._analysts]
+        for key in gone:
+            convs = self.index.forget(key)
+            for c in convs:
+                if c.job is not None:
+                    c.job.cancel.set()
+            for c in convs:
+                if c.job is not None:
+                    c.job.wait(10)
+                with self._lock:
+                    self._live.pop(c.id, None)
+                if c.session is not None:
+                    try:
+                        c.session.close()
+                    except Exception:  # noqa: BLE001 - a worker that will not stop must not stop the sweep
+                        log.exception("conversation %s of a removed account: could not close it", c.id)
+        for analyst in analysts:
+            analyst.close()
+        return len(gone)
+
     # ---------------------------------------------------------- conversations
-    def new_conversation(self, user: str) -> Conversation:
+    def new_conversation(self, user: Owner | str) -> Conversation:
         """A fresh conversation (and API session) for ``user`` with the user's current model."""
-        analyst = self.analyst_for(user)
-        session = analyst.session(user=user)
-        conv = Conversation(id=session.id, user=user, session=session, model=analyst.settings.model)
+        owner = self._seen(user)
+        analyst = self.analyst_for(owner)
+        session = analyst.session(user=owner.name)
+        conv = Conversation(id=session.id, user=owner.name, key=owner.key, session=session,
+                            model=analyst.settings.model)
         self.index.add(conv)
         return conv
 
-    def get(self, user: str, conv_id: str) -> Conversation:
+    def get(self, user: Owner | str, conv_id: str) -> Conversation:
         """The user's conversation.
 
         Raises:
             ApiError: 404 when it does not exist or belongs to another browser (the same answer
                 for both, so ids of other users cannot be probed).
         """
-        conv = self.index.get(user, conv_id) if _ID.match(conv_id or "") else None
+        conv = self.index.get(self._seen(user), conv_id) if _ID.match(conv_id or "") else None
         if conv is None:
             raise ApiError(404, "not_found", "No such conversation; it may have been deleted. Start a new one.")
         return conv
 
-    def delete(self, user: str, conv_id: str) -> None:
+    def delete(self, user: Owner | str, conv_id: str) -> None:
         """Delete a conversation and its data (``Analyst.delete_session``: history turns and state, uploads, tables,
         figures, worker, replay log) after cancelling its running job."""
         conv = self.get(user, conv_id)
