@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from auto_analyst.config import Settings
 from auto_analyst.errors import BadInputError, NotFoundError
+from auto_analyst.llm.cost_bound import NO_MODEL_CALLS, QuestionCost
 from auto_analyst.memory.views import UserEntities, UserFacts, UserFixMemory, UserHistory, UserProfile
 from auto_analyst.runtime import Runtime, lm_factory
 from auto_analyst.saved_sessions import SavedSession, SavedSessions, Upload, upload_folder
@@ -32,7 +33,8 @@ if TYPE_CHECKING:
     from auto_analyst.memory.services import MemoryServices
 
 __all__ = ["Analyst", "Session", "SavedSession", "Upload", "sandbox_protections", "sandbox_notice",
-           "prestart_sandbox"]  # Session lives in auto_analyst.session, SavedSession and Upload in saved_sessions
+           "prestart_sandbox", "QuestionCost", "NO_MODEL_CALLS"]
+# Session lives in auto_analyst.session, SavedSession and Upload in saved_sessions, QuestionCost in llm/cost_bound
 
 log = logging.getLogger(__name__)
 

@@ -49,6 +49,7 @@ class Runtime:
         self.make_sandbox = make_sandbox or sandbox_factory(settings)
         self._agents = agents
         self._program = program
+        self._cost: Any = None  # the question cost bound, found on first use (question_cost)
 
     @property
     def agents(self) -> Registry:
@@ -81,6 +82,19 @@ class Runtime:
             ModelConfigError: the configured model cannot be used (no key, unknown model string).
         """
         return self.make_lm(self.agents)
+
+    def question_cost(self) -> Any:
+        """The most one question of these sessions can spend on its model
+        (:class:`~auto_analyst.llm.cost_bound.QuestionCost`), found once from an LM built, not called.
+
+        Raises:
+            ModelConfigError: the configured model cannot be used (no key, unknown model string).
+        """
+        if self._cost is None:
+            from auto_analyst.llm.cost_bound import question_cost
+
+            self._cost = question_cost(self.settings, self.new_lm())
+        return self._cost
 
     def new_sandbox(self, work_dir: Path, figures_dir: Path) -> Any:
         return self.make_sandbox(work_dir, figures_dir)

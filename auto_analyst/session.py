@@ -282,6 +282,16 @@ class Session(TableMethods, SourceMethods):
         self.settle()
         self.memory = ShortTermMemory(max_turns=self.settings.short_term_turns)
 
+    def question_cost(self) -> Any:
+        """The most one question of this session can spend on its model, known before it runs: a
+        :class:`~auto_analyst.llm.cost_bound.QuestionCost` (``free`` for the offline model; ``usd`` None when the
+        model has no price). The team server holds it against a user's daily cap (docs/team.md).
+
+        Raises:
+            ModelConfigError: the configured model cannot be used (no key, unknown model string).
+        """
+        return self.runtime.question_cost()
+
     def close(self) -> None:
         """Stop the session's worker and delete its copies of the tables; tables and memory stay in this object.
 

@@ -149,12 +149,12 @@ def ask(sid: str):
     if not conv.session.tables:
         raise ApiError(400, "bad_input", "No table is loaded; upload a CSV, Excel, Parquet or JSON file first.")
     from auto_analyst.web.auth import auth_state
-    from auto_analyst.web.quota import check_question
+    from auto_analyst.web.quota import check_question, cost_of
 
     state = auth_state()
     # Over the daily cap or the rate: refused before any model call. The hold reserves this question's
-    # estimated cost until its usage is recorded, so questions asked at once cannot all pass the cap.
-    hold = check_question(state.store, state, conv.user)
+    # upper bound until its usage is recorded, so questions asked at once cannot pass the cap together.
+    hold = check_question(state.store, state, conv.user, cost_of(conv.session))
     meter = state.meter
 
     svc = service()  # the job thread has no app context
@@ -202,13 +202,12 @@ def run_code(sid: str):
         raise ApiError(400, "bad_input", f"The script is over {MAX_CODE_CHARS} characters.")
     if not conv.session.tables:
         raise ApiError(400, "bad_input", "No table is loaded; upload a file first.")
+    from auto_analyst.api import NO_MODEL_CALLS
     from auto_analyst.web.auth import auth_state
-    from auto_analyst.web.quota import check_question
-
-    from auto_analyst.web.quota import holds_of
+    from auto_analyst.web.quota import check_question, holds_of
 
     state = auth_state()
-    hold = check_question(state.store, state, conv.user)
+    hold = check_question(state.store, state, conv.user, NO_MODEL_CALLS)  # the rate only: a script calls no model
     question = str(data.get("question") or "") or None
     svc = service()  # the job thread has no app context
 

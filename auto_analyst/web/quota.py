@@ -1,10 +1,12 @@
 """Per-user limits checked before a question reaches the model, and the usage recorded after it.
 
 An account's daily cost cap (USD, UTC day) refuses a question with kind ``budget`` (HTTP 402) before
-any model call once the day's recorded cost plus what its running questions hold reaches it
-(:mod:`auto_analyst.web.quota_holds`: the check and the reservation are one transaction, so questions
-asked at once cannot all pass); its questions-per-minute rate answers 429 with ``Retry-After``. Users
-without an account row (the loopback-token owner) have no limits.
+any model call when the day's recorded cost plus what its running questions hold plus the question's
+upper bound (:mod:`auto_analyst.llm.cost_bound`) passes it (:mod:`auto_analyst.web.quota_holds`: the
+check and the reservation are one transaction, so questions asked at once cannot all pass). A question
+the offline model answers costs nothing: it holds nothing and is never refused for cost. The
+questions-per-minute rate answers 429 with ``Retry-After``. Users without an account row (the
+loopback-token owner) have no limits.
 """
 
 from __future__ import annotations
@@ -15,15 +17,29 @@ import threading
 import weakref
 from typing import Any
 
+from auto_analyst.api import QuestionCost
 from auto_analyst.web.accounts import AccountStore
 from auto_analyst.web.errors import ApiError
 from auto_analyst.web.quota_holds import BudgetHolds, Hold, Refusal
 
-__all__ = ["check_question", "holds_of", "UsageMeter"]
+__all__ = ["check_question", "cost_of", "holds_of", "UsageMeter"]
 
 log = logging.getLogger(__name__)
 _HOLDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _HOLDS_LOCK = threading.Lock()
+
+
+def cost_of(session: Any) -> QuestionCost:
+    """The bound of one question of ``session`` (``Session.question_cost``: the model's price x the question's
+    bounded calls and tokens; free for the offline model).
+
+    A model that cannot be built (e.g. no key) gives an unknown bound; the question then fails with that sentence.
+    """
+    try:
+        return session.question_cost()
+    except Exception:  # noqa: BLE001 - the question reports the model error itself; here it is only unpriced
+        log.info("the model of a session could not be built to find its price", exc_info=True)
+        return QuestionCost(None, model=session.settings.model, basis="the model could not be built")
 
 
 def holds_of(store: AccountStore) -> BudgetHolds:
@@ -35,35 +51,31 @@ def holds_of(store: AccountStore) -> BudgetHolds:
         return holds
 
 
-def check_question(store: AccountStore, limiter: Any, user: str) -> Hold | None:
+def check_question(store: AccountStore, limiter: Any, user: str, cost: QuestionCost) -> Hold | None:
     """Reserve ``user``'s next question against the daily cap, then count it against the rate.
 
     Args:
         store: the accounts and usage tables.
         limiter: an :class:`~auto_analyst.web.auth.AuthState` (its ``hit``).
+        cost: the question's bound (:func:`cost_of`; ``NO_MODEL_CALLS`` for an edited script). A free one
+            holds nothing and is never refused for cost.
 
     Returns:
-        the question's :class:`Hold` (None without a cap): pass it to :meth:`UsageMeter.after`, or to
-        ``holds_of(store).release`` when the question does not run.
+        the question's :class:`Hold` (None without a cap or when free): pass it to :meth:`UsageMeter.after`,
+        or to ``holds_of(store).release`` when the question does not run.
 
     Raises:
-        ApiError: 402 ``budget`` when the day's cost plus running questions' holds reaches the cap; 429
-            ``rate_limit`` (with ``Retry-After``) over the rate (the hold is released first).
+        ApiError: 402 ``budget`` when the day's cost plus running questions' holds plus this question's bound
+            passes the cap; 429 ``rate_limit`` (with ``Retry-After``) over the rate (the hold is released first).
     """
     account = store.get(user)
     if account is None:
         return None
     hold = None
-    if account.daily_cost_usd is not None:
-        got = holds_of(store).reserve(user)
+    if account.daily_cost_usd is not None and not cost.free:
+        got = holds_of(store).reserve(user, cost.usd)
         if isinstance(got, Refusal):
-            if got.held_usd and got.spent_usd < got.cap_usd:  # refused only because of the holds
-                # what blocks it is held by questions still running: it clears when they end, not tomorrow
-                raise ApiError(402, "budget", f"You have used ${got.spent_usd:.4f} of your ${got.cap_usd:.4f} daily "
-                                              f"budget and ${got.held_usd:.4f} is held by questions still running; "
-                                              "ask again when they have answered, or ask an admin to raise it.")
-            raise ApiError(402, "budget", f"You have used ${got.spent_usd:.4f} of your ${got.cap_usd:.4f} daily "
-                                          "budget; ask again tomorrow (UTC) or ask an admin to raise it.")
+            raise ApiError(402, "budget", _refusal_sentence(got, cost))
         hold = got
     if account.rate_per_minute is not None:
         wait = limiter.hit(f"{account.rate_per_minute}/minute", "questions", user)
@@ -74,6 +86,20 @@ def check_question(store: AccountStore, limiter: Any, user: str) -> Hold | None:
                                               f"your limit; ask again in {seconds} s.",
                            headers={"Retry-After": str(seconds)})
     return hold
+
+
+def _refusal_sentence(got: Refusal, cost: QuestionCost) -> str:
+    used = f"You have used ${got.spent_usd:.4f} of your ${got.cap_usd:.4f} daily budget"
+    if got.held_usd and got.fits_alone:
+        # what blocks it is held by questions still running: it clears when they end, not tomorrow
+        return (f"{used} and ${got.held_usd:.4f} is held by questions still running; ask again when they have "
+                "answered, or ask an admin to raise it.")
+    if got.spent_usd >= got.cap_usd:
+        return f"{used}; ask again tomorrow (UTC) or ask an admin to raise it."
+    left = got.cap_usd - got.spent_usd
+    return (f"{used}; a question on {cost.model} may cost up to ${cost.usd:.4f} ({cost.basis}), more than the "
+            f"${left:.4f} left. Ask an admin to raise your cap, or to set max_cost_usd (a question's own cost "
+            "cap) so that a question's bound fits.")
 
 
 class UsageMeter:

@@ -4,9 +4,13 @@ Checking "spent < cap" and then running lets several questions asked at once (ta
 while the recorded cost is still low, so the day ends above the cap by their combined cost. A hold
 closes that race: :meth:`BudgetHolds.reserve` takes the account row's lock (``SELECT ... FOR UPDATE`` on
 PostgreSQL; SQLite's ``BEGIN IMMEDIATE`` already serialises writers), adds the day's recorded cost
-and the estimates held by questions still running, and inserts a hold only while that sum is under the
-cap. :meth:`BudgetHolds.settle` records the question's real usage and deletes its hold in one
-transaction when the answer (and its after-answer summaries) ends or fails.
+and the amounts held by questions still running, and inserts a hold only when the question's upper
+bound (:func:`~auto_analyst.llm.cost_bound.question_cost`: the model's price x its bounded calls and
+tokens) still fits under the cap. Since each hold is an upper bound, questions running at once cannot
+spend past the cap together. A question whose bound is unknown (a model without a price) holds the
+rest of the day's cap: one such question at a time. :meth:`BudgetHolds.settle` records the question's
+real usage and deletes its hold in one transaction when the answer (and its after-answer summaries)
+ends or fails.
 
 A hold a crashed server never settled stops counting after ``HOLD_SECONDS``, so a crash cannot lock a
 user out for the rest of the day.
@@ -25,12 +29,8 @@ from auto_analyst.storage import Migrations, is_postgres, read, real, to_iso, tr
 from auto_analyst.web.accounts import AccountStore, today
 from auto_analyst.web.accounts import migrations as account_migrations
 
-__all__ = ["BudgetHolds", "Hold", "Refusal", "MIN_ESTIMATE_USD", "HOLD_SECONDS"]
+__all__ = ["BudgetHolds", "Hold", "Refusal", "HOLD_SECONDS"]
 
-MIN_ESTIMATE_USD = 0.01
-"""What a question is assumed to cost until it has been settled, at least (USD). A policy value, not a
-measurement: models without a price (the offline one) record 0, and a hold of 0 would not stop a burst.
-When the user's recorded mean cost per question over the last 7 days is higher, that mean is held."""
 HOLD_SECONDS = 3600
 """After this a hold no longer counts: four times the web server's default job timeout (900 s)."""
 
@@ -57,11 +57,19 @@ class Hold:
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why :meth:`BudgetHolds.reserve` refused: the cap, the recorded cost and what running questions hold (USD)."""
+    """Why :meth:`BudgetHolds.reserve` refused: the cap, the recorded cost, what running questions hold and
+    the question's bound (USD; None = unknown)."""
 
     cap_usd: float
     spent_usd: float
     held_usd: float
+    bound_usd: float | None = None
+
+    @property
+    def fits_alone(self) -> bool:
+        """True when the question would fit without the running questions' holds (it clears when they end)."""
+        left = self.cap_usd - self.spent_usd
+        return left > 0 and (self.bound_usd is None or self.bound_usd <= left)
 
 
 class BudgetHolds:
@@ -72,12 +80,17 @@ class BudgetHolds:
         account_migrations.ensure(self.engine)
         migrations.ensure(self.engine)
 
-    def reserve(self, user: str, now: Any = None) -> Hold | Refusal | None:
-        """Hold an estimate of one question's cost against ``user``'s daily cap.
+    def reserve(self, user: str, bound_usd: float | None, now: Any = None) -> Hold | Refusal | None:
+        """Hold ``bound_usd``, the most one question can cost, against ``user``'s daily cap.
+
+        Args:
+            bound_usd: the question's upper bound (``QuestionCost.usd``); None = unknown: the rest of the
+                day's cap is held (nothing else runs meanwhile).
 
         Returns:
-            a :class:`Hold` when the day's recorded cost plus the live holds is under the cap; a
-            :class:`Refusal` when not; None when the user has no account or no cap (nothing to hold).
+            a :class:`Hold` when the day's recorded cost plus the live holds plus ``bound_usd`` is within the
+            cap (for an unknown bound: under it); a :class:`Refusal` when not; None when the user has no
+            account or no cap (nothing to hold).
         """
         now = now or utc_now()
         day, stamp = now.date().isoformat(), to_iso(now)
@@ -92,13 +105,10 @@ class BudgetHolds:
             held = float(conn.execute(text('SELECT COALESCE(SUM(amount_usd), 0) FROM budget_holds '
                                            'WHERE "user" = :u AND day = :d AND expires_at > :t'),
                                       {"u": user, "d": day, "t": stamp}).scalar() or 0)
-            if spent + held >= cap:
-                return Refusal(cap, spent, held)
-            week = (now - timedelta(days=7)).date().isoformat()
-            cost, questions = conn.execute(text('SELECT COALESCE(SUM(cost_usd), 0), COALESCE(SUM(questions), 0) '
-                                                'FROM usage_daily WHERE "user" = :u AND day >= :w'),
-                                           {"u": user, "w": week}).first()
-            amount = max(MIN_ESTIMATE_USD, float(cost or 0) / questions if questions else 0.0)
+            left = cap - spent - held
+            if left <= 0 or (bound_usd is not None and bound_usd > left + 1e-12):
+                return Refusal(cap, spent, held, bound_usd)
+            amount = left if bound_usd is None else float(bound_usd)
             hold = Hold(secrets.token_hex(8), user, day, amount)
             conn.execute(text('INSERT INTO budget_holds (id, "user", day, amount_usd, created_at, expires_at) '
                               "VALUES (:i, :u, :d, :a, :t, :x)"),

@@ -150,3 +150,35 @@ def hostile_csv(tmp_path) -> Path:
                  f'"<svg onload=alert(3)>",5,"</td><img src=y onerror=alert(4)>"\n'
                  f'plain,7,"x"\n', encoding="utf-8")
     return p
+
+
+PRICED_MODEL = "openai/gpt-4o-mini"
+"""The model the priced stand-in says it is: a LiteLLM-priced model, so budget holds are not zero."""
+
+
+@pytest.fixture
+def priced_settings(settings, monkeypatch):
+    """(settings, calls): settings whose model is :data:`PRICED_MODEL`, answered by the offline engine in this
+    process (no network, deterministic) but carrying a hosted model's capabilities (``offline=False``): the
+    stand-in for a paid model. ``calls`` records the text of every request the engine gets."""
+    from auto_analyst.llm import providers
+    from auto_analyst.llm.capabilities import Capabilities
+    from auto_analyst.offline.engine import OfflineEngine, OfflineLM
+
+    calls: list = []
+    original = OfflineEngine.complete
+
+    def counting(self, request):
+        calls.append(" ".join(str(v) for v in getattr(request, "inputs", {}).values()))
+        return original(self, request)
+
+    def priced_lm(settings, api_key=None, registry=None):
+        lm = OfflineLM(registry)
+        lm.capabilities = Capabilities(offline=False, plans_with_code=False, deterministic=True,
+                                       writes_sql=lm.capabilities.writes_sql,
+                                       writes_duckdb_sql=lm.capabilities.writes_duckdb_sql)
+        return lm
+
+    monkeypatch.setattr(OfflineEngine, "complete", counting)
+    monkeypatch.setattr(providers, "build_lm", priced_lm)
+    return settings.replace(model=PRICED_MODEL, api_key="sk-stand-in"), calls

@@ -32,22 +32,6 @@ def login(app, name: str) -> Browser:
     return Browser(app.test_client(), login=(name, PASSWORDS[name]))
 
 
-@pytest.fixture
-def offline_calls(monkeypatch) -> list:
-    """Every call the offline model gets (the stand-in for a paid model), recorded."""
-    from auto_analyst.llm.offline.engine import OfflineEngine
-
-    calls: list = []
-    original = OfflineEngine.complete
-
-    def counting(self, request):
-        calls.append(request)
-        return original(self, request)
-
-    monkeypatch.setattr(OfflineEngine, "complete", counting)
-    return calls
-
-
 # ----------------------------------------------------------------------------- every route
 PUBLIC = {"auth.login", "auth.login_post", "static"}
 
@@ -331,32 +315,41 @@ def test_tokens_are_made_and_revoked_on_the_account_page(team_app):
 
 
 # ----------------------------------------------------------------------------- roles, budgets, rates
-def test_a_member_over_the_daily_cap_gets_402_before_any_model_call(team_app, accounts, datasets_dir, offline_calls):
+def test_a_member_over_the_daily_cap_gets_402_before_any_model_call(priced_settings, datasets_dir):
+    # a priced model (the offline engine standing in for it): the offline model itself is never refused for cost
     from auto_analyst.results import Usage
 
-    bob = login(team_app, "bob")
-    sid = bob.new_session()
-    assert bob.upload(sid, datasets_dir / "grunfeld.csv").status_code == 201
-    accounts.update("bob", daily_cost_usd=0.05)
-    accounts.record("bob", Usage(lm_calls=3, prompt_tokens=900, completion_tokens=90, cost_usd=0.06))
-    r = bob.post(f"/api/sessions/{sid}/ask", json={"question": "total invest"})
-    assert r.status_code == 402 and r.json["error"]["kind"] == "budget"
-    assert "$0.0500 daily budget" in r.json["error"]["message"]
-    assert offline_calls == []  # refused before the model was called
-    # the same question from an account without a cap reaches the model, and its usage is recorded
-    alice = login(team_app, "alice")
-    sid_a = alice.new_session()
-    assert alice.upload(sid_a, datasets_dir / "grunfeld.csv").status_code == 201
-    alice.ask(sid_a, "total invest")
-    deadline = time.time() + 30
-    while not accounts.usage("alice") and time.time() < deadline:
-        time.sleep(0.1)  # usage is recorded once the after-answer summaries are written
-    assert len(offline_calls) >= 1
-    today = accounts.usage("alice")[0]
-    assert (today.questions, today.lm_calls) == (1, len(offline_calls))
-    # an admin raises bob's cap: he may ask again
-    assert alice.post("/api/admin/users/bob", json={"daily_cost_usd": 1.0}).json["user"]["daily_cost_usd"] == 1.0
-    bob.ask(sid, "total invest")
+    settings, calls = priced_settings
+    accounts = AccountStore(settings=settings)
+    accounts.add("alice", PASSWORDS["alice"], role="admin")
+    accounts.add("bob", PASSWORDS["bob"])
+    app = create_app({"TESTING": True, "SECRET_KEY": "test-secret", "SETTINGS": settings})
+    try:
+        bob = login(app, "bob")
+        sid = bob.new_session()
+        assert bob.upload(sid, datasets_dir / "grunfeld.csv").status_code == 201
+        accounts.update("bob", daily_cost_usd=0.05)
+        accounts.record("bob", Usage(lm_calls=3, prompt_tokens=900, completion_tokens=90, cost_usd=0.06))
+        r = bob.post(f"/api/sessions/{sid}/ask", json={"question": "total invest"})
+        assert r.status_code == 402 and r.json["error"]["kind"] == "budget"
+        assert "$0.0500 daily budget" in r.json["error"]["message"] and "tomorrow" in r.json["error"]["message"]
+        assert calls == []  # refused before the model was called
+        # the same question from an account without a cap reaches the model, and its usage is recorded
+        alice = login(app, "alice")
+        sid_a = alice.new_session()
+        assert alice.upload(sid_a, datasets_dir / "grunfeld.csv").status_code == 201
+        alice.ask(sid_a, "total invest")
+        deadline = time.time() + 30
+        while not accounts.usage("alice") and time.time() < deadline:
+            time.sleep(0.1)  # usage is recorded once the after-answer summaries are written
+        assert len(calls) >= 1
+        today = accounts.usage("alice")[0]
+        assert (today.questions, today.lm_calls) == (1, len(calls))
+        # an admin raises bob's cap above a question's bound: he may ask again
+        assert alice.post("/api/admin/users/bob", json={"daily_cost_usd": 5.0}).json["user"]["daily_cost_usd"] == 5.0
+        bob.ask(sid, "total invest")
+    finally:
+        app.extensions["auto_analyst"].close()
 
 
 def test_a_members_question_rate_answers_429_with_retry_after(team_app, accounts, datasets_dir):
