@@ -40,7 +40,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
             a trusted proxy or the loopback token; ``none``: no sign-in, for loopback only, see docs/team.md),
             ``AUTH_TOKEN`` (the loopback token; made when missing, read it from ``app.config``),
             ``LOGIN_RATE`` (``limits`` syntax, default ``10/minute`` per address) and
-            ``LOGIN_LIFETIME`` (a timedelta, default 7 days).
+            ``LOGIN_LIFETIME`` (a timedelta, default 7 days) and ``ACCOUNT_SWEEP_SECONDS`` (default 10: how often a
+            request checks for removed accounts whose conversations this process still holds, see docs/team.md).
 
     Returns:
         The app; its :class:`~auto_analyst.web.service.WebService` is ``app.extensions["auto_analyst"]``.

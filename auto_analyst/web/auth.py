@@ -118,7 +118,8 @@ class AuthState:
                 return
             self._swept = now
         ids = self.store.ids()
-        threading.Thread(target=service.forget_removed, args=(ids,), daemon=True, name="aa-forget-accounts").start()
+        if service.removed_accounts(ids):  # stopping workers takes a while: not on the request's time
+            threading.Thread(target=service.forget_removed, args=(ids,), daemon=True, name="aa-forget-accounts").start()
 
     def forget_count(self) -> None:
         with self._lock:

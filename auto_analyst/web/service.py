@@ -103,6 +103,11 @@ class WebService:
                 self._account_keys.add(owner.key)
         return owner
 
+    def removed_accounts(self, account_ids: set[str]) -> set[str]:
+        """The account ids this process holds something of that are not in ``account_ids`` (cheap: a set difference)."""
+        with self._lock:
+            return self._account_keys - set(account_ids)
+
     def forget_removed(self, account_ids: set[str]) -> int:
         """Drop what this process holds of accounts no longer in ``account_ids`` (removed, even if added again
         under the same name): their open conversations (running jobs cancelled, workers stopped) and the model
