@@ -83,3 +83,10 @@ def test_that_condition_word_is_not_a_measure(chat):
     r = chat.ask("And its total frost_hours that season?")
     want = f[(f.orchard == "Meadow") & (f.season == 2021)].frost_hours.sum()
     assert value(r) == pytest.approx(want) and len(r.tables) == 1, r.answer
+
+
+@pytest.mark.parametrize("follow_up", ["now by orchard", "and by season?", "which one is the highest?"])
+def test_a_follow_up_word_after_a_decline_names_that_turn(chat, follow_up):
+    chat.ask("What is the mean picked_kg of the zorbles?")
+    r = chat.ask(follow_up)
+    assert r.status == "declined" and "'What is the mean picked_kg of the zorbles?'" in r.answer, r.answer

@@ -35,6 +35,7 @@ NUMBER = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 NAMED_ONE = re.compile(r"\b(?:its|(?:from|in|at|of)\s+there|(?:that|this)\s+(?P<noun>one|[a-z_]+))\b")
 GRAINS = ("year", "month", "quarter")
 # 'over all years', 'overall', 'at any time': the earlier conditions are dropped ('any precipitation at all' says none)
+LEAD = re.compile(r"^\s*(?:same|now|and|what about|how about|only|also|then|which one)\b")
 THAT_BEFORE = re.compile(r"\b(?:that|this|the\s+same)\s+$")
 ALL_ROWS = re.compile(r"\b(?:everything|whole|overall)\b|(?<!\bat )\ball\b|\bany\s+(?:time|period|year|month|date|day)s?\b")
 
@@ -52,7 +53,9 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
         return fresh
     how = builds_on(p, fresh, prev, within)
     if how != "fresh" and not prev.answerable and not (STRONG_REFERENCE.search(p.text) or REFERS.search(p.text) or p.why
-                                                       or _bare_superlative(p, fresh) or _named_one_ref(p, prev)):
+                                                       or _bare_superlative(p, fresh) or _named_one_ref(p, prev)) \
+            and (fresh.answerable or not (p.elliptical or LEAD.match(p.text))):
+        # ('now by region' after a decline is no question of its own: it declines naming that turn, below)
         how = "fresh"  # 'what are the 3 hives with the most honey?' after a decline: a question of its own
     if how != "fresh" and not prev.answerable:
         # a follow-up of a turn that gave no answer: declined with that turn's problem, never a guess
@@ -76,7 +79,7 @@ def builds_on(p: Pieces, fresh: QuerySpec, prev: QuerySpec, within: bool = False
     if p.why:
         return "explain"
     refers = REFERS.search(p.text) or _of_those(p) or _named_one_ref(p, prev)
-    lead = p.elliptical or re.match(r"^\s*(?:same|now|and|what about|how about|only|also|then)\b", p.text)
+    lead = p.elliptical or LEAD.match(p.text)
     # a plugin's word is content of its own when the part reads alone ('remove the outliers'); in a later part
     # of one question it is not when the part lacks the columns ('Report the p-value of the correlation test')
     own_content = bool(p.numeric or p.categorical or p.dates or (p.keywords and (fresh.answerable or not within)))
