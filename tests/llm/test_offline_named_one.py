@@ -90,3 +90,21 @@ def test_a_follow_up_word_after_a_decline_names_that_turn(chat, follow_up):
     chat.ask("What is the mean picked_kg of the zorbles?")
     r = chat.ask(follow_up)
     assert r.status == "declined" and "'What is the mean picked_kg of the zorbles?'" in r.answer, r.answer
+
+
+def test_its_after_an_answer_kept_to_one_group_is_that_group(chat):
+    f = harvests()
+    chat.ask("Which 3 orchards have the highest mean picked_kg?")
+    chat.ask("What is the mean frost_hours of the top one?")
+    r = chat.ask("and its total picked_kg?")
+    assert r.status == "ok", r.answer
+    assert dict(r.tables[0].rows) == pytest.approx({"Oakridge": f[f.orchard == "Oakridge"].picked_kg.sum()})
+
+
+def test_its_after_a_column_of_the_same_question_is_that_column(chat):
+    f = harvests()
+    chat.ask("What is the total picked_kg by orchard?")
+    r = chat.ask("What is the mean frost_hours and its standard deviation?")
+    assert r.status == "ok", r.answer
+    got = [t.rows[0][0] for t in r.tables]
+    assert got == pytest.approx([f.frost_hours.mean(), f.frost_hours.std()]), r.answer

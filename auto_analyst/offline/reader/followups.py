@@ -161,6 +161,8 @@ def _named_one_ref(p: Pieces, prev: QuerySpec) -> re.Match | None:
     of its condition is kept by the merge as it is)."""
     for m in NAMED_ONE.finditer(p.text):
         noun = m.group("noun")
+        if m.group(0) == "its" and any(x.end <= m.start() for x in p.mentions):
+            continue  # 'the average age and its standard deviation': the column said before it
         if noun is None or noun == "one":
             return m
         if noun in GRAINS and prev.time_grain == noun and not prev.group_by:
@@ -178,6 +180,9 @@ def _named_one(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any) 
     if m is None or not (prev.group_by or prev.time_grain):
         return None  # 'its median' after a single figure: the same rows, as the merge keeps them
     said = m.group(0)
+    if prev.group_by and any(f.column == prev.group_by[0] and ((f.op == "in_top" and f.value == 1) or f.op == "==")
+                             for f in prev.filters):
+        return None  # 'and its poverty rate?' after 'the murder rate of the top one': one group shown, kept as it is
     if prev.task != "rank" or shown is None or isinstance(shown, (list, dict)):
         return (f"I can't tell which one group of the earlier answer '{said}' means (it showed several or none); "
                 "name it.")
@@ -196,8 +201,10 @@ def _named_one(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any) 
 def _typed(value: Any, kind: str) -> Any:
     """A value of the previous answer's table as a value of a column of ``kind`` (rank tables show labels as
     text: '2014', '4'); None when it is not one."""
+    if kind in ("categorical", "text", "identifier"):
+        return value if isinstance(value, str) else None
     if kind != "numeric" or isinstance(value, bool):
-        return value if kind != "numeric" else None
+        return None  # a yes/no or date group named as text: which value it is, the table's text does not say
     try:
         number = float(value)
     except (TypeError, ValueError):
