@@ -108,3 +108,11 @@ def test_its_after_a_column_of_the_same_question_is_that_column(chat):
     assert r.status == "ok", r.answer
     got = [t.rows[0][0] for t in r.tables]
     assert got == pytest.approx([f.frost_hours.mean(), f.frost_hours.std()]), r.answer
+
+
+def test_that_season_said_after_the_measure_is_the_season_named_not_a_measure(chat):
+    f = harvests()
+    best = f.groupby("season").picked_kg.sum().idxmax()
+    chat.ask("Which season had the highest total picked_kg?")
+    r = chat.ask("What was the mean frost_hours that season?")
+    assert value(r) == pytest.approx(f[f.season == best].frost_hours.mean()) and len(r.tables) == 1, r.answer

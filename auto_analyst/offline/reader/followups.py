@@ -218,8 +218,9 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None
     new.rounding = p.spec.rounding if p.spec.rounding is not None else prev.rounding
     new.percent = p.spec.percent or prev.percent
     # 'its value that year' after a turn kept to year 1945: 'that year' is that condition, not a column to measure
+    # ('the mean age that year' after 'which year had the most?': the year it named, below)
     kept = {x.column for x in p.mentions if THAT_BEFORE.search(p.text[:x.start]) and
-            any(f.column == x.column and f.op != "in_top" for f in prev.filters)}
+            (any(f.column == x.column and f.op != "in_top" for f in prev.filters) or x.column in prev.group_by[:1])}
     if kept & set(p.numeric):
         p = dataclasses.replace(p, numeric=[c for c in p.numeric if c not in kept])
     chosen = _selection(prev, p)
