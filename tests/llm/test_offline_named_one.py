@@ -116,3 +116,17 @@ def test_that_season_said_after_the_measure_is_the_season_named_not_a_measure(ch
     chat.ask("Which season had the highest total picked_kg?")
     r = chat.ask("What was the mean frost_hours that season?")
     assert value(r) == pytest.approx(f[f.season == best].frost_hours.mean()) and len(r.tables) == 1, r.answer
+
+
+def test_a_follow_up_of_a_turn_stopped_by_an_error_declines_naming_it(chat, monkeypatch):
+    import auto_analyst.offline.coding as coding
+
+    chat.ask("What is the total picked_kg of Meadow?")
+    real = coding.code_for
+    monkeypatch.setattr(coding, "code_for", lambda *a, **k: "raise LookupError('No value there')")
+    stopped = chat.ask("What is the mean frost_hours of Hillside?")
+    assert stopped.status == "error", stopped.answer
+    monkeypatch.setattr(coding, "code_for", real)
+    # never the total picked_kg of Riverbend (a follow-up of the turn before the error)
+    r = chat.ask("Same for Riverbend.")
+    assert r.status == "declined" and "'What is the mean frost_hours of Hillside?'" in r.answer, r.answer
