@@ -103,7 +103,8 @@ def previous_turn(p: Request, desc: DatasetDescription, quoted: dict | None = No
             # against the turn before it (resolve)
             tables = [t for t in item.get("tables") or [] if t in {d.name for d in desc.tables}]
             recalled = str(item.get("summary") or item.get("answer") or "").startswith("Recalled")
-            return unanswered_turn(str(item.get("question") or ""), tables[0] if tables else desc.active, recalled), None
+            table = tables[0] if tables else desc.active
+            return unanswered_turn(str(item.get("question") or ""), table, recalled), None
         text = item.get("standalone_question") or item.get("question")
         if not text:
             continue

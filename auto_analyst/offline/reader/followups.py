@@ -37,7 +37,8 @@ GRAINS = ("year", "month", "quarter")
 # 'over all years', 'overall', 'at any time': the earlier conditions are dropped ('any precipitation at all' says none)
 LEAD = re.compile(r"^\s*(?:same|now|and|what about|how about|only|also|then|which one)\b")
 THAT_BEFORE = re.compile(r"\b(?:that|this|the\s+same)\s+$")
-ALL_ROWS = re.compile(r"\b(?:everything|whole|overall)\b|(?<!\bat )\ball\b|\bany\s+(?:time|period|year|month|date|day)s?\b")
+ALL_ROWS = re.compile(r"\b(?:everything|whole|overall)\b|(?<!\bat )\ball\b|"
+                      r"\bany\s+(?:time|period|year|month|date|day)s?\b")
 
 
 def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDescription,
