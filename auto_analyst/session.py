@@ -207,10 +207,10 @@ class Session(TableMethods, SourceMethods):
         question = result.question
         self.settled.append(settled)
         self.usage = self.usage + settled.usage
-        if (result.status == "declined" and result.trace.intent == "analysis") or \
+        if (result.status in ("declined", "error") and result.trace.intent == "analysis") or \
                 (result.status == "ok" and result.trace.source == "memory"):
-            # kept as no analysis to build on: a follow-up of it ('same for Basic') must not be read as a follow-up
-            # of the turn before it
+            # kept as no analysis to build on (declined, or stopped by an error): a follow-up of it ('same for Basic')
+            # must not be read as a follow-up of the turn before it
             self.memory.add(MemoryItem.declined(question, result))
             self.save_state()
             return

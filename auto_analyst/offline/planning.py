@@ -88,6 +88,13 @@ def said_turn(p: Request, goal: str) -> tuple[dict | None, str]:
 def previous_spec(p: Request, desc: DatasetDescription, quoted: dict | None = None) -> QuerySpec | None:
     """The spec the conversation is at: the last answered part of the latest turn (the quoted turn when the
     question quotes one), read from its canonical text against the table that turn read."""
+    return previous_turn(p, desc, quoted)[0]
+
+
+def previous_turn(p: Request, desc: DatasetDescription, quoted: dict | None = None) -> tuple[QuerySpec | None, Any]:
+    """(:func:`previous_spec`, the one value that turn's answer named first) — the value (short-term memory's
+    'shown', from the Result's first table) only when the turn was one part, so that it is that part's answer;
+    else None."""
     for item in ([quoted] if quoted else []) + list(reversed(turns(p))):
         if not isinstance(item, dict):
             continue
@@ -96,7 +103,8 @@ def previous_spec(p: Request, desc: DatasetDescription, quoted: dict | None = No
             # against the turn before it (resolve)
             tables = [t for t in item.get("tables") or [] if t in {d.name for d in desc.tables}]
             recalled = str(item.get("summary") or item.get("answer") or "").startswith("Recalled")
-            return unanswered_turn(str(item.get("question") or ""), tables[0] if tables else desc.active, recalled)
+            table = tables[0] if tables else desc.active
+            return unanswered_turn(str(item.get("question") or ""), table, recalled), None
         text = item.get("standalone_question") or item.get("question")
         if not text:
             continue
@@ -107,8 +115,10 @@ def previous_spec(p: Request, desc: DatasetDescription, quoted: dict | None = No
         if specs is None:  # a turn planned by another model: read its words
             specs = [s for s in read_question(text, on) if s.answerable]
         if specs:
-            return specs[-1]
-    return None
+            shown = item.get("shown")
+            value = shown.get("value") if isinstance(shown, dict) and len(specs) == 1 else None
+            return specs[-1], value
+    return None, None
 
 
 def named_columns(goal: str, desc: DatasetDescription) -> dict[str, set[str]]:
@@ -166,7 +176,8 @@ def planner(p: Request) -> dict[str, Any]:
         out["decline_reason"] = unlinked + " " + MODEL_HINT
         return out
     desc = with_joins(desc)  # "total amount by customer region": the two tables joined on their key, as one view
-    specs = read_question(goal, desc, previous_spec(p, desc, quoted))
+    previous, shown = previous_turn(p, desc, quoted)
+    specs = read_question(goal, desc, previous, shown)
     for s in specs:
         repeated = repeated_measure(desc, s) if s.answerable else ""
         if repeated:

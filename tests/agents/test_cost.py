@@ -59,7 +59,8 @@ def test_past_the_prompt_token_cap_the_question_stops_with_kind_budget_and_keeps
     assert r.status == "error" and r.error.kind == "budget" and "max_prompt_tokens" in r.error.message
     assert r.usage.lm_calls == 2 and r.plan and r.code  # the plan and the script ran...
     assert r.tables[0].rows == [[60.0]] and r.stdout == ""  # ...and what it showed is kept
-    assert s.memory.items == []  # a stopped question is not built upon
+    # a stopped question is not built upon: kept as not answered, so a follow-up of it declines naming it
+    assert [(i.answered, i.summary.startswith("Not answered:")) for i in s.memory.items] == [(False, True)]
 
 
 def test_past_the_cost_cap_the_question_stops(tmp_path):

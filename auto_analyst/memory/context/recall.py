@@ -219,4 +219,20 @@ def _turn(item) -> dict:
     label, text = item.outcome()
     return {"turn": item.turn, "question": item.question, "standalone_question": item.standalone_question,
             ("summary" if label == "Did" else "answer"): text[:500], "result_names": item.result_names,
-            "tables": item.tables} | ({} if item.answered else {"answered": False})
+            "tables": item.tables} | _shown(item.key_result) | ({} if item.answered else {"answered": False})
+
+
+def _shown(key_result: str) -> dict:
+    """{"shown": {"name", "value"}} when the turn's first result is one value ('General Motors' for "which firm had
+    the highest value?"), else {}: what a follow-up saying "its", "from there" or "that year" points at, taken from
+    the Result's table (typed), never from the answer's text."""
+    try:
+        first = json.loads(key_result) if key_result else {}
+    except ValueError:
+        return {}
+    if not isinstance(first, dict) or first.get("columns") != ["value"]:
+        return {}
+    rows = first.get("rows")
+    if isinstance(rows, list) and len(rows) == 1 and isinstance(rows[0], list) and len(rows[0]) == 1:
+        return {"shown": {"name": str(first.get("name", "")), "value": rows[0][0]}}
+    return {}

@@ -59,8 +59,9 @@ class MemoryItem(BaseModel):
         filters: filters in force after the turn (e.g. ``"region == 'EU'"``).
         tables: the tables the turn read (the active one when it was asked, unless its plan named others); a
             follow-up builds on these, a new question on the table active now.
-        answered: False for an analysis question that was declined: kept so that a follow-up ("the top one",
-            "same for X") is known to build on a turn that gave no answer, never on the turn before it.
+        answered: False for an analysis question that was declined or stopped by an error: kept so that a
+            follow-up ("the top one", "same for X") is known to build on a turn that gave no answer, never on the
+            turn before it.
     """
 
     turn: int
@@ -76,9 +77,10 @@ class MemoryItem(BaseModel):
 
     @classmethod
     def declined(cls, question: str, result: Result) -> MemoryItem:
-        """A turn with no analysis to build on (a declined analysis question, or an answer recalled from memory):
-        its words and, as its summary, why or what it recalled."""
-        said = " ".join(result.answer.split())[:300]
+        """A turn with no analysis to build on (a declined analysis question, one stopped by an error, or an answer
+        recalled from memory): its words and, as its summary, why (the error's message when it gave no answer) or
+        what it recalled."""
+        said = " ".join((result.answer or (result.error.message if result.error is not None else "")).split())[:300]
         label = "Recalled from earlier turns, not computed" if result.status == "ok" else "Not answered"
         return cls(turn=result.turn, question=question, summary=f"{label}: {said}", answered=False)
 

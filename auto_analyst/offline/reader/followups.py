@@ -8,7 +8,9 @@ the chart). A part with columns of its own and no reference word stands alone.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from typing import Any
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.builtin import flag_filters
@@ -16,7 +18,7 @@ from auto_analyst.offline.reader.pieces import Pieces
 from auto_analyst.offline.reader.words import PLAIN
 from auto_analyst.offline.spec import Filter, Measure, QuerySpec
 
-__all__ = ["FOLLOW_UP", "REFERS", "STRONG_REFERENCE", "builds_on", "resolve"]
+__all__ = ["FOLLOW_UP", "REFERS", "STRONG_REFERENCE", "NAMED_ONE", "builds_on", "resolve"]
 
 FOLLOW_UP = re.compile(r"\bhow many are there\b|\b(now|only|same|that|those|these|it|them|their|they|this|instead|what about|how about|and for|"
                        r"also for|again|too|the relationship|previous|last one|the top one|the bottom one|the first one)\b")
@@ -28,12 +30,22 @@ OF_THOSE = re.compile(r"\b(?:(?:the\s+)?(top|first|bottom|last)\s+(one|two|three
 STRONG_REFERENCE = re.compile(r"\b(?:the\s+(?:top|bottom|first|last)\s+one|(?:those|these)\s+(?:one|two|three|four|five|"
                               r"\d+)|same\s+(?:for|as|with)|the\s+previous\s+(?:answer|result|one)|that\s+(?:result|answer))\b")
 NUMBER = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+# the one thing the previous answer named ('General Motors' for "which firm had the highest value?", 2014 for "which
+# year had the most rain?"): "its investment", "cars from there", "days of that year", "that one", "that firm"
+NAMED_ONE = re.compile(r"\b(?:its|(?:from|in|at|of)\s+there|(?:that|this)\s+(?P<noun>one|[a-z_]+))\b")
+GRAINS = ("year", "month", "quarter")
+# 'over all years', 'overall', 'at any time': the earlier conditions are dropped ('any precipitation at all' says none)
+LEAD = re.compile(r"^\s*(?:same|now|and|what about|how about|only|also|then|which one)\b")
+THAT_BEFORE = re.compile(r"\b(?:that|this|the\s+same)\s+$")
+ALL_ROWS = re.compile(r"\b(?:everything|whole|overall)\b|(?<!\bat )\ball\b|"
+                      r"\bany\s+(?:time|period|year|month|date|day)s?\b")
 
 
 def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDescription,
-            within: bool = False) -> QuerySpec:
+            within: bool = False, shown: Any = None) -> QuerySpec:
     """The spec of part ``p``: ``fresh`` (read alone) unless it refers to ``prev`` (``within``: an earlier part
-    of the same question, not the turn before)."""
+    of the same question, not the turn before). ``shown`` is the one value the previous turn's answer named first
+    (its Result's first table, typed: 'General Motors', '2014'), or None."""
     if prev is None:
         if not within and STRONG_REFERENCE.search(p.text):
             # "the top one", "those three", "same for X" with no earlier answer to point at
@@ -42,7 +54,9 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
         return fresh
     how = builds_on(p, fresh, prev, within)
     if how != "fresh" and not prev.answerable and not (STRONG_REFERENCE.search(p.text) or REFERS.search(p.text) or p.why
-                                                       or _bare_superlative(p, fresh)):
+                                                       or _bare_superlative(p, fresh) or _named_one_ref(p, prev)) \
+            and (fresh.answerable or not (p.elliptical or LEAD.match(p.text))):
+        # ('now by region' after a decline is no question of its own: it declines naming that turn, below)
         how = "fresh"  # 'what are the 3 hives with the most honey?' after a decline: a question of its own
     if how != "fresh" and not prev.answerable:
         # a follow-up of a turn that gave no answer: declined with that turn's problem, never a guess
@@ -55,7 +69,7 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
         kept = " and ".join(f.to_text() for f in prev.filters)
         fresh.assumptions.append(f"read as a question of its own over all rows (the earlier turn's condition {kept} "
                                  "is not kept; say it again to keep it)")
-    return merge(prev, p, table) if how == "merge" else fresh
+    return merge(prev, p, table, shown) if how == "merge" else fresh
 
 
 def builds_on(p: Pieces, fresh: QuerySpec, prev: QuerySpec, within: bool = False) -> str:
@@ -65,8 +79,8 @@ def builds_on(p: Pieces, fresh: QuerySpec, prev: QuerySpec, within: bool = False
         return "merge"
     if p.why:
         return "explain"
-    refers = REFERS.search(p.text) or _of_those(p)
-    lead = p.elliptical or re.match(r"^\s*(?:same|now|and|what about|how about|only|also|then)\b", p.text)
+    refers = REFERS.search(p.text) or _of_those(p) or _named_one_ref(p, prev)
+    lead = p.elliptical or LEAD.match(p.text)
     # a plugin's word is content of its own when the part reads alone ('remove the outliers'); in a later part
     # of one question it is not when the part lacks the columns ('Report the p-value of the correlation test')
     own_content = bool(p.numeric or p.categorical or p.dates or (p.keywords and (fresh.answerable or not within)))
@@ -75,7 +89,7 @@ def builds_on(p: Pieces, fresh: QuerySpec, prev: QuerySpec, within: bool = False
     if own_content and not refers and not continues and (fresh.answerable or not lead) and not _bare_superlative(p, fresh):
         # a complete question of its own (perhaps saying "now" or "instead"), or one whose problem is its own
         return "fresh"
-    if not (p.elliptical or FOLLOW_UP.search(p.text) or _of_those(p) or not fresh.answerable):
+    if not (p.elliptical or FOLLOW_UP.search(p.text) or refers or not fresh.answerable):
         return "fresh"
     return "merge"
 
@@ -142,12 +156,84 @@ def _selection(prev: QuerySpec, p: Pieces) -> Filter | None:
     return Filter(column=prev.group_by[0], op="in_top", value=n, by=prev.measures[0], ascending=bottom)
 
 
-def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # noqa: C901 - one rule per cue
+def _named_one_ref(p: Pieces, prev: QuerySpec) -> re.Match | None:
+    """'its', 'from there', 'that one', 'that year' / 'that firm' (the previous answer's grouping): a reference to
+    the one group the previous answer named. 'that year' after an answer not grouped by year is not one (the year
+    of its condition is kept by the merge as it is)."""
+    for m in NAMED_ONE.finditer(p.text):
+        noun = m.group("noun")
+        if m.group(0) == "its" and any(x.end <= m.start() for x in p.mentions):
+            continue  # 'the average age and its standard deviation': the column said before it
+        if noun is None or noun == "one":
+            return m
+        if noun in GRAINS and prev.time_grain == noun and not prev.group_by:
+            return m
+        if prev.group_by and any(x.start == m.start("noun") and x.column == prev.group_by[0] for x in p.mentions):
+            return m
+    return None
+
+
+def _named_one(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any) -> Filter | str | None:
+    """The condition keeping the one group the previous answer named, when the part refers to it ('its', 'from
+    there', 'that year'), from the value that answer showed (typed, never its text); a problem when the part
+    refers to one group and the previous answer named none or several; None when it refers to no group."""
+    m = _named_one_ref(p, prev)
+    if m is None or not (prev.group_by or prev.time_grain):
+        return None  # 'its median' after a single figure: the same rows, as the merge keeps them
+    said = m.group(0)
+    if prev.group_by and any(f.column == prev.group_by[0] and ((f.op == "in_top" and f.value == 1) or f.op == "==")
+                             for f in prev.filters):
+        return None  # 'and its poverty rate?' after 'the murder rate of the top one': one group shown, kept as it is
+    if prev.task != "rank" or shown is None or isinstance(shown, (list, dict)):
+        return (f"I can't tell which one group of the earlier answer '{said}' means (it showed several or none); "
+                "name it.")
+    if prev.group_by:
+        col = next((c for c in table.columns if c.name == prev.group_by[0]), None)
+        value = _typed(shown, col.kind if col is not None else "categorical")
+        if value is None:
+            return f"I can't read the group the earlier answer named as a value of `{prev.group_by[0]}`; name it."
+        return Filter(column=prev.group_by[0], op="==", value=value)
+    value = _typed(shown, "numeric")
+    if prev.time_grain not in GRAINS or not isinstance(value, int) or not prev.time_column:
+        return f"I can't tell which {prev.time_grain} '{said}' means; name it."
+    return Filter(column=prev.time_column, op=prev.time_grain, value=value)
+
+
+def _typed(value: Any, kind: str) -> Any:
+    """A value of the previous answer's table as a value of a column of ``kind`` (rank tables show labels as
+    text: '2014', '4'); None when it is not one."""
+    if kind in ("categorical", "text", "identifier"):
+        return value if isinstance(value, str) else None
+    if kind != "numeric" or isinstance(value, bool):
+        return None  # a yes/no or date group named as text: which value it is, the table's text does not say
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return int(number) if number.is_integer() else number
+
+
+def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None) -> QuerySpec:  # noqa: C901
     new = prev.model_copy(deep=True)
     new.assumptions, new.problems = [], list(p.spec.problems)
     new.rounding = p.spec.rounding if p.spec.rounding is not None else prev.rounding
     new.percent = p.spec.percent or prev.percent
+    # 'its value that year' after a turn kept to year 1945: 'that year' is that condition, not a column to measure
+    # ('the mean age that year' after 'which year had the most?': the year it named, below)
+    kept = {x.column for x in p.mentions if THAT_BEFORE.search(p.text[:x.start]) and
+            (any(f.column == x.column and f.op != "in_top" for f in prev.filters) or x.column in prev.group_by[:1])}
+    if kept & set(p.numeric):
+        p = dataclasses.replace(p, numeric=[c for c in p.numeric if c not in kept])
     chosen = _selection(prev, p)
+    named = _named_one(prev, p, table, shown) if chosen is None else None
+    if isinstance(named, str):
+        new.problems.append(named)
+    elif named is not None:
+        # 'what was its total investment?' after 'which firm had the highest value?': that firm's rows, one figure
+        chosen = named
+        new.task, new.n, new.ascending, new.group_by = "aggregate", None, False, []
+        new.time_grain = None if named.column == prev.time_column and not prev.group_by else new.time_grain
+        new.time_column = None if new.time_grain is None else new.time_column
     that_group = OF_THOSE.search(p.text)
     if chosen is None and that_group and that_group.group(5):
         # 'in that group' after an answer of several groups (or none): which one it is, the words do not say
@@ -168,8 +254,8 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # 
     else:
         added = p.spec.filters + flag_filters(p, table)
     new.filters = [g for g in new.filters if not any(_same_target(g, f) for f in added)] + added
-    if re.search(r"\b(all|everything|whole|overall|any)\b", p.text) and not p.spec.filters:
-        new.filters = []
+    if ALL_ROWS.search(p.text) and not p.spec.filters:
+        new.filters = [f for f in new.filters if not _widened(f, p)] + ([chosen] if isinstance(named, Filter) else [])
     if p.spec.time_grain:
         new.time_column, new.time_grain = p.spec.time_column, p.spec.time_grain
     if p.group_cols:
@@ -223,6 +309,19 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription) -> QuerySpec:  # 
     if new.problems:
         new.task = "decline"
     return new
+
+
+def _widened(f: Filter, p: Pieces) -> bool:
+    """Is condition ``f`` dropped by the part's 'over all years' / 'overall'? 'all <X>' drops the conditions on X
+    (a column named, or a period: 'all years'); 'overall', 'everything', 'all' alone drop every condition."""
+    m = re.search(r"(?<!\bat )\ball\s+(?:the\s+)?([a-z_]+)", p.text)
+    if m is None:
+        return True
+    named = {x.column for x in p.mentions if x.start == m.start(1)}
+    period = PERIODS.get(m.group(1))
+    if not named and period is None:
+        return True  # 'all of it', 'all rows': every condition
+    return f.column in named or (period is not None and (PERIODS.get(f.op) == period or f.column.lower() == period))
 
 
 def _superlative_word(p: Pieces) -> bool:

@@ -8,11 +8,13 @@ follow-up stage resolves "now only 2023", "same for X" against it.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from auto_analyst.data.description import DatasetDescription, TableDescription
 from auto_analyst.offline.reader.constraints import OTHERWISE, STATISTICS_MODULE, interpretation_only, normality_rule
 from auto_analyst.offline.reader.followups import resolve
 from auto_analyst.offline.reader.grammar import decide
+from auto_analyst.offline.reader.presence import any_amount
 from auto_analyst.offline.reader.ratios import ratio_parts
 from auto_analyst.offline.reader.read_part import read_pieces
 from auto_analyst.offline.reader.table_choice import table_for
@@ -135,8 +137,10 @@ def dropped_grouping(text: str, spec: QuerySpec, table: TableDescription | None 
             "without it; name the column to group by.")
 
 
-def read_question(question: str, desc: DatasetDescription, previous: QuerySpec | None = None) -> list[QuerySpec]:
-    """Every part of ``question`` as a spec (declined parts included, with their problems)."""
+def read_question(question: str, desc: DatasetDescription, previous: QuerySpec | None = None,
+                  shown: Any = None) -> list[QuerySpec]:
+    """Every part of ``question`` as a spec (declined parts included, with their problems). ``shown``: the one value
+    the previous turn's answer named first (typed), which 'its', 'from there', 'that year' point at."""
     prev_spec = previous
     specs: list[QuerySpec] = []
     declined_before = False
@@ -179,7 +183,9 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         else:
             fresh = pieces.spec.model_copy(deep=True)
             decide(pieces, fresh, table)
-            spec = resolve(pieces, fresh, _task_before(pieces, specs, here), table, within=bool(specs))
+            before = _task_before(pieces, specs, here)
+            spec = resolve(pieces, fresh, before, table, within=bool(specs),
+                           shown=shown if before is previous and previous is not None else None)
         if STATISTICS_MODULE in pieces.notes and spec.answerable and not pieces.drop_missing:
             _statistics_module(spec, desc.table(spec.table))
         if declined_before and spec.answerable and not pieces.own_columns:
@@ -206,6 +212,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         elif ratio is not None:
             spec = ratio[0]
         per_row(pieces.text, spec, table)
+        any_amount(pieces, spec, table)
         dropped = dropped_grouping(pieces.text, spec, table)
         if dropped:
             spec = QuerySpec(table=spec.table, task="decline", problems=[dropped])

@@ -1,0 +1,42 @@
+"""'On how many days was there any precipitation?': a count of the rows where an amount is above 0.
+
+Counting a numeric column counts its non-missing values, which for a column with no gaps is every row:
+read that way "days with any precipitation" would silently drop the word "any". An amount that is never
+negative (its smallest value is 0 or more) is present on a row when it is above 0; for a column that can
+be negative, "any X" says no condition the reader can name, so the part declines.
+"""
+
+from __future__ import annotations
+
+import re
+
+from auto_analyst.data.description import TableDescription
+from auto_analyst.offline.reader.pieces import Pieces
+from auto_analyst.offline.spec import Filter, Measure, QuerySpec
+
+__all__ = ["any_amount"]
+
+ANY_BEFORE = re.compile(r"\b(?:any|some)\s+$")
+
+
+def any_amount(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:
+    """Turn a count of a numeric column said as 'any X' into a count of rows where X > 0 (or a problem)."""
+    if spec.task != "aggregate" or not spec.answerable:
+        return
+    for i, m in enumerate(spec.measures):
+        if m.func != "count" or m.column is None:
+            continue
+        said = next((x for x in p.mentions if x.column == m.column and ANY_BEFORE.search(p.text[:x.start])), None)
+        col = next((c for c in table.columns if c.name == m.column), None)
+        if said is None or col is None:
+            continue
+        words = p.text[said.start:said.end]
+        if col.kind != "numeric" or not isinstance(col.min, (int, float)) or col.min < 0:
+            spec.problems.append(f"I can't tell which rows have 'any {words}' (`{m.column}` is not an amount that is "
+                                 f"never negative); say the condition, e.g. '{m.column} above 0'.")
+            spec.task = "decline"
+            return
+        spec.measures[i] = Measure(func="count")
+        if not any(f.column == m.column for f in spec.filters):
+            spec.filters.append(Filter(column=m.column, op=">", value=0))
+        spec.assumptions.append(f"read 'any {words}' as `{m.column}` > 0")
