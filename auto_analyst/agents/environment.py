@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from importlib import metadata
 
+from auto_analyst.data.duck_sql import quote
+
 __all__ = ["LIBRARIES", "PRELOADED", "library_versions", "script_environment"]
 
 LIBRARIES = ("pandas", "numpy", "scikit-learn", "statsmodels", "scipy", "plotly", "seaborn", "matplotlib")
@@ -72,8 +74,11 @@ def script_environment(tables: Iterable[str], active: str, duckdb_tables: Iterab
             preloaded[name] = "DuckDB relation (a table too big for pandas)" if name in duck else "DataFrame (a table)"
     installed = dict(versions)
     if in_db:
+        renamed = sql_source.get("names") or {}
+        held = [f"{n} (named {quote(renamed[n], str(sql_source.get('dialect') or 'duckdb'))} in SQL)" if n in renamed
+                else n for n in sorted(in_db)]
         preloaded["sql"] = (f"sql(query) -> DataFrame: runs one read-only SELECT in the {sql_source.get('dialect')} "
-                            f"database holding the tables {', '.join(sorted(in_db))}, returns at most "
+                            f"database holding the tables {', '.join(held)}, returns at most "
                             f"{int(sql_source.get('max_rows', 0)):,} rows")
         if active in in_db:
             preloaded["df"] = f"not the active table: {active!r} is in the database, read it with sql()"

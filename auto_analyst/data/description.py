@@ -81,7 +81,8 @@ class DatasetDescription(BaseModel):
     relationships: list[Relationship] = Field(default_factory=list, description="Keys linking the tables, checked "
                                               "on the data (data/relations.py): columns, coverage, kind of join.")
     source: dict[str, Any] = Field(default_factory=dict, description="Where the tables live when not in memory: "
-                                   "{'kind': 'sql', 'dialect': 'postgres', 'tables': [...], 'max_rows': N}.")
+                                   "{'kind': 'sql', 'dialect': 'postgres', 'tables': [...], 'max_rows': N}; "
+                                   "'names': {session name: name in the database} where they differ.")
     dictionary: list[str] = Field(default_factory=list, description="Passages of the data dictionary the "
                                   "question is about (all of it when short).")
 

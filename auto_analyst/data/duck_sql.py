@@ -75,9 +75,12 @@ DIALECTS = ("duckdb", "postgres", "sqlite")
 _OPS = {"==": "=", "!=": "<>", ">": ">", ">=": ">=", "<": "<", "<=": "<="}
 
 
-def quote(name: str) -> str:
-    """A SQL identifier for ``name`` (double quotes, doubled inside)."""
-    return '"' + str(name).replace('"', '""') + '"'
+def quote(name: str, dialect: str = "duckdb") -> str:
+    """A SQL identifier for ``name``, always quoted, written by sqlglot for ``dialect`` (``"order items"``,
+    ``"order"``, ``"o""rders"``): a table or column name from the data cannot change the query."""
+    from sqlglot import exp
+
+    return exp.to_identifier(str(name), quoted=True).sql(dialect=dialect)
 
 
 def literal(value: Any, dialect: str = "duckdb") -> str:

@@ -31,6 +31,7 @@ from typing import Any
 import pandas as pd
 
 from auto_analyst.data.description import TableDescription, describe_frame
+from auto_analyst.data.duck_sql import quote
 from auto_analyst.data.relations import Relationship, relationship
 from auto_analyst.data.report import ColumnReport, LoadedTable, LoadReport
 from auto_analyst.data.dates import iso_text_dates
@@ -225,7 +226,7 @@ class SqlSource:
             if self.backend == "postgresql":
                 with self.engine.connect() as conn:
                     est = conn.execute(text("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(:t)"),
-                                       {"t": f'"{name}"'}).scalar()
+                                       {"t": quote(name, self.dialect)}).scalar()
                 if est is not None and est >= 0:
                     return int(est), True
             frame = self._fetch(select(func.count()).select_from(table(name)), 1)

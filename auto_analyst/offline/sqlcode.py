@@ -28,7 +28,7 @@ from auto_analyst.offline.joins import join_of, view_columns, with_joins
 from auto_analyst.offline.join_links import NO_MATCH, view_tables
 from auto_analyst.offline.spec import QuerySpec
 
-__all__ = ["Unsupported", "database_tables", "reads_sql", "sql_problem", "sql_code", "sql_writer"]
+__all__ = ["Unsupported", "database_tables", "database_name", "reads_sql", "sql_problem", "sql_code", "sql_writer"]
 
 ROWS_KEPT = "rows kept"
 LOOKUP_ROWS = 51
@@ -44,6 +44,12 @@ def database_tables(desc: DatasetDescription) -> set[str]:
     """The session's tables that live in a SQL database (``desc.source``)."""
     src = desc.source or {}
     return set(src.get("tables") or []) if src.get("kind") == "sql" else set()
+
+
+def database_name(desc: DatasetDescription, table: str) -> str:
+    """The name table ``table`` (a session name) has in the database: they differ when the database's is no Python
+    name (``order items`` is ``order_items`` in the session; ``desc.source['names']``)."""
+    return str(((desc.source or {}).get("names") or {}).get(table, table))
 
 
 def reads_sql(spec: QuerySpec, desc: DatasetDescription) -> bool:
@@ -76,7 +82,8 @@ def sql_writer(desc: DatasetDescription):
 
 
 class _Source:
-    """The spec's table as SQL sees it: the base table, the joins, and each column's reference."""
+    """The spec's table as SQL sees it: the base table, the joins, and each column's reference, every table by its
+    database name (the session's name is for the user: messages)."""
 
     def __init__(self, spec: QuerySpec, desc: DatasetDescription):
         desc = with_joins(desc)
@@ -92,11 +99,12 @@ class _Source:
         self.table = desc.table(spec.table)
         self.kinds = {c.name: c.kind for c in self.table.columns}
         self.known = {c.name: [v for v, _ in c.top_values] + list(c.examples) for c in self.table.columns}
+        db = self.db = lambda name: database_name(desc, name)  # noqa: E731
         if self.view:
             link = join_of(desc, spec.table)
-            self.base = link.left
-            self.columns = view_columns(desc, spec.table)
-            self.joins = [relationship(s.left, s.right, [s.left_key], [s.right_key], 1.0, 1.0,
+            self.base = db(link.left)
+            self.columns = {c: (db(t), col) for c, (t, col) in view_columns(desc, spec.table).items()}
+            self.joins = [relationship(db(s.left), db(s.right), [s.left_key], [s.right_key], 1.0, 1.0,
                                        s.kind in ("one-to-one", "one-to-many"), s.kind in ("one-to-one", "many-to-one"))
                           for s in (link.steps or (link,))]
             # keys read as unique from the catalog and a sample; a database may still repeat them (SQLite does not
@@ -104,13 +112,14 @@ class _Source:
             self.unique_keys = [(s.right, s.right_key) for s in (link.steps or (link,))
                                 if s.kind in ("many-to-one", "one-to-one")]
         else:
-            self.base, self.columns, self.joins, self.unique_keys = spec.table, {}, [], []
+            self.base, self.columns, self.joins, self.unique_keys = db(spec.table), {}, [], []
 
     def key_checks(self, i: int) -> list[str]:
         """Script lines that stop the run, saying why, when a key the joins rely on repeats in the database."""
         out = []
         for k, (table, key) in enumerate(self.unique_keys):
-            query = f"SELECT count(*) AS n, count(DISTINCT {quote(key)}) AS k FROM {quote(table)}"
+            query = (f"SELECT count(*) AS n, count(DISTINCT {quote(key, self.dialect)}) AS k "
+                     f"FROM {quote(self.db(table), self.dialect)}")
             out += [f"keys_{i}_{k} = sql({_q(query)})",
                     f"if int(keys_{i}_{k}['n'].iloc[0]) != int(keys_{i}_{k}['k'].iloc[0]):",
                     f"    raise ValueError({table + '.' + key + ' repeats in the database, so joining on it would count rows more than once; the offline model did not answer'!r})"]
