@@ -103,8 +103,13 @@ class DatasetDescription(BaseModel):
         raise KeyError(name)
 
     def to_prompt(self) -> str:
-        """Compact JSON text for prompts (empty fields dropped)."""
-        return json.dumps(self.model_dump(exclude_defaults=True), ensure_ascii=False, separators=(",", ":"), default=str)
+        """Compact JSON text for prompts (empty fields dropped, but for ``relationships`` of several tables: an empty
+        list there says that no key links them, where a missing key would say nothing)."""
+        data = self.model_dump(exclude_defaults=True)
+        if len(self.tables) > 1 and "relationships" not in data:
+            data = {k: data[k] if k in data else [] for k in type(self).model_fields
+                    if k in data or k == "relationships"}
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
 
     @classmethod
     def from_prompt(cls, text: str) -> "DatasetDescription":
