@@ -23,6 +23,7 @@ from typing import Any
 from auto_analyst.data.description import DatasetDescription
 from auto_analyst.data.duck_sql import DIALECTS, aggregate_sql, quote, rows_sql
 from auto_analyst.data.relations import relationship
+from auto_analyst.data.sql_driver import NUMBER_CLASSES, sqlite_numbers_only
 from auto_analyst.offline.codegen import ISO_DAY, _where, grouped_tail, statistics, visualisation
 from auto_analyst.offline.joins import join_of, view_columns, with_joins
 from auto_analyst.offline.join_links import NO_MATCH, view_tables
@@ -113,6 +114,48 @@ class _Source:
                                 if s.kind in ("many-to-one", "one-to-one")]
         else:
             self.base, self.columns, self.joins, self.unique_keys = db(spec.table), {}, [], []
+        self.relations, self.text_checks = self._numbers_read(spec, desc, parts) if self.dialect == "sqlite" else ({}, {})
+
+    def _numbers_read(self, spec: QuerySpec, desc: DatasetDescription, parts: list[str]):
+        """For SQLite: each table whose number columns the part reads, as a subquery with those columns' TEXT and
+        BLOB values made NULL (``pandas.to_numeric(errors="coerce")``: what the same data read from a file holds,
+        where SQLite would sum 'N/A' as 0 and rank it above every number); and (table → [(column, its name in
+        the answer)]) of the columns the part reads, whose text values the script counts and says it left out."""
+        used = [m.column for m in spec.measures if m.column] + [f.column for f in spec.filters] \
+            + list(spec.group_by) + list(spec.columns)
+        read: dict[str, list[tuple[str, str]]] = {}
+        for c in dict.fromkeys(used):
+            ref = self.ref(c)
+            table, column = ref if isinstance(ref, tuple) else (self.base, ref)
+            part = next((p for p in parts if self.db(p) == table), None)
+            if part is None:
+                continue
+            info = next((x for x in desc.table(part).columns if x.name == column), None)
+            if info is not None and sqlite_numbers_only(info.dtype):
+                read.setdefault(table, []).append((column, c))
+        relations = {}
+        for table in read:
+            t = desc.table(next(p for p in parts if self.db(p) == table))
+            numbers = {x.name for x in t.columns if sqlite_numbers_only(x.dtype)}
+            cols = [f"CASE WHEN typeof({quote(c, 'sqlite')}) IN {NUMBER_CLASSES} THEN {quote(c, 'sqlite')} END "
+                    f"AS {quote(c, 'sqlite')}" if c in numbers else quote(c, "sqlite") for c in t.column_names()]
+            relations[table] = f"(SELECT {', '.join(cols)} FROM {quote(table, 'sqlite')}) AS {quote(table, 'sqlite')}"
+        return relations, read
+
+    def text_lines(self, i: int) -> list[str]:
+        """Script lines that count, in the database, the text values of the number columns read and say they were
+        left out (the answer shows lines starting 'Left out:')."""
+        out = []
+        for k, (table, cols) in enumerate(self.text_checks.items()):
+            sums = ", ".join(f"sum(CASE WHEN typeof({quote(c, 'sqlite')}) IN ('text', 'blob') THEN 1 ELSE 0 END) "
+                             f"AS {quote(shown, 'sqlite')}" for c, shown in cols)
+            query = f"SELECT {sums} FROM {quote(table, 'sqlite')}"
+            out += [f"text_{i}_{k} = sql({_q(query)})",
+                    f"for column, n in text_{i}_{k}.iloc[0].items():",
+                    "    if pd.notna(n) and int(n) > 0:",
+                    "        print(f'Left out: {int(n)} values of {column} that the database holds as text, not numbers '",
+                    "              '(read as missing, as reading the same data from a file does).')"]
+        return out
 
     def key_checks(self, i: int) -> list[str]:
         """Script lines that stop the run, saying why, when a key the joins rely on repeats in the database."""
@@ -141,6 +184,7 @@ class _Source:
                   drop_missing_groups=True) -> str:
         try:
             return aggregate_sql(self.base, [(f, None if c is None else self.ref(c)) for f, c in measures],
+                                 relations=self.relations,
                                  by=[self.ref(b) for b in by], where=where,
                                  grain=(grain[0], self.ref(grain[1])) if grain else None, order=order, limit=limit,
                                  labels=labels, dialect=self.dialect, joins=self.joins, outer=bool(self.joins),
@@ -289,6 +333,7 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
                               "aggregate by group instead.")
         m = spec.measures[0]
         query = rows_sql(src.base, where=where, order_by=m.column, ascending=spec.ascending,
+                         relation=src.relations.get(src.base),
                          limit=None if spec.n == 1 else spec.n, dialect=src.dialect, at_extreme=spec.n == 1)
         out += [f"data_{i} = sql({_q(query)})"] + _empty_check(f"data_{i}", spec) + statistics(spec, i).splitlines()
     elif t == "lookup":
@@ -296,7 +341,8 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
             raise Unsupported("Rows of tables joined in the database are not listed by the offline model; ask for an "
                               "aggregate by group instead.")
         cols = spec.group_by + [c for c in spec.columns if c not in spec.group_by]
-        query = rows_sql(src.base, columns=cols, where=where, limit=LOOKUP_ROWS, dialect=src.dialect)
+        query = rows_sql(src.base, columns=cols, where=where, limit=LOOKUP_ROWS, dialect=src.dialect,
+                         relation=src.relations.get(src.base))
         out += [f"data_{i} = sql({_q(query)})"] + _empty_check(f"data_{i}", spec) + statistics(spec, i).splitlines()
     elif t == "value_counts" and spec.columns:
         col = spec.columns[0]
@@ -325,7 +371,7 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
         raise Unsupported(f"'{_what(spec)}' needs every row of the table, and the offline model computes in the "
                           "database only aggregates, counts, top/bottom n, lookups and bar, line or pie charts of "
                           "them, so I did not answer it.")
-    stats["statistics"] = "\n".join(src.key_checks(i) + out)
+    stats["statistics"] = "\n".join(src.key_checks(i) + src.text_lines(i) + out)
     return stats
 
 

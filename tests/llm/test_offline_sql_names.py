@@ -53,7 +53,8 @@ def test_two_tables_with_spaces_join_and_check_their_key_by_the_database_names(t
     assert r.status == "ok", r.answer
     want = ITEMS.merge(ORDERS, on="order_id").groupby("region")["price"].sum().to_dict()
     assert {row[0]: row[1] for row in r.tables[0].rows} == pytest.approx(want)
-    assert 'FROM "order items" LEFT JOIN "all orders" ON "order items"."order_id" = "all orders"."order_id"' in r.code
+    assert 'FROM "order items") AS "order items" LEFT JOIN "all orders" ON "order items"."order_id" = ' \
+        '"all orders"."order_id"' in r.code
     assert 'count(DISTINCT "order_id") AS k FROM "all orders"' in r.code  # the key check reads the database's table
     # the message a repeated key would give names the table as the session does
     assert "all_orders.order_id repeats in the database" in r.code
@@ -76,3 +77,34 @@ def test_the_description_maps_session_names_to_database_names_only_where_they_di
         rows = s.source.query('SELECT count(*) AS n FROM "order items"')
     assert source["names"] == {"order_items": "order items"}
     assert int(rows["n"].iloc[0]) == len(ITEMS)
+
+
+@pytest.mark.services
+def test_postgresql_tables_named_with_a_space_and_a_keyword_join_offline(tmp_path):
+    import uuid
+
+    from sqlalchemy import create_engine, text
+
+    from tests.services import service_url
+
+    url = service_url("database")
+    schema = f"aa_names_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    with admin.begin() as c:
+        c.execute(text(f"CREATE SCHEMA {schema}"))
+    try:
+        ITEMS.to_sql("order items", admin, schema=schema, index=False)
+        ORDERS.to_sql("order", admin, schema=schema, index=False)
+        with Analyst(settings=Settings.load({"home": tmp_path / "home"}, environ={})) as analyst:
+            s = analyst.session()
+            s.load(f"{url}?options=-csearch_path%3D{schema}")
+            s.use("order_items")
+            r = s.ask("What is the total price by region?")
+        assert r.status == "ok", r.answer
+        want = ITEMS.merge(ORDERS, on="order_id").groupby("region")["price"].sum().to_dict()
+        assert {row[0]: row[1] for row in r.tables[0].rows} == pytest.approx(want)
+        assert 'FROM "order items" LEFT JOIN "order"' in r.code
+    finally:
+        with admin.begin() as c:
+            c.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
