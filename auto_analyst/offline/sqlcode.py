@@ -100,7 +100,8 @@ class _Source:
         self.table = desc.table(spec.table)
         self.kinds = {c.name: c.kind for c in self.table.columns}
         self.known = {c.name: [v for v, _ in c.top_values] + list(c.examples) for c in self.table.columns}
-        db = self.db = lambda name: database_name(desc, name)  # noqa: E731
+        self._desc = desc
+        db = self.db
         if self.view:
             link = join_of(desc, spec.table)
             self.base = db(link.left)
@@ -115,6 +116,10 @@ class _Source:
         else:
             self.base, self.columns, self.joins, self.unique_keys = db(spec.table), {}, [], []
         self.relations, self.text_checks = self._numbers_read(spec, desc, parts) if self.dialect == "sqlite" else ({}, {})
+
+    def db(self, table: str) -> str:
+        """Session name → the table's name in the database."""
+        return database_name(self._desc, table)
 
     def _numbers_read(self, spec: QuerySpec, desc: DatasetDescription, parts: list[str]):
         """For SQLite: each table whose number columns the part reads, as a subquery with those columns' TEXT and
