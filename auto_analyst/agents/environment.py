@@ -80,6 +80,10 @@ def script_environment(tables: Iterable[str], active: str, duckdb_tables: Iterab
         preloaded["sql"] = (f"sql(query) -> DataFrame: runs one read-only SELECT in the {sql_source.get('dialect')} "
                             f"database holding the tables {', '.join(held)}, returns at most "
                             f"{int(sql_source.get('max_rows', 0)):,} rows")
+        if sql_source.get("dialect") == "sqlite":  # it sums 'N/A' in a REAL column as 0; a file's reader: missing
+            preloaded["sql"] += ("; SQLite keeps text such as 'N/A' in a number column as text (sum() adds it as 0, "
+                                 "max() ranks it above every number): aggregate CASE WHEN typeof(col) IN ('integer', "
+                                 "'real') THEN col END, the values a file's reader would read")
         if active in in_db:
             preloaded["df"] = f"not the active table: {active!r} is in the database, read it with sql()"
         preloaded["tables"] = "dict: table name -> DataFrame (the tables loaded from files; not the database's)"

@@ -65,6 +65,8 @@ def test_the_models_environment_says_the_database_name_of_a_renamed_table():
               "names": {"order_items": "order items"}}
     env = script_environment(["order_items", "orders"], "orders", sql_source=source)
     assert 'order_items (named \\"order items\\" in SQL), orders' in env
+    # SQLite's text in number columns (tests/llm/test_offline_sql_storage.py): the model is told how to leave it out
+    assert "typeof(col) IN ('integer', 'real')" in env
 
 
 def test_the_description_maps_session_names_to_database_names_only_where_they_differ(tmp_path):
