@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from importlib import metadata
 
+from auto_analyst.data.duck_sql import quote
+
 __all__ = ["LIBRARIES", "PRELOADED", "library_versions", "script_environment"]
 
 LIBRARIES = ("pandas", "numpy", "scikit-learn", "statsmodels", "scipy", "plotly", "seaborn", "matplotlib")
@@ -72,9 +74,16 @@ def script_environment(tables: Iterable[str], active: str, duckdb_tables: Iterab
             preloaded[name] = "DuckDB relation (a table too big for pandas)" if name in duck else "DataFrame (a table)"
     installed = dict(versions)
     if in_db:
+        renamed = sql_source.get("names") or {}
+        held = [f"{n} (named {quote(renamed[n], str(sql_source.get('dialect') or 'duckdb'))} in SQL)" if n in renamed
+                else n for n in sorted(in_db)]
         preloaded["sql"] = (f"sql(query) -> DataFrame: runs one read-only SELECT in the {sql_source.get('dialect')} "
-                            f"database holding the tables {', '.join(sorted(in_db))}, returns at most "
+                            f"database holding the tables {', '.join(held)}, returns at most "
                             f"{int(sql_source.get('max_rows', 0)):,} rows")
+        if sql_source.get("dialect") == "sqlite":  # it sums 'N/A' in a REAL column as 0; a file's reader: missing
+            preloaded["sql"] += ("; SQLite keeps text such as 'N/A' in a number column as text (sum() adds it as 0, "
+                                 "max() ranks it above every number): aggregate CASE WHEN typeof(col) IN ('integer', "
+                                 "'real') THEN col END, the values a file's reader would read")
         if active in in_db:
             preloaded["df"] = f"not the active table: {active!r} is in the database, read it with sql()"
         preloaded["tables"] = "dict: table name -> DataFrame (the tables loaded from files; not the database's)"

@@ -6,7 +6,8 @@
 * ``relationships``: the keys the tables share, checked on their values (``data/relations.py``; big and remote
   tables on their first rows) plus the foreign keys a database declares;
 * each column's ``meaning``: from the database's column comment, or the data dictionary's line about it;
-* ``source``: for tables in a database, its dialect, the tables that live there and the row cap of ``sql()``.
+* ``source``: for tables in a database, its dialect, the tables that live there (session names; ``names`` maps a
+  session name to the database's name where they differ) and the row cap of ``sql()``.
 
 :func:`for_question` adds the dictionary's passages the question is about (all of it when short).
 """
@@ -44,6 +45,10 @@ def describe_session(tables: Mapping[str, Any], active: str, dictionary: Any = N
         source = tables[sql_tables[0]].source
         desc.source = {"kind": "sql", "dialect": source.dialect, "database": source.safe_url, "tables": sql_tables,
                        "max_rows": source.max_rows, "timeout_s": source.timeout_s}
+        # a session name is a Python name ('order items' is order_items in the session); SQL needs the database's
+        names = {n: tables[n].table for n in sql_tables if tables[n].table and tables[n].table != n}
+        if names:
+            desc.source["names"] = names
     if dictionary is not None:
         dictionary.annotate(desc)
     return desc

@@ -81,7 +81,8 @@ class DatasetDescription(BaseModel):
     relationships: list[Relationship] = Field(default_factory=list, description="Keys linking the tables, checked "
                                               "on the data (data/relations.py): columns, coverage, kind of join.")
     source: dict[str, Any] = Field(default_factory=dict, description="Where the tables live when not in memory: "
-                                   "{'kind': 'sql', 'dialect': 'postgres', 'tables': [...], 'max_rows': N}.")
+                                   "{'kind': 'sql', 'dialect': 'postgres', 'tables': [...], 'max_rows': N}; "
+                                   "'names': {session name: name in the database} where they differ.")
     dictionary: list[str] = Field(default_factory=list, description="Passages of the data dictionary the "
                                   "question is about (all of it when short).")
 
@@ -102,8 +103,13 @@ class DatasetDescription(BaseModel):
         raise KeyError(name)
 
     def to_prompt(self) -> str:
-        """Compact JSON text for prompts (empty fields dropped)."""
-        return json.dumps(self.model_dump(exclude_defaults=True), ensure_ascii=False, separators=(",", ":"), default=str)
+        """Compact JSON text for prompts (empty fields dropped, but for ``relationships`` of several tables: an empty
+        list there says that no key links them, where a missing key would say nothing)."""
+        data = self.model_dump(exclude_defaults=True)
+        if len(self.tables) > 1 and "relationships" not in data:
+            data = {k: data[k] if k in data else [] for k in type(self).model_fields
+                    if k in data or k == "relationships"}
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
 
     @classmethod
     def from_prompt(cls, text: str) -> "DatasetDescription":

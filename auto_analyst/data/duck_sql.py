@@ -75,9 +75,12 @@ DIALECTS = ("duckdb", "postgres", "sqlite")
 _OPS = {"==": "=", "!=": "<>", ">": ">", ">=": ">=", "<": "<", "<=": "<="}
 
 
-def quote(name: str) -> str:
-    """A SQL identifier for ``name`` (double quotes, doubled inside)."""
-    return '"' + str(name).replace('"', '""') + '"'
+def quote(name: str, dialect: str = "duckdb") -> str:
+    """A SQL identifier for ``name``, always quoted, written by sqlglot for ``dialect`` (``"order items"``,
+    ``"order"``, ``"o""rders"``): a table or column name from the data cannot change the query."""
+    from sqlglot import exp
+
+    return exp.to_identifier(str(name), quoted=True).sql(dialect=dialect)
 
 
 def literal(value: Any, dialect: str = "duckdb") -> str:
@@ -155,7 +158,7 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
                   order: str = "groups", limit: int | None = None, labels: Sequence[str] | None = None,
                   dialect: str = "duckdb", joins: Sequence[Any] = (), outer: bool = False,
                   unmatched: Mapping[Any, str] | None = None, group_labels: Sequence[str] | None = None,
-                  drop_missing_groups: bool = False) -> str:
+                  drop_missing_groups: bool = False, relations: Mapping[str, str] | None = None) -> str:
     """SQL for aggregates of ``table``, per group of ``by`` (and of a time grain), over the rows ``where`` keeps.
 
     Args:
@@ -179,6 +182,8 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
             the column reads the label where that table's key is missing after the LEFT JOIN.
         group_labels: the result's column name of each ``by`` column (default its column name).
         drop_missing_groups: leave out rows whose group key is missing, as pandas' ``groupby`` does.
+        relations: table → what to read it from instead of the table itself (``(SELECT ...) AS "table"``: a subquery
+            under the table's name, e.g. SQLite's text values of a number column made NULL).
 
     Returns:
         One SELECT statement, parsed back by sqlglot in that dialect.
@@ -189,7 +194,7 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
     """
     if dialect not in DIALECTS:
         raise ValueError(f"Unknown SQL dialect {dialect!r}; use one of {', '.join(DIALECTS)}.")
-    source, key_of = _from_clause(table, joins, measures, outer)
+    source, key_of = _from_clause(table, joins, measures, outer, relations or {})
     funcs = {**FUNCS, **_DIALECT_FUNCS.get(dialect, {})}
     grains = {**GRAINS, **_DIALECT_GRAINS.get(dialect, {})}
     if not measures:
@@ -251,10 +256,11 @@ def aggregate_sql(table: str, measures: Sequence[tuple[str, str | None]], by: Se
 
 def rows_sql(table: str, columns: Sequence[str] | None = None, where: Sequence[Sequence[Any]] = (),
              order_by: str | None = None, ascending: bool = False, limit: int | None = None,
-             dialect: str = "duckdb", at_extreme: bool = False) -> str:
+             dialect: str = "duckdb", at_extreme: bool = False, relation: str | None = None) -> str:
     """SQL for rows of ``table``: ``columns`` (default all) of the rows ``where`` keeps, optionally ordered by one
     column (missing values left out, as pandas' ``nlargest``/``nsmallest`` leaves them), at most ``limit`` rows.
 
+    ``relation`` is what to read instead of the table itself (as ``aggregate_sql``'s ``relations``).
     ``at_extreme`` keeps every row whose ``order_by`` value is the largest (``ascending``: smallest) among the
     rows ``where`` keeps: all the rows tied at the top, not one of them.
 
@@ -270,8 +276,8 @@ def rows_sql(table: str, columns: Sequence[str] | None = None, where: Sequence[S
         if at_extreme:
             inner = " AND ".join(f"({c})" if " OR " in c else c for c in conditions)
             conditions.append(f"{quote(order_by)} = (SELECT {'min' if ascending else 'max'}({quote(order_by)}) "
-                              f"FROM {quote(table)} WHERE {inner})")
-    sql = f"SELECT {cols} FROM {quote(table)}"
+                              f"FROM {relation or quote(table)} WHERE {inner})")
+    sql = f"SELECT {cols} FROM {relation or quote(table)}"
     if conditions:
         sql += " WHERE " + " AND ".join(f"({c})" if " OR " in c else c for c in conditions)
     if order_by is not None:
@@ -296,10 +302,11 @@ _UNCHANGED_BY_REPEATS = {"min", "max", "nunique"}
 
 
 def _from_clause(table: str, joins: Sequence[Any], measures: Sequence[tuple[Any, Any]],
-                 outer: bool = False) -> tuple[str, dict[str, str]]:
+                 outer: bool = False, relations: Mapping[str, str] | None = None) -> tuple[str, dict[str, str]]:
     """``"table" JOIN "other" ON ...`` along the relationships, refusing a path that inflates the measures; and
     each joined table's key column (missing after a LEFT JOIN exactly on the rows without a match)."""
-    out, here, key_of = quote(table), table, {}
+    relations = relations or {}
+    out, here, key_of = relations.get(table, quote(table)), table, {}
     for step in joins:
         if step.duplicates(here):
             touched = [f for f, _ in measures if str(f).lower() not in _UNCHANGED_BY_REPEATS]
@@ -308,7 +315,7 @@ def _from_clause(table: str, joins: Sequence[Any], measures: Sequence[tuple[Any,
                                  f"{here}: a {touched[0]} over the join would count them more than once; aggregate "
                                  f"{step.other(here)} first, or answer without the join.")
         other = step.other(here)
-        out += f" {'LEFT JOIN' if outer else 'JOIN'} {quote(other)} ON {step.sql_on(quote=quote)}"
+        out += f" {'LEFT JOIN' if outer else 'JOIN'} {relations.get(other, quote(other))} ON {step.sql_on(quote=quote)}"
         key_of[other] = f"{quote(other)}.{quote(step.columns_of(other)[0])}"
         here = other
     return out, key_of

@@ -32,6 +32,8 @@ from typing import Literal
 import pandas as pd
 from pydantic import BaseModel, Field
 
+from auto_analyst.data.duck_sql import quote as sql_identifier
+
 __all__ = ["MIN_COVERAGE", "ROW_KEYS", "Relationship", "JoinPath", "detect_relationships", "join_path", "links_between"]
 
 MIN_COVERAGE = 0.5
@@ -113,9 +115,9 @@ class Relationship(BaseModel):
     def sql_on(self, left_alias: str | None = None, right_alias: str | None = None, quote=None) -> str:
         """The ``ON`` condition of the join, e.g. ``"orders"."customer_id" = "customers"."customer_id"``.
 
-        ``quote`` quotes an identifier (default: double quotes, the SQL standard; see ``data.sql_dialect.quote``).
+        ``quote`` quotes an identifier (default: ``data.duck_sql.quote``, sqlglot's quoting).
         """
-        q = quote or (lambda s: '"' + str(s).replace('"', '""') + '"')
+        q = quote or sql_identifier
         la, ra = q(left_alias or self.left), q(right_alias or self.right)
         return " AND ".join(f"{la}.{q(a)} = {ra}.{q(b)}" for a, b in zip(self.left_columns, self.right_columns))
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["duckdb_catalog", "interrupt", "first_line", "numbers_typed"]
+__all__ = ["duckdb_catalog", "interrupt", "first_line", "numbers_typed", "sqlite_numbers_only", "NUMBER_CLASSES",
+           "sqlite_numbers"]
 
 
 def duckdb_catalog(conn: Any, name: str) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]], str]:
@@ -59,3 +60,46 @@ def numbers_typed(frame: pd.DataFrame) -> pd.DataFrame:
         if s.dtype == object and len(s.dropna()) and all(isinstance(v, decimal.Decimal) for v in s.dropna().head(50)):
             frame[c] = pd.to_numeric(s.map(lambda v: float(v) if v is not None else None), errors="coerce")
     return frame
+
+
+NUMBER_CLASSES = "('integer', 'real')"
+"""SQLite's storage classes of a number (``typeof()``)."""
+
+
+def sqlite_numbers_only(declared: str) -> bool:
+    """Whether a SQLite column declared ``declared`` is meant to hold only numbers: INTEGER or REAL affinity, or
+    NUMERIC/DECIMAL (the rules of https://www.sqlite.org/datatype3.html section 3.1; DATE, DATETIME and BOOLEAN have
+    NUMERIC affinity too but hold ISO text or flags, so they are left out).
+
+    SQLite keeps a value of such a column that does not read as a number as it was given ('N/A' stays TEXT): every
+    TEXT or BLOB value there is one ``pandas.to_numeric(errors="coerce")`` makes missing, as a file's reader does.
+    """
+    t = str(declared or "").upper()
+    if "INT" in t:
+        return True
+    if not t or any(x in t for x in ("CHAR", "CLOB", "TEXT", "BLOB")):
+        return False
+    return any(x in t for x in ("REAL", "FLOA", "DOUB", "NUM", "DEC"))
+
+
+def sqlite_numbers(frame: pd.DataFrame, declared: dict[str, str]) -> tuple[pd.DataFrame, list[str]]:
+    """``frame`` (rows of a SQLite table) with the values of its number columns that are not numbers made missing,
+    as a file's reader makes them; and a note per column that had some (what a description says).
+
+    Args:
+        declared: column → its declared type (the catalog's).
+    """
+    notes = []
+    for c in frame.columns:
+        s = frame[c]
+        if s.dtype != object or not sqlite_numbers_only(declared.get(c, "")):
+            continue
+        numbers = pd.to_numeric(s, errors="coerce")
+        bad = s[s.notna() & numbers.isna()]
+        frame[c] = numbers
+        if len(bad):
+            shown = ", ".join(repr(str(v)) for v in pd.unique(bad.astype(str))[:3])
+            notes.append(f"{c}: {len(bad)} of these rows hold text that is not a number ({shown}) in a {declared[c]} "
+                         f"column; read as missing, as a file's reader reads them (in SQL keep the numbers with "
+                         f"typeof({c}) IN {NUMBER_CLASSES})")
+    return frame, notes

@@ -31,13 +31,15 @@ from typing import Any
 import pandas as pd
 
 from auto_analyst.data.description import TableDescription, describe_frame
+from auto_analyst.data.duck_sql import quote
 from auto_analyst.data.relations import Relationship, relationship
 from auto_analyst.data.report import ColumnReport, LoadedTable, LoadReport
 from auto_analyst.data.dates import iso_text_dates
 from auto_analyst.data.stand_in import FrameStandIn
 from auto_analyst.data.sql_check import SqlRefused, check_read_only, sqlglot_dialect
-from auto_analyst.data.sql_driver import duckdb_catalog, first_line, interrupt, numbers_typed
+from auto_analyst.data.sql_driver import duckdb_catalog, first_line, interrupt, numbers_typed, sqlite_numbers
 from auto_analyst.data.sql_url import SAFE_QUERY_PARAMETERS, safe_url
+from auto_analyst.data.sql_views import same_rows_views
 from auto_analyst.data.sql_url import reads_files as _reads_files
 from auto_analyst.data.sql_url import secrets as _secrets
 from auto_analyst.data.sql_url import is_sql_url  # noqa: F401 - re-exported (callers import it from here)
@@ -123,7 +125,8 @@ class SqlSource:
             self.engine = create_engine(self.url, pool_pre_ping=True, **args)
             with self.engine.connect() as conn:
                 self._inspector = inspect(conn)
-                self.table_names = sorted(self._inspector.get_table_names()) + sorted(self._inspector.get_view_names())
+                self.view_names = sorted(self._inspector.get_view_names())
+                self.table_names = sorted(self._inspector.get_table_names()) + self.view_names
                 try:
                     default = self._inspector.default_schema_name
                 except Exception:  # noqa: BLE001 - a dialect without one: only unqualified names
@@ -179,7 +182,9 @@ class SqlSource:
                     comment = (insp.get_table_comment(name) or {}).get("text") or ""
                 except NotImplementedError:
                     comment = ""
-        sample = self.sample(name)
+        sample, typed = self.sample(name), []
+        if self.backend == "sqlite":  # SQLite keeps 'N/A' in a REAL column as text
+            sample, typed = sqlite_numbers(sample, {c["name"]: str(c.get("type", "")) for c in columns})
         n_rows, estimated = self._row_count(name)
         whole = len(sample) < SAMPLE_ROWS and (estimated or n_rows == len(sample))  # LIMIT returned every row
         notes = [f"engine=sql: table {name!r} of the {self.dialect} database {self.safe_url}; read it with "
@@ -189,6 +194,7 @@ class SqlSource:
                  "of the sample, not the table"]
         if whole:
             n_rows, estimated = len(sample), False
+        notes += typed
         if comment:
             notes.append(f"table comment: {comment}")
         desc = describe_frame(name, sample, load_notes=notes)
@@ -225,7 +231,7 @@ class SqlSource:
             if self.backend == "postgresql":
                 with self.engine.connect() as conn:
                     est = conn.execute(text("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(:t)"),
-                                       {"t": f'"{name}"'}).scalar()
+                                       {"t": quote(name, self.dialect)}).scalar()
                 if est is not None and est >= 0:
                     return int(est), True
             frame = self._fetch(select(func.count()).select_from(table(name)), 1)
@@ -335,14 +341,19 @@ def load_sql_tables(source: SqlSource, names: list[str] | None = None) -> list[S
         BadInputError: a name that is not a table of the database.
         DataLoadError: the database has no tables.
     """
-    names = list(names or source.table_names)
+    mirrors = {} if names else same_rows_views(source)  # a view named on purpose is loaded
+    names = [n for n in (names or source.table_names) if n not in mirrors]
     if not names:
         raise DataLoadError(f"{source.safe_url} has no tables; connect to a database with tables.")
     out = []
     for name in names:
         desc, facts = source.describe(name)
+        same = [f"the view {v!r} is this table's rows under another name (every column of {name!r}, unchanged), so "
+                f"it is not offered as a second table: questions about it are answered from {name!r}"
+                for v, t in mirrors.items() if t == name]
+        desc.load_notes += same
         sample = facts["sample"]
-        report = LoadReport(path=f"{source.safe_url}#{name}", format="sql", n_rows=desc.n_rows)
+        report = LoadReport(path=f"{source.safe_url}#{name}", format="sql", n_rows=desc.n_rows, warnings=same)
         report.columns = [ColumnReport(name=c.name, dtype=c.dtype, inferred_type=c.kind) for c in desc.columns]
         frame = SqlFrame(source, name, desc.n_rows, sample, {c.name: c.dtype for c in desc.columns})
         out.append(SqlTable(name, frame, report, source=source, table=name, description=desc,  # type: ignore[arg-type]

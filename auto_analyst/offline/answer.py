@@ -146,7 +146,7 @@ def write_answer(tables: list[dict], figures: list[dict], assumptions: list[str]
     for f in figures:
         lines.append(f"Chart: *{f.get('title') or 'figure'}*.")
     for note in stdout.splitlines():
-        if note.startswith(("Chart shows the top", "Tie:", "Formula:")):
+        if note.startswith(("Chart shows the top", "Tie:", "Formula:", "Left out:")):
             lines.append(note)
     if assumptions:
         lines.append("Assumptions: " + "; ".join(dict.fromkeys(assumptions)) + ".")

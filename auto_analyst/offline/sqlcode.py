@@ -23,12 +23,13 @@ from typing import Any
 from auto_analyst.data.description import DatasetDescription
 from auto_analyst.data.duck_sql import DIALECTS, aggregate_sql, quote, rows_sql
 from auto_analyst.data.relations import relationship
+from auto_analyst.data.sql_driver import NUMBER_CLASSES, sqlite_numbers_only
 from auto_analyst.offline.codegen import ISO_DAY, _where, grouped_tail, statistics, visualisation
 from auto_analyst.offline.joins import join_of, view_columns, with_joins
 from auto_analyst.offline.join_links import NO_MATCH, view_tables
 from auto_analyst.offline.spec import QuerySpec
 
-__all__ = ["Unsupported", "database_tables", "reads_sql", "sql_problem", "sql_code", "sql_writer"]
+__all__ = ["Unsupported", "database_tables", "database_name", "reads_sql", "sql_problem", "sql_code", "sql_writer"]
 
 ROWS_KEPT = "rows kept"
 LOOKUP_ROWS = 51
@@ -44,6 +45,12 @@ def database_tables(desc: DatasetDescription) -> set[str]:
     """The session's tables that live in a SQL database (``desc.source``)."""
     src = desc.source or {}
     return set(src.get("tables") or []) if src.get("kind") == "sql" else set()
+
+
+def database_name(desc: DatasetDescription, table: str) -> str:
+    """The name table ``table`` (a session name) has in the database: they differ when the database's is no Python
+    name (``order items`` is ``order_items`` in the session; ``desc.source['names']``)."""
+    return str(((desc.source or {}).get("names") or {}).get(table, table))
 
 
 def reads_sql(spec: QuerySpec, desc: DatasetDescription) -> bool:
@@ -76,7 +83,8 @@ def sql_writer(desc: DatasetDescription):
 
 
 class _Source:
-    """The spec's table as SQL sees it: the base table, the joins, and each column's reference."""
+    """The spec's table as SQL sees it: the base table, the joins, and each column's reference, every table by its
+    database name (the session's name is for the user: messages)."""
 
     def __init__(self, spec: QuerySpec, desc: DatasetDescription):
         desc = with_joins(desc)
@@ -92,11 +100,13 @@ class _Source:
         self.table = desc.table(spec.table)
         self.kinds = {c.name: c.kind for c in self.table.columns}
         self.known = {c.name: [v for v, _ in c.top_values] + list(c.examples) for c in self.table.columns}
+        self._desc = desc
+        db = self.db
         if self.view:
             link = join_of(desc, spec.table)
-            self.base = link.left
-            self.columns = view_columns(desc, spec.table)
-            self.joins = [relationship(s.left, s.right, [s.left_key], [s.right_key], 1.0, 1.0,
+            self.base = db(link.left)
+            self.columns = {c: (db(t), col) for c, (t, col) in view_columns(desc, spec.table).items()}
+            self.joins = [relationship(db(s.left), db(s.right), [s.left_key], [s.right_key], 1.0, 1.0,
                                        s.kind in ("one-to-one", "one-to-many"), s.kind in ("one-to-one", "many-to-one"))
                           for s in (link.steps or (link,))]
             # keys read as unique from the catalog and a sample; a database may still repeat them (SQLite does not
@@ -104,13 +114,60 @@ class _Source:
             self.unique_keys = [(s.right, s.right_key) for s in (link.steps or (link,))
                                 if s.kind in ("many-to-one", "one-to-one")]
         else:
-            self.base, self.columns, self.joins, self.unique_keys = spec.table, {}, [], []
+            self.base, self.columns, self.joins, self.unique_keys = db(spec.table), {}, [], []
+        self.relations, self.text_checks = self._numbers_read(spec, desc, parts) if self.dialect == "sqlite" else ({}, {})
+
+    def db(self, table: str) -> str:
+        """Session name → the table's name in the database."""
+        return database_name(self._desc, table)
+
+    def _numbers_read(self, spec: QuerySpec, desc: DatasetDescription, parts: list[str]):
+        """For SQLite: each table whose number columns the part reads, as a subquery with those columns' TEXT and
+        BLOB values made NULL (``pandas.to_numeric(errors="coerce")``: what the same data read from a file holds,
+        where SQLite would sum 'N/A' as 0 and rank it above every number); and (table → [(column, its name in
+        the answer)]) of the columns the part reads, whose text values the script counts and says it left out."""
+        used = [m.column for m in spec.measures if m.column] + [f.column for f in spec.filters] \
+            + list(spec.group_by) + list(spec.columns)
+        read: dict[str, list[tuple[str, str]]] = {}
+        for c in dict.fromkeys(used):
+            ref = self.ref(c)
+            table, column = ref if isinstance(ref, tuple) else (self.base, ref)
+            part = next((p for p in parts if self.db(p) == table), None)
+            if part is None:
+                continue
+            info = next((x for x in desc.table(part).columns if x.name == column), None)
+            if info is not None and sqlite_numbers_only(info.dtype):
+                read.setdefault(table, []).append((column, c))
+        relations = {}
+        for table in read:
+            t = desc.table(next(p for p in parts if self.db(p) == table))
+            numbers = {x.name for x in t.columns if sqlite_numbers_only(x.dtype)}
+            cols = [f"CASE WHEN typeof({quote(c, 'sqlite')}) IN {NUMBER_CLASSES} THEN {quote(c, 'sqlite')} END "
+                    f"AS {quote(c, 'sqlite')}" if c in numbers else quote(c, "sqlite") for c in t.column_names()]
+            relations[table] = f"(SELECT {', '.join(cols)} FROM {quote(table, 'sqlite')}) AS {quote(table, 'sqlite')}"
+        return relations, read
+
+    def text_lines(self, i: int) -> list[str]:
+        """Script lines that count, in the database, the text values of the number columns read and say they were
+        left out (the answer shows lines starting 'Left out:')."""
+        out = []
+        for k, (table, cols) in enumerate(self.text_checks.items()):
+            sums = ", ".join(f"sum(CASE WHEN typeof({quote(c, 'sqlite')}) IN ('text', 'blob') THEN 1 ELSE 0 END) "
+                             f"AS {quote(shown, 'sqlite')}" for c, shown in cols)
+            query = f"SELECT {sums} FROM {quote(table, 'sqlite')}"
+            out += [f"text_{i}_{k} = sql({_q(query)})",
+                    f"for column, n in text_{i}_{k}.iloc[0].items():",
+                    "    if pd.notna(n) and int(n) > 0:",
+                    "        print(f'Left out: {int(n)} values of {column} that the database holds as text, not numbers '",
+                    "              '(read as missing, as reading the same data from a file does).')"]
+        return out
 
     def key_checks(self, i: int) -> list[str]:
         """Script lines that stop the run, saying why, when a key the joins rely on repeats in the database."""
         out = []
         for k, (table, key) in enumerate(self.unique_keys):
-            query = f"SELECT count(*) AS n, count(DISTINCT {quote(key)}) AS k FROM {quote(table)}"
+            query = (f"SELECT count(*) AS n, count(DISTINCT {quote(key, self.dialect)}) AS k "
+                     f"FROM {quote(self.db(table), self.dialect)}")
             out += [f"keys_{i}_{k} = sql({_q(query)})",
                     f"if int(keys_{i}_{k}['n'].iloc[0]) != int(keys_{i}_{k}['k'].iloc[0]):",
                     f"    raise ValueError({table + '.' + key + ' repeats in the database, so joining on it would count rows more than once; the offline model did not answer'!r})"]
@@ -132,6 +189,7 @@ class _Source:
                   drop_missing_groups=True) -> str:
         try:
             return aggregate_sql(self.base, [(f, None if c is None else self.ref(c)) for f, c in measures],
+                                 relations=self.relations,
                                  by=[self.ref(b) for b in by], where=where,
                                  grain=(grain[0], self.ref(grain[1])) if grain else None, order=order, limit=limit,
                                  labels=labels, dialect=self.dialect, joins=self.joins, outer=bool(self.joins),
@@ -280,6 +338,7 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
                               "aggregate by group instead.")
         m = spec.measures[0]
         query = rows_sql(src.base, where=where, order_by=m.column, ascending=spec.ascending,
+                         relation=src.relations.get(src.base),
                          limit=None if spec.n == 1 else spec.n, dialect=src.dialect, at_extreme=spec.n == 1)
         out += [f"data_{i} = sql({_q(query)})"] + _empty_check(f"data_{i}", spec) + statistics(spec, i).splitlines()
     elif t == "lookup":
@@ -287,7 +346,8 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
             raise Unsupported("Rows of tables joined in the database are not listed by the offline model; ask for an "
                               "aggregate by group instead.")
         cols = spec.group_by + [c for c in spec.columns if c not in spec.group_by]
-        query = rows_sql(src.base, columns=cols, where=where, limit=LOOKUP_ROWS, dialect=src.dialect)
+        query = rows_sql(src.base, columns=cols, where=where, limit=LOOKUP_ROWS, dialect=src.dialect,
+                         relation=src.relations.get(src.base))
         out += [f"data_{i} = sql({_q(query)})"] + _empty_check(f"data_{i}", spec) + statistics(spec, i).splitlines()
     elif t == "value_counts" and spec.columns:
         col = spec.columns[0]
@@ -316,7 +376,7 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
         raise Unsupported(f"'{_what(spec)}' needs every row of the table, and the offline model computes in the "
                           "database only aggregates, counts, top/bottom n, lookups and bar, line or pie charts of "
                           "them, so I did not answer it.")
-    stats["statistics"] = "\n".join(src.key_checks(i) + out)
+    stats["statistics"] = "\n".join(src.key_checks(i) + src.text_lines(i) + out)
     return stats
 
 

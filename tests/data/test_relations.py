@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
 from auto_analyst.data.catalog import describe_session
+from auto_analyst.data.description import DatasetDescription
 from auto_analyst.data.relations import detect_relationships, join_path
 
 
@@ -102,6 +105,17 @@ def test_session_description_names_the_keys_for_the_prompt(shop):
     assert '"relationships"' in text and "many-to-one" in text
     one = describe_session({"orders": shop["orders"]}, "orders")
     assert one.relationships == [] and '"relationships"' not in one.to_prompt()
+
+
+def test_several_tables_with_no_key_say_so_with_an_empty_relationships_list():
+    # a missing key would leave a model to guess whether links were looked for; [] says none was found
+    plants = pd.DataFrame({"plant": ["a", "b"], "height": [1.0, 2.0]})
+    weather = pd.DataFrame({"day": ["mon", "tue", "wed"], "rain": [0.0, 3.5, 1.0]})
+    desc = describe_session({"plants": plants, "weather": weather}, "plants")
+    data = json.loads(desc.to_prompt())
+    assert desc.relationships == [] and data["relationships"] == []
+    assert list(data) == ["tables", "active", "relationships"]
+    assert DatasetDescription.from_prompt(desc.to_prompt()).relationships == []
 
 
 def test_each_tables_own_id_column_is_not_a_link():

@@ -1,0 +1,104 @@
+"""A view that is one of the database's tables under another name is not offered as a second table (issue 23's
+testers: ``CREATE VIEW v AS SELECT * FROM t`` beside ``t`` left every column in two tables, so nothing was answered
+offline); any other view is a table of its own and stays."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+
+import pandas as pd
+import pytest
+
+from auto_analyst import Analyst, Settings
+from auto_analyst.data.sql_views import mirrored_table
+from tests.services import service_url
+
+SALES = pd.DataFrame({"item": ["a", "b", "c", "a"], "price": [1.0, 2.0, 3.0, 4.0]})
+TABLES = {"sales": ["item", "price"], "other": ["x"]}
+
+
+@pytest.mark.parametrize("dialect, definition, table", [
+    ("sqlite", "CREATE VIEW v AS SELECT * FROM sales", "sales"),
+    ("postgres", " SELECT sales.item,\n    sales.price\n   FROM sales;", "sales"),  # how PostgreSQL stores SELECT *
+    ("duckdb", "CREATE VIEW v AS SELECT * FROM sales;", "sales"),
+    ("sqlite", "CREATE VIEW v AS SELECT item, price FROM sales", "sales"),
+    ("sqlite", "CREATE VIEW v AS SELECT * FROM sales WHERE price > 1", None),
+    ("sqlite", "CREATE VIEW v AS SELECT item FROM sales", None),
+    ("sqlite", "CREATE VIEW v AS SELECT item, price AS cost FROM sales", None),
+    ("sqlite", "CREATE VIEW v AS SELECT price, item FROM sales", None),
+    ("sqlite", "CREATE VIEW v AS SELECT DISTINCT * FROM sales", None),
+    ("sqlite", "CREATE VIEW v AS SELECT * FROM sales JOIN other ON 1 = 1", None),
+    ("sqlite", "CREATE VIEW v AS SELECT * FROM sales LIMIT 3", None),
+    ("sqlite", "CREATE VIEW v AS SELECT * FROM sales UNION ALL SELECT * FROM sales", None),
+    ("postgres", "SELECT * FROM archive.sales", None),  # another schema's table of the same name
+    ("sqlite", "not SQL ((", None),
+])
+def test_a_view_is_its_tables_rows_only_when_it_reads_every_column_unchanged(dialect, definition, table):
+    assert mirrored_table(definition, dialect, TABLES, schemas=("public", "main")) == table
+
+
+def _ask(tmp_path, url: str, tables: list[str] | None = None):
+    with Analyst(settings=Settings.load({"home": tmp_path / "home"}, environ={})) as analyst:
+        s = analyst.session()
+        s.connect(url, tables) if tables else s.load(url)
+        r = s.ask("What is the total price by item?")
+        return list(s.tables), s.tables["sales"].report.warnings if "sales" in s.tables else [], r
+
+
+def test_a_select_star_view_beside_its_table_is_not_a_second_table_and_the_question_is_answered(tmp_path):
+    con = sqlite3.connect(tmp_path / "v.db")
+    SALES.to_sql("sales", con, index=False)
+    con.execute("CREATE VIEW sales_v AS SELECT * FROM sales")
+    con.execute("CREATE VIEW big_sales AS SELECT * FROM sales WHERE price > 1.5")  # other rows: a table of its own
+    con.commit()
+    con.close()
+    names, warnings, r = _ask(tmp_path, f"sqlite:///{tmp_path / 'v.db'}")
+    assert names == ["sales", "big_sales"]
+    assert any("the view 'sales_v' is this table's rows under another name" in w for w in warnings), warnings
+    assert r.status == "ok", r.answer
+    assert {row[0]: row[1] for row in r.tables[0].rows} == pytest.approx(SALES.groupby("item")["price"].sum().to_dict())
+
+
+def test_a_view_named_on_purpose_is_loaded(tmp_path):
+    con = sqlite3.connect(tmp_path / "v.db")
+    SALES.to_sql("sales", con, index=False)
+    con.execute("CREATE VIEW sales_v AS SELECT * FROM sales")
+    con.close()
+    with Analyst(settings=Settings.load({"home": tmp_path / "home"}, environ={})) as analyst:
+        s = analyst.session()
+        s.connect(f"sqlite:///{tmp_path / 'v.db'}", ["sales_v"])
+        assert list(s.tables) == ["sales_v"]
+
+
+def test_duckdb_select_star_view_is_not_a_second_table(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect(str(tmp_path / "v.duckdb"))
+    con.execute("CREATE TABLE sales AS SELECT * FROM SALES")
+    con.execute("CREATE VIEW sales_v AS SELECT * FROM sales")
+    con.close()
+    names, warnings, r = _ask(tmp_path, f"duckdb:///{tmp_path / 'v.duckdb'}")
+    assert names == ["sales"] and warnings and r.status == "ok", (names, r.answer)
+
+
+@pytest.mark.services
+def test_postgresql_select_star_view_is_not_a_second_table(tmp_path):
+    from sqlalchemy import create_engine, text
+
+    url = service_url("database")
+    schema = f"aa_view_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    with admin.begin() as c:
+        c.execute(text(f"CREATE SCHEMA {schema}"))
+    try:
+        SALES.to_sql("sales", admin, schema=schema, index=False)
+        with admin.begin() as c:
+            c.execute(text(f"CREATE VIEW {schema}.sales_v AS SELECT * FROM {schema}.sales"))
+        names, warnings, r = _ask(tmp_path, f"{url}?options=-csearch_path%3D{schema}")
+        assert names == ["sales"] and warnings, names
+        assert r.status == "ok", r.answer
+        assert {row[0]: row[1] for row in r.tables[0].rows} == pytest.approx(SALES.groupby("item")["price"].sum().to_dict())
+    finally:
+        with admin.begin() as c:
+            c.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
