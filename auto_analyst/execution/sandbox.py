@@ -326,6 +326,7 @@ class Sandbox:
                         self.start()  # on the full zygote, with the tables sent again
                     except SandboxError as e:
                         return self._fail("sandbox", str(e), t0)
+                    t0 = time.monotonic()  # the script's time (and the backstop) start now
             result = self._run_once(code, cancel, t0)
             self._ran = True
             if note:

@@ -87,7 +87,12 @@ class Zygote:
                 if zygote is not None:
                     zygote.close()
                 zygote = cls._instances[lean] = Zygote(lean)
-            return zygote
+                started = True
+            else:
+                started = False
+        if started and lean:
+            cls.prestart()  # the full one too, in the background: a session moving to it then finds it running
+        return zygote
 
     @classmethod
     def prestart(cls) -> None:
