@@ -46,11 +46,12 @@ _IDLE_SECONDS = 0.05  # quiet time before the state process does its housekeepin
 
 # --- zygote ----------------------------------------------------------------------------------
 
-def zygote_main(ctrl_fd: int, mode: str = "") -> None:
+def zygote_main(ctrl_fd: int, mode: str = "", lean: bool = False) -> None:
     """Serve ``spawn`` requests on the control socket until the caller closes it.
 
     ``mode`` is ``walled-root``/``walled-user`` inside bubblewrap (see :mod:`.wall`), ``guarded`` for the
     namespace-free tier (:mod:`.tiers`: each session walled by Landlock as it is forked), empty otherwise.
+    ``lean``: import only :data:`.preload.CORE`, never the later libraries (see :class:`.zygote.Zygote`).
     """
     ctrl = socket.socket(fileno=ctrl_fd)
     t0 = time.monotonic()
@@ -63,7 +64,7 @@ def zygote_main(ctrl_fd: int, mode: str = "") -> None:
     info["seccomp"] = syscalls.available()[0]  # finds and loads libseccomp now, while processes may still start
     capture.install_display_patches()
     preload.install_patch_hook(capture.install_display_patches)
-    background = preload.Background(after=capture.install_display_patches)
+    background = preload.Background(after=capture.install_display_patches, lean=lean)
     guard.install()
     guard.trust((fork, kill_group, kill_strays, lim.lift_cpu_limit, hand_over),
                 (sys.modules[__name__], run_module, lim, guard, budget))
@@ -350,4 +351,4 @@ def _load(tables: dict[str, Any], active: str, protect: list[str], blobs: list[b
 
 
 if __name__ == "__main__":
-    zygote_main(int(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else "")
+    zygote_main(int(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else "", sys.argv[3:4] == ["lean"])

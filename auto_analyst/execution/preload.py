@@ -20,7 +20,7 @@ import re
 import sys
 from typing import Any, Callable
 
-__all__ = ["CORE", "LATER", "Background", "import_core", "import_for", "install_patch_hook", "warm_up"]
+__all__ = ["CORE", "LATER", "Background", "import_core", "import_for", "install_patch_hook", "needs_later", "warm_up"]
 
 CORE = ["numpy", "pandas", "pyarrow", "pyarrow.parquet"]
 """Imported before the zygote is ready: a session state process loads its tables (Parquet) with them."""
@@ -71,14 +71,31 @@ def import_for(code: str) -> bool:
     return bool(roots)
 
 
-def warm_up() -> None:
+def needs_later(code: str) -> bool:
+    """Whether ``code``'s import lines name one of the :data:`LATER` libraries (whatever this process imported):
+    a session on the lean zygote then moves to the full one before running it (:meth:`.Sandbox.run`)."""
+    return any(m in _LATER_ROOTS for m in _IMPORT_LINE.findall(code))
+
+
+def _warm_pandas() -> None:
+    import pandas as pd
+
+    d = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [3.0, 4.0, 5.0], "c": ["a", "b", "a"]})
+    d.groupby("c").agg(total=("x", "sum"), mean=("y", "mean")).reset_index().sort_values("total")
+    d.describe()
+
+
+def warm_up(lean: bool = False) -> None:
     """Walk the common library paths once in the zygote, so every session and run forks them warm.
 
     Much is built lazily on first use (plotly's validators and templates, pandas' groupby
     machinery, matplotlib's font cache); done here once, it is shared copy-on-write by every
-    child instead of being rebuilt (and paid for) in each run.
+    child instead of being rebuilt (and paid for) in each run. ``lean``: only pandas' part.
     """
     try:
+        _warm_pandas()
+        if lean:
+            return
         import matplotlib
 
         matplotlib.use("Agg")
@@ -89,8 +106,6 @@ def warm_up() -> None:
         import plotly.express as px
 
         d = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [3.0, 4.0, 5.0], "c": ["a", "b", "a"]})
-        d.groupby("c").agg(total=("x", "sum"), mean=("y", "mean")).reset_index().sort_values("total")
-        d.describe()
         for fig in (px.scatter(d, x="x", y="y", color="c", title="t"), px.bar(d, x="c", y="x"), px.line(d, x="x", y="y"),
                     px.histogram(d, x="x")):
             fig.to_json()
@@ -149,9 +164,10 @@ class Background:
     again, so later forks share the new objects' pages too.
     """
 
-    def __init__(self, after: Callable[[], None]) -> None:
-        self.pending = list(LATER)
+    def __init__(self, after: Callable[[], None], lean: bool = False) -> None:
+        self.pending = [] if lean else list(LATER)
         self.after = after
+        self.lean = lean
         self.done = False
 
     def step(self) -> None:
@@ -160,7 +176,7 @@ class Background:
         if self.pending:
             _try_import(self.pending.pop(0))
             return
-        warm_up()
+        warm_up(self.lean)
         self.after()
         gc.collect()
         gc.freeze()

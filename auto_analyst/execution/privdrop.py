@@ -23,13 +23,16 @@ Before the uid changes, while still privileged, the state process gets its own m
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import sys
+import threading
 from pathlib import Path
 
+from auto_analyst.errors import SandboxError
 from auto_analyst.execution import limits as lim
 
-__all__ = ["UID_BASE", "UID_SPAN", "TMP_SIZE_MB", "python_paths", "enter_session", "drop_to"]
+__all__ = ["UID_BASE", "UID_SPAN", "TMP_SIZE_MB", "claim_uid", "python_paths", "enter_session", "drop_to", "release_uid"]
 
 # Far above the usual /etc/subuid allocations (100000 + 65536 per user) and below 2**31, which
 # some tools still treat as signed. Change here if the host maps containers into this range.
@@ -164,3 +167,31 @@ def drop_to(uid: int) -> None:
     lim._get_libc().prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: no exec may regain privileges
     if os.getresuid() != (uid, uid, uid) or lim.has_capabilities():
         raise OSError("the session's worker could not drop its privileges")
+
+
+_UIDS: dict[int, str] = {}  # session uids in use by this process -> their work dir
+_UIDS_LOCK = threading.Lock()
+
+
+def claim_uid(key: str) -> int:
+    """A session's own uid: derived from ``key`` (its work dir's real path), so it is the same after a restart (and
+    the files earlier runs wrote stay the session's), unique among this process's sessions.
+
+    Raises:
+        SandboxError: every uid of the span is taken.
+    """
+    h = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+    with _UIDS_LOCK:
+        for i in range(UID_SPAN):
+            uid = UID_BASE + (h + i) % UID_SPAN
+            if _UIDS.get(uid) in (None, key):
+                _UIDS[uid] = key
+                return uid
+    raise SandboxError("no free session uid")
+
+
+def release_uid(uid: int, key: str) -> None:
+    """Give back ``uid`` when ``key`` still holds it (0: nothing was claimed)."""
+    with _UIDS_LOCK:
+        if uid and _UIDS.get(uid) == key:
+            del _UIDS[uid]

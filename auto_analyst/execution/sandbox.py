@@ -8,7 +8,6 @@ for why each limit exists.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import socket
@@ -20,9 +19,9 @@ from typing import Any
 from auto_analyst.errors import BadInputError, SandboxError
 from auto_analyst.execution.inprocess import run_in_process
 from auto_analyst.execution.limits import Limits, set_dumpable
-from auto_analyst.execution.privdrop import UID_BASE, UID_SPAN
+from auto_analyst.execution.privdrop import claim_uid, release_uid
 from auto_analyst.execution.protocol import ChannelClosed, FrameTooLarge, readable, recv, send
-from auto_analyst.execution import duckns
+from auto_analyst.execution import duckns, preload
 from auto_analyst.execution.incoming import FORGED as _FORGED
 from auto_analyst.execution.incoming import pidfd_pid as _pidfd_pid
 from auto_analyst.execution.incoming import to_run_result
@@ -34,8 +33,6 @@ __all__ = ["Sandbox", "Zygote", "run_in_process"]
 
 _OP_TIMEOUT = 60.0  # seconds for a non-run request (loading a large Parquet file is the slowest)
 _BACKSTOP = 10.0  # seconds past run_timeout before the caller stops trusting the state process
-_UIDS: dict[int, str] = {}  # session uids in use by this process -> their work dir
-_UIDS_LOCK = threading.Lock()
 _RESTART_NOTE = "[sandbox restarted: the session's worker had stopped; the tables were reloaded, variables from earlier runs are lost]\n"
 
 
@@ -75,26 +72,12 @@ class Sandbox:
         self._ever_started = False
         self.duck_dir = self.workdir.parent / duckns.FOLDER  # bound into the worker when it exists at start
         self._duck_bound = False
+        # A session starts on the lean zygote (cheaper forks, see zygote.Zygote) and moves to the full one for
+        # good when a script imports a later library; it moves only while no script ran in its state process
+        # (their variables would be lost), else the state imports the library itself.
+        self._lean, self._state_lean, self._ran = True, False, False
 
     # -- lifecycle ----------------------------------------------------------------------------
-
-    def _session_uid(self) -> int:
-        """This session's own uid: derived from the work dir, so it is the same after a restart (and
-        the files earlier runs wrote stay the session's), unique among this process's sessions."""
-        key = os.path.realpath(self.workdir)
-        h = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
-        with _UIDS_LOCK:
-            for i in range(UID_SPAN):
-                uid = UID_BASE + (h + i) % UID_SPAN
-                if _UIDS.get(uid) in (None, key):
-                    _UIDS[uid] = key
-                    return uid
-        raise SandboxError("no free session uid")
-
-    def _release_uid(self) -> None:
-        with _UIDS_LOCK:
-            if self._uid and _UIDS.get(self._uid) == os.path.realpath(self.workdir):
-                del _UIDS[self._uid]
 
     def start(self) -> None:
         """Start this session's state process (idempotent).
@@ -114,19 +97,19 @@ class Sandbox:
             set_dumpable(False)
             self.workdir.mkdir(parents=True, exist_ok=True)
             self.figures_dir.mkdir(parents=True, exist_ok=True)
-            if Zygote.get().info.get("privdrop"):
+            if Zygote.get(self._lean).info.get("privdrop"):
                 # The session's own uid owns its work dir (only the top: chown-ing what a script left
                 # inside, as root, could be steered through symlinks).
-                self._uid = self._uid or self._session_uid()
+                self._uid = self._uid or claim_uid(os.path.realpath(self.workdir))
                 os.chown(self.workdir, self._uid, self._uid)
             self.workdir.chmod(0o700)
             duck = duckns.share_folder(self.duck_dir, self._uid)
             try:
-                sock, pid, pidfd = Zygote.get().spawn(self._uid, self.workdir.resolve(), self.limits.tmp_mb, duck)
+                sock, pid, pidfd = Zygote.get(self._lean).spawn(self._uid, self.workdir.resolve(), self.limits.tmp_mb, duck)
             except SandboxError:
                 # get() restarts a zygote that died meanwhile
-                sock, pid, pidfd = Zygote.get().spawn(self._uid, self.workdir.resolve(), self.limits.tmp_mb, duck)
-            self._duck_bound = duck is not None
+                sock, pid, pidfd = Zygote.get(self._lean).spawn(self._uid, self.workdir.resolve(), self.limits.tmp_mb, duck)
+            self._duck_bound, self._state_lean = duck is not None, self._lean
             self._sock, self._state_pid, self._pidfd = sock, pid, pidfd
             if pidfd >= 0:
                 self._state_pid = _pidfd_pid(pidfd) or pid
@@ -145,14 +128,9 @@ class Sandbox:
         A run in progress in another thread is waited for (set its ``cancel`` event to end it first).
         """
         with self._lock:
-            if self._sock is not None:
-                try:
-                    send(self._sock, {"op": "close"})
-                except ChannelClosed:
-                    pass
-            self._drop()
+            self._close_state()
             self._closed = True
-            self._release_uid()
+            release_uid(self._uid, os.path.realpath(self.workdir))
 
     def __enter__(self) -> "Sandbox":
         self.start()
@@ -161,13 +139,21 @@ class Sandbox:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _close_state(self) -> None:
+        if self._sock is not None:
+            try:
+                send(self._sock, {"op": "close"})
+            except ChannelClosed:
+                pass
+        self._drop()
+
     def _drop(self) -> None:
         if self._sock is not None:
             self._sock.close()
         if self._pidfd >= 0:
             os.close(self._pidfd)
         self._sock, self._state_pid, self._pidfd = None, 0, -1
-        self._sent = {}
+        self._sent, self._ran = {}, False
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -269,7 +255,7 @@ class Sandbox:
                 keys[name] = key
                 if path.endswith(".duckdb"):
                     seen = duckns.share_file(path, self.duck_dir if self._duck_bound else None, self._uid,
-                                             Zygote.get().walled)
+                                             Zygote.get(self._lean).walled)
                     spec[name] = {"key": key, "blob": None, "duckdb": seen}
                 elif self._sent.get(name) == key:
                     spec[name] = {"key": key, "blob": None}
@@ -332,7 +318,17 @@ class Sandbox:
                 return self._fail("sandbox", str(e), t0)
             if self._refused:
                 return self._fail("sandbox", self._refused, t0)
+            if self._state_lean and preload.needs_later(code):
+                self._lean = False
+                if not self._ran:
+                    self._close_state()
+                    try:
+                        self.start()  # on the full zygote, with the tables sent again
+                    except SandboxError as e:
+                        return self._fail("sandbox", str(e), t0)
+                    t0 = time.monotonic()  # the script's time (and the backstop) start now
             result = self._run_once(code, cancel, t0)
+            self._ran = True
             if note:
                 result.stdout = note + result.stdout
             return result

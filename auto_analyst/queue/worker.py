@@ -185,10 +185,12 @@ def run_worker(settings: Any, worker_id: str | None = None, burst: bool = False)
 
 
 def _warm_up() -> None:
-    """Start the sandbox's zygote now, so the first run does not wait for its imports."""
+    """Start the sandbox's zygotes now (the lean one first: new sessions start on it), so the first run does not
+    wait for their imports."""
     try:
         from auto_analyst.execution.zygote import Zygote
 
+        Zygote.get(lean=True)
         Zygote.get()
     except Exception:  # noqa: BLE001 - the first run starts it (and reports) if this failed
         log.debug("zygote warm-up failed", exc_info=True)
