@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
+from auto_analyst.offline.reader.forms import derived_values, unit_quantity_columns
 from auto_analyst.offline.reader.morphology import adjective_bases
 from auto_analyst.offline.reader.text import Reading, fold, number
 from auto_analyst.offline.reader.time_read import named_column, time_column
@@ -130,12 +131,20 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
             st.take(count_before.start(1), m.start)
             used.add(i)
             continue
-        bare = BARE_CODE.match(text[m.end:])
+        compound = _number_compound(text[:m.start])
+        if compound is not None and col.kind == "numeric" and 0 < col.distinct <= 20 and isinstance(col.min, (int, float)) \
+                and col.min <= compound[0] <= col.max and st.free(compound[1], m.start):
+            # "six-cylinder cars", "4-door": a compound adjective of a number and a column of few whole values
+            spec.filters.append(Filter(column=m.column, op="==", value=compound[0]))
+            st.take(compound[1], m.end)
+            used.add(i)
+            continue
+        bare = BARE_CODE.match(text[m.end:]) or _code_before_row_noun(text[m.end:], vocab)
         if bare and col.kind == "numeric" and 0 < col.distinct <= 20 and isinstance(col.min, (int, float)) \
-                and col.min <= int(bare.group(1)) <= col.max and st.free(m.end, m.end + bare.end()):
+                and col.min <= int(bare.group(1)) <= col.max and st.free(m.end, m.end + bare.end(1)):
             # "for quarter 4", "cylinders 8": a value of a column with few values
             spec.filters.append(Filter(column=m.column, op="==", value=int(bare.group(1))))
-            st.take(m.end, m.end + bare.end())
+            st.take(m.end, m.end + bare.end(1))
             used.add(i)
             continue
         after = CMP_AFTER.match(text[m.end:])
@@ -161,12 +170,24 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
         used.add(i)
     _or_more(st, spec, mentions, used, table, vocab)
     _comparatives(st, spec, vocab)
-    _unit_comparisons(st, spec, vocab)
+    _unit_comparisons(st, spec, vocab, mentions, used)
     # category values written in the question ("for Garden", "from Montréal")
     by_span: dict[tuple[int, int], list[tuple[str, str]]] = {}
     for col, value, s, e in find_values(text, table):
         if st.free(s, e):
             by_span.setdefault((s, e), []).append((col, value))
+    derived: dict[tuple[int, int], str] = {}  # 'snowy' for 'snow', 'Japanese' for 'Japan': said in the assumptions
+    column_words = {w for t in vocab.terms for w in t.words}
+    naming = {t.words[0]: t.column for t in vocab.terms if len(t.words) == 1 and t.how not in ("verb", "part")}
+    for col, value, s, e, base, how in derived_values(text, vocab.values, column_words):
+        if not st.free(s, e) or any(a < e and s < b for a, b in by_span if (a, b) not in derived):
+            continue
+        if base in naming and naming[base] != col:  # 'rainy': weather = 'rain', or the column rain names?
+            spec.problems.append(f"'{text[s:e]}' could be {col} = '{value}' or the column {naming[base]}; say which.")
+            st.take(s, e)
+            continue
+        by_span.setdefault((s, e), []).append((col, value))
+        derived[(s, e)] = how
     last_end, last_negative = 0, False
     for (s, e), hits in sorted(by_span.items()):
         if not st.free(s, e):
@@ -178,9 +199,15 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
         if listed and not negative and st.free(last_end, s):
             # "excluding Germany and France", "not USA or Japan": the negation holds for the whole list
             negative, neg = True, listed
-        if len(cols) > 1:
+        if (s, e) in derived and len({(c, str(v)) for c, v in hits}) > 1:
+            spec.problems.append(f"'{text[s:e]}' could be any of " + ", ".join(f"{c} = '{v}'" for c, v in hits)
+                                 + "; say which one.")
+        elif len(cols) > 1:
             spec.problems.append(f"'{text[s:e]}' is a value of several columns ({', '.join(cols)}); say which one.")
         else:
+            if (s, e) in derived:
+                why = "a word derived from it" if derived[(s, e)] == "derived" else "the lexicon's adjective of that place"
+                spec.assumptions.append(f"took '{text[s:e]}' as {cols[0]} = '{hits[0][1]}' ({why})")
             spec.filters.append(Filter(column=cols[0], op="!=" if negative else "==", value=hits[0][1]))
             if negative:
                 st.take(neg.start() + (last_end if neg is listed else 0), neg.end() + (last_end if neg is listed else 0))
@@ -194,6 +221,32 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
     return used
 
 
+CODE_THEN_WORD = re.compile(r"\s+(\d+)\s+([a-z]+)\b")
+
+
+def _code_before_row_noun(after: str, vocab: Vocabulary) -> re.Match | None:
+    """'class 2 wines', 'tier 3 customers': a code of a column followed by a noun of the rows."""
+    from auto_analyst.offline.reader.lexicon import lexicon
+    from auto_analyst.offline.reader.morphology import lemmas
+
+    m = CODE_THEN_WORD.match(after)
+    if m and lemmas(m.group(2)) & (vocab.row_nouns | lexicon().entity_nouns):
+        return m
+    return None
+
+
+def _number_compound(before: str) -> tuple[int, int] | None:
+    """(the number, where it starts) when ``before`` ends with a number joined by a hyphen ('six-', '8-')."""
+    from auto_analyst.offline.reader.lexicon import lexicon
+
+    m = re.search(r"\b([a-z]+|\d+)-$", before)
+    if not m:
+        return None
+    word = m.group(1)
+    value = int(word) if word.isdigit() else lexicon().number_words.get(word)
+    return (value, m.start(1)) if isinstance(value, int) else None
+
+
 # "quarter 4", "vote 0 and vote 1", "education level 7", "group 1 vs group 2": a code of a column with few values; a
 # number followed by another word ('8 km', '60 or older') is no code
 BARE_CODE = re.compile(r"\s+(?:(?:level|group|code|category|class|value|number|no\.?)\s+)?(\d+)\b(?!\s*(?:%|\.\d))"
@@ -203,15 +256,26 @@ BARE_CODE = re.compile(r"\s+(?:(?:level|group|code|category|class|value|number|n
 UNIT_CMP = re.compile(rf"(?P<op>{_CMP_WORDS})\s+(?P<v1>-?\d+(?:\.\d+)?)\s*(?P<unit>[a-z%$€£]+)\b")
 
 
-def _unit_comparisons(st: Reading, spec: QuerySpec, vocab: Vocabulary) -> None:
-    """'days above 20 degrees', 'trips over 10 km': the one column measured in that unit."""
+def _unit_comparisons(st: Reading, spec: QuerySpec, vocab: Vocabulary, mentions: list[Mention], used: set[int]) -> None:
+    """'days above 20 degrees', 'trips over 10 km': the one column measured in that unit; else 'more than 20 mm of
+    precipitation': the one column without a unit that the unit measures (said in the assumptions)."""
     for m in UNIT_CMP.finditer(st.text):
         if not st.free(m.start(), m.end()):
             continue
         cols = [c for c, words in vocab.units.items() if m.group("unit") in words]
-        if len(cols) == 1:
-            spec.filters.append(Filter(column=cols[0], op=OPS[m.group("op")], value=number(m.group("v1"))))
+        measured = [] if cols else unit_quantity_columns(m.group("unit"), vocab)
+        if len(cols) == 1 or (not cols and len(measured) == 1):
+            col = cols[0] if cols else measured[0]
+            spec.filters.append(Filter(column=col, op=OPS[m.group("op")], value=number(m.group("v1"))))
             st.take(m.start(), m.end())
+            if not cols:
+                spec.assumptions.append(f"took '{m.group('v1')} {m.group('unit')}' as {m.group('v1')} in `{col}` (the "
+                                        f"unit measures it; the column does not say its unit)")
+            after = re.match(r"\s+of\s+(?:the\s+)?", st.text[m.end():])
+            for k, x in enumerate(mentions):  # '20 mm of precipitation': the column is the condition's, not a measure
+                if x.column == col and after and x.start == m.end() + after.end():
+                    used.add(k)
+                    st.take(m.end(), x.end)
 
 
 OR_MORE = re.compile(r"(?P<v1>-?\d+(?:\.\d+)?)\s*(?P<unit>[a-z%$€£]+\s+)??(?:or|and)\s+(?P<word>[a-z]+)\b(?!\s+than\b)")

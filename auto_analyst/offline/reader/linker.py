@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import adjective_bases, lemmas
-from auto_analyst.offline.reader.text import Reading
+from auto_analyst.offline.reader.text import Reading, words_of
 from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary
 from auto_analyst.offline.spec import QuerySpec
 
@@ -100,6 +100,10 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
         elif ms[0].how == "clipped":  # the name spells the words' starts: said, so a wrong link is seen
             spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (its name joins the starts of those "
                                     "words)")
+        elif ms[0].how in ("extreme", "extreme_alone"):  # 'the daily high': said, so a wrong link is seen
+            said = st.text[s:e]
+            if said.split() != words_of(ms[0].column):
+                spec.assumptions.append(f"took '{said}' as `{ms[0].column}` (its name says {_extreme_word(ms[0].column)})")
         elif ms[0].how == "meaning":  # the data dictionary named it so
             spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (the data dictionary: "
                                     f"\"{vocab.meaning(ms[0].column)}\")")
@@ -113,6 +117,13 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
             out.append(ms[0])
             st.take(s, e)
     return sorted(out, key=lambda m: m.start)
+
+
+def _extreme_word(column: str) -> str:
+    from auto_analyst.offline.reader.forms import extreme_of
+
+    e = extreme_of(words_of(column))
+    return "the maximum" if e and e[0] == "max" else "the minimum"
 
 
 def _passive(text: str, m: Mention, strong_ends: set[int]) -> bool:

@@ -140,7 +140,8 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
             p.group_cols.append(m.column)  # "members and non-members": the two groups of a yes/no column
         elif m.how == "flag" and re.search(r"\bby\s*$", text[:m.start]):
             other.append(m.column)  # "spent by members": the members, not a grouping
-        elif GROUP_BEFORE.search(_before_noun(text, m.start, p.row_nouns)) or WHICH_BEFORE.search(text[:m.start]) \
+        elif GROUP_BEFORE.search(_before_noun(text, m.start, p.row_nouns)) \
+                or WHICH_BEFORE.search(_before_noun(text, m.start, p.row_nouns)) \
                 or after_group:
             p.group_cols.append(m.column)  # "by firm and year", "in which year"
         else:

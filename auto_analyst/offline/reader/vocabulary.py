@@ -42,7 +42,7 @@ from functools import lru_cache
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import adjective_bases, lemmas
-from auto_analyst.offline.reader.terms import (GENERIC, STRENGTH, Term, column_terms, content_words, id_columns, identifying_column,
+from auto_analyst.offline.reader.terms import (GENERIC, STRENGTH, Term, column_terms, content_words, extreme_units, id_columns, identifying_column,
                                                    listed_values, row_nouns, split_compound)
 from auto_analyst.offline.reader.text import fold, normalize, tokenize, words_of
 
@@ -282,17 +282,19 @@ def vocabulary(table: TableDescription) -> Vocabulary:
     units, abbreviations = lex.units, lex.abbreviations
     vocab = Vocabulary(table=table, columns=[c.name for c in table.columns])
     parts_of: dict[str, list[str]] = {}
+    paired = _paired_extremes(table)
     for col in table.columns:
-        terms, parts = column_terms(col, units, abbreviations)
+        terms, parts = column_terms(col, units, abbreviations, paired=col.name in paired)
         vocab.terms += terms
         parts_of[col.name] = parts
-        _, dropped = content_words(words_of(col.name), units)
-        spoken = [units[u] for u in dropped if u in units]
-        vocab.units[col.name] = list(dict.fromkeys([u for u in dropped if u in units] + [w for sp in spoken for w in sp.split()]
+        _, col_units = extreme_units(col, lex.units, col.name in paired)  # 'min' of temp_min is no unit
+        _, dropped = content_words(words_of(col.name), col_units)
+        spoken = [col_units[u] for u in dropped if u in col_units]
+        vocab.units[col.name] = list(dict.fromkeys([u for u in dropped if u in col_units] + [w for sp in spoken for w in sp.split()]
                                                    + [a for sp in spoken for a in lex.unit_aliases.get(sp, [])]))
         if col.kind == "numeric":  # 'energy consumption' for kwh: the quantity its unit measures
             whole = words_of(col.name)  # a column named by its unit alone ('kwh') keeps the unit as its name
-            measured_in = spoken or ([units[whole[0]]] if len(whole) == 1 and whole[0] in units else [])
+            measured_in = spoken or ([col_units[whole[0]]] if len(whole) == 1 and whole[0] in col_units else [])
             vocab.terms += [Term(tuple(q.split()), col.name, "unit") for sp in measured_in
                             for q in lex.quantities.get(sp, [])]
             if measured_in and not vocab.units[col.name]:
@@ -328,6 +330,23 @@ def vocabulary(table: TableDescription) -> Vocabulary:
         _CACHE.clear()
     _CACHE[key] = vocab
     return vocab
+
+
+def _paired_extremes(table: TableDescription) -> set[str]:
+    """Columns whose name has a twin with max and min swapped (`temp_max` and `temp_min`)."""
+    from auto_analyst.offline.reader.forms import extreme_of
+
+    seen: dict[tuple, set[str]] = {}
+    for c in table.columns:
+        e = extreme_of(words_of(c.name))
+        if e is not None:
+            seen.setdefault(tuple(e[1]), set()).add(e[0])
+    out = set()
+    for c in table.columns:
+        e = extreme_of(words_of(c.name))
+        if e is not None and len(seen[tuple(e[1])]) == 2:
+            out.add(c.name)
+    return out
 
 
 # words that end the naming phrase of a dictionary line ('net amount after refunds' names 'net amount')
