@@ -291,8 +291,8 @@ def _or_more(st: Reading, spec: QuerySpec, mentions: list[Mention], used: set[in
         if not st.free(m.start(), m.end()):
             continue
         word = m.group("word")
-        before = next((k for k, x in enumerate(mentions) if x.end <= m.start() and not st.text[x.end:m.start()].strip()
-                       and k not in used), None)
+        before = next((k for k, x in enumerate(mentions) if x.end <= m.start()
+                       and st.text[x.end:m.start()].strip() in ("", "of") and k not in used), None)
         col, up = None, None
         if word in _UP or word in _DOWN:
             if before is None:
@@ -308,9 +308,14 @@ def _or_more(st: Reading, spec: QuerySpec, mentions: list[Mention], used: set[in
             up = direction == "max"
         if named_column(table, col).kind != "numeric":
             continue
-        if m.group("unit") and m.group("unit").strip() not in vocab.units.get(col, []) + ["years", "year"]:
-            continue
+        unit = (m.group("unit") or "").strip()
+        if unit and unit not in vocab.units.get(col, []) + ["years", "year"] \
+                and col not in unit_quantity_columns(unit, vocab, among=[col]):
+            continue  # 'a high of 5 degrees or less': degrees measure temp_max, which says no unit of its own
         spec.filters.append(Filter(column=col, op=">=" if up else "<=", value=number(m.group("v1"))))
+        if unit and unit not in vocab.units.get(col, []) + ["years", "year"]:
+            spec.assumptions.append(f"took '{m.group('v1')} {unit}' as {m.group('v1')} in `{col}` (the unit measures it; "
+                                    "the column does not say its unit)")
         st.take(mentions[before].start if before is not None else m.start(), m.end())
         if before is not None:
             used.add(before)

@@ -26,7 +26,7 @@ from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import derived_bases, lemmas
 from auto_analyst.offline.reader.text import tokenize
 
-__all__ = ["derived_values", "extreme_of", "extreme_terms", "unit_quantity_columns", "EXTREME_ALONE"]
+__all__ = ["derived_values", "extreme_of", "extreme_rests", "extreme_terms", "unit_quantity_columns", "EXTREME_ALONE"]
 
 MIN_WORD = 4
 """Shortest word read as an adjective of a value ('icy' is left out: three letters name too many things)."""
@@ -102,17 +102,25 @@ def extreme_terms(direction: str, rests: list[list[str]]) -> list[tuple[str, ...
     return list(dict.fromkeys(out))
 
 
+def extreme_rests(rests: list[list[str]]) -> list[tuple[str, ...]]:
+    """The measure alone ('temperature' of `temp_max`): a term two such columns share, so the question that says
+    only 'temperature' declines naming both, never picks one."""
+    return list(dict.fromkeys(tuple(r) for r in rests if r))
+
+
 QUANTITY_TERMS = ("name", "words", "expanded", "head", "synonym")
 
 
-def unit_quantity_columns(unit: str, vocab) -> list[str]:
+def unit_quantity_columns(unit: str, vocab, among: list[str] | None = None) -> list[str]:
     """Numeric columns whose name carries no unit and names a quantity ``unit`` measures ('mm' → `precipitation`,
-    through the lexicon's ``quantities``); '20 mm of precipitation' compares that column."""
+    through the lexicon's ``quantities``); '20 mm of precipitation' compares that column. ``among``: the columns the
+    question named there ('a high of 5 degrees': `temp_max`, whose measure, temperature, degrees measure)."""
     lex = lexicon()
     spoken = lex.units.get(unit) or next((sp for sp, aliases in lex.unit_aliases.items() if unit in aliases), None)
     quantities = set(lex.quantities.get(spoken or "", []))
     if not quantities:
         return []
-    out = [t.column for t in vocab.terms if t.how in QUANTITY_TERMS and " ".join(t.words) in quantities
-           and vocab.kind(t.column) == "numeric" and not vocab.units.get(t.column)]
+    hows = QUANTITY_TERMS + (("extreme_rest",) if among else ())
+    out = [t.column for t in vocab.terms if t.how in hows and " ".join(t.words) in quantities
+           and vocab.kind(t.column) == "numeric" and not vocab.units.get(t.column) and (among is None or t.column in among)]
     return list(dict.fromkeys(out))

@@ -26,8 +26,8 @@ GENERIC = {"column", "columns", "field", "fields", "variable", "variables", "fea
 DATE_WORDS = {"date", "time", "on", "at", "dt", "day", "timestamp", "ts", "datetime", "when", "year", "yr"}
 FLAG_PREFIXES = {"is", "has", "was", "did", "flag", "flg", "had", "can", "any"}
 STRENGTH = {"backtick": 12, "quoted": 11, "name": 10, "words": 9, "flag": 9, "expanded": 8, "extreme": 8, "initials": 7,
-            "meaning": 7, "clipped": 7, "event": 6, "head": 6, "extreme_alone": 6, "synonym": 5, "unit": 5, "verb": 4,
-            "part": 3}
+            "meaning": 7, "clipped": 7, "event": 6, "head": 6, "extreme_alone": 6, "extreme_rest": 6, "synonym": 5,
+            "unit": 5, "verb": 4, "part": 3}
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]]
                  paired: bool = False) -> tuple[list[Term], list[str]]:
     """(terms, parts) of one column. ``paired``: another column has the same name with max and min swapped
     (`temp_max`, `temp_min`), so a trailing 'min' is the minimum, not minutes."""
-    from auto_analyst.offline.reader.forms import extreme_terms
+    from auto_analyst.offline.reader.forms import extreme_rests, extreme_terms
 
     lex = lexicon()
     words = words_of(col.name)
@@ -183,6 +183,7 @@ def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]]
         rests = [rest] + [e for e in _expansions(rest, abbreviations) if e]
         for t in extreme_terms(direction, rests):
             terms.append(Term(t, col.name, "extreme_alone" if len(t) == 1 else "extreme"))
+        terms += [Term(t, col.name, "extreme_rest") for t in extreme_rests(rests)]
         forms = set(lex.extremes[direction])
         terms = [t for t in terms if not (t.how == "head" and set(t.words) <= forms)]  # 'max' alone is the statistic
     parts = [w for w in content if len(w) >= 4 and w not in GENERIC and not w.isdigit()]

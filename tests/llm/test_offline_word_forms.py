@@ -1,0 +1,149 @@
+"""Everyday words linked to a table by their forms (issue 25): an adjective derived from a value ('snowy' for 'snow',
+'Indian' for 'India'), max/min qualifiers ('the daily high', 'low humidity'), number compounds ('three-bedroom'),
+units a column does not carry ('10 mm of rainfall'), 'class 2' of a classifier's target. Every table here is made up
+(a greenhouse log, tea lots, flats to let, iris-like flowers): none is shipped, and values are checked with pandas."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from auto_analyst import Analyst, Settings
+from auto_analyst.data.description import describe_tables
+from auto_analyst.offline.canonical import render
+from auto_analyst.offline.reader import read_question
+
+
+def greenhouse(n: int = 365) -> pd.DataFrame:
+    r = np.random.default_rng(11)
+    low = r.uniform(20, 60, n).round(1)
+    return pd.DataFrame({"day": pd.date_range("2023-01-01", periods=n, freq="D"),
+                         "humidity_max": (low + r.uniform(5, 30, n)).round(1), "humidity_min": low,
+                         "rainfall": np.where(r.random(n) < 0.6, 0.0, r.gamma(2, 6, n)).round(1),
+                         "sky": r.choice(["sun", "cloud", "snow", "fog"], n, p=[0.4, 0.35, 0.1, 0.15])})
+
+
+def teas(n: int = 200) -> pd.DataFrame:
+    r = np.random.default_rng(5)
+    return pd.DataFrame({"lot": [f"L{i:03d}" for i in range(n)],
+                         "country": r.choice(["India", "Japan", "China", "France", "Kenya"], n),
+                         "grade": r.integers(1, 6, n), "price_per_kg": r.uniform(5, 80, n).round(2),
+                         "shipper": r.choice(["Maersk", "Evergreen", "Hapag"], n)})
+
+
+def flats(n: int = 150) -> pd.DataFrame:
+    r = np.random.default_rng(9)
+    return pd.DataFrame({"listing_id": range(n), "bedrooms": r.integers(1, 6, n),
+                         "rent": r.uniform(500, 3000, n).round(0), "agency": r.choice(["Acme Lets", "Homely", "Keyz"], n)})
+
+
+def flowers(n: int = 120) -> pd.DataFrame:
+    r = np.random.default_rng(2)
+    target = r.integers(0, 3, n)
+    return pd.DataFrame({"petal_len": (target * 1.5 + r.normal(2, 0.3, n)).round(2),
+                         "sepal_len": r.normal(5, 0.5, n).round(2), "target": target})
+
+
+def read(frame: pd.DataFrame, question: str, name: str = "t") -> tuple[str, list[str]]:
+    desc = describe_tables({name: frame}, active=name)
+    s = read_question(question, desc, None)[-1]
+    return (render(s) if s.answerable else "decline: " + " ".join(s.problems)), s.assumptions
+
+
+@pytest.fixture(scope="module")
+def answers(tmp_path_factory):
+    asks = {
+        "snowy": ("greenhouse", "How many snowy days were there?"),
+        "sunny": ("greenhouse", "What percentage of days were sunny?"),
+        "high": ("greenhouse", "What was the average daily high humidity?"),
+        "low": ("greenhouse", "How many days had a low humidity below 30?"),
+        "mm": ("greenhouse", "On how many days was there more than 10 mm of rainfall?"),
+        "indian": ("teas", "What is the average price per kg of Indian teas?"),
+        "french": ("teas", "How many lots are French?"),
+        "bedroom": ("flats", "What is the median rent of three-bedroom flats?"),
+        "class": ("flowers", "What is the average petal length of class 2 flowers?"),
+    }
+    frames = {"greenhouse": greenhouse(), "teas": teas(), "flats": flats(), "flowers": flowers()}
+    out = {}
+    with Analyst(settings=Settings.load({"home": tmp_path_factory.mktemp("forms")})) as analyst:
+        sessions = {}
+        for key, (table, question) in asks.items():
+            if table not in sessions:
+                sessions[table] = analyst.session()
+                sessions[table].add_frame(table, frames[table])
+            out[key] = sessions[table].ask(question)
+    return out
+
+
+def first(r) -> float:
+    assert r.status == "ok", r.answer
+    return r.tables[0].rows[0][0]
+
+
+def test_an_adjective_derived_from_a_value(answers):
+    g = greenhouse()
+    assert first(answers["snowy"]) == int((g.sky == "snow").sum())
+    assert any("'snowy'" in a and "snow" in a for a in answers["snowy"].trace.assumptions)
+    sunny = answers["sunny"]
+    assert first(sunny) == int((g.sky == "sun").sum())
+    assert sunny.tables[1].rows[0][0] == pytest.approx(100 * (g.sky == "sun").mean(), abs=0.01)  # the percent
+
+
+def test_a_place_adjective(answers):
+    t = teas()
+    assert first(answers["indian"]) == pytest.approx(t[t.country == "India"].price_per_kg.mean(), abs=0.01)
+    assert first(answers["french"]) == int((t.country == "France").sum())
+
+
+def test_high_and_low_name_the_max_and_min_columns(answers):
+    g = greenhouse()
+    assert first(answers["high"]) == pytest.approx(g.humidity_max.mean(), abs=0.01)  # 'daily': each row is a day
+    assert first(answers["low"]) == int((g.humidity_min < 30).sum())
+    assert any("humidity_max" in a for a in answers["high"].trace.assumptions)
+
+
+def test_a_unit_the_column_does_not_carry(answers):
+    g = greenhouse()
+    assert first(answers["mm"]) == int((g.rainfall > 10).sum())
+    assert any("10 mm" in a for a in answers["mm"].trace.assumptions)
+
+
+def test_number_compounds_and_class_codes(answers):
+    f, w = flats(), flowers()
+    assert first(answers["bedroom"]) == pytest.approx(f[f.bedrooms == 3].rent.median())
+    assert first(answers["class"]) == pytest.approx(w[w.target == 2].petal_len.mean(), abs=0.01)
+
+
+@pytest.mark.parametrize("frame, question, expected", [
+    # two columns carry the measure: 'humidity' alone names neither
+    (greenhouse(), "What is the average humidity?", "decline: 'humidity' could be any of the columns humidity_max, humidity_min"),
+    # 'rainy': a value 'rain' of one column, or the rainfall column? named, never guessed
+    (greenhouse().assign(sky=lambda d: d.sky.replace("fog", "rain")), "How many rainy days were there?",
+     "decline: 'rainy' could be sky = 'rain' or the column rainfall"),
+    # a derived word that fits values of two columns
+    (teas().assign(origin_port=lambda d: d.country), "How many Japanese lots are there?", "decline: 'japanese'"),
+    # 'duration_min' without a max twin is minutes, and 'low' names nothing on it
+    (pd.DataFrame({"duration_min": [3.0, 5.0, 9.0], "caller": ["a", "b", "c"]}), "What is the average low?", "decline:"),
+    # 'many' is no adjective of a value 'man'
+    (pd.DataFrame({"gender": ["man", "woman", "man"], "age": [30, 40, 50]}), "How many rows are there?", "count of rows"),
+    # a number outside the column's values is no code of it
+    (flats(), "How many nine-bedroom flats are there?", "decline:"),
+])
+def test_declines_and_non_links(frame, question, expected):
+    text, _ = read(frame, question)
+    assert text.startswith(expected), text
+
+
+def test_daily_on_a_table_of_several_rows_a_day_still_groups():
+    f = pd.DataFrame({"ts": pd.to_datetime(["2024-01-01 08:00", "2024-01-01 18:00", "2024-01-02 09:00"]),
+                      "load_kw": [1.0, 2.0, 3.0]})
+    text, _ = read(f, "What is the average daily load_kw?")
+    assert "by day" in text, text
+
+
+def test_companies_are_the_distinct_firms():
+    f = pd.DataFrame({"firm": ["A", "A", "B", "C"], "year": [2000, 2001, 2000, 2000], "sales": [1.0, 2.0, 3.0, 4.0]})
+    text, assumptions = read(f, "How many companies are in the data?")
+    assert text == "number of distinct of `firm`", text
+    assert any("companies" in a for a in assumptions)
