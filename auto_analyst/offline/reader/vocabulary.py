@@ -12,6 +12,8 @@ words                   9         ``distance_km`` → "distance", ``Weight_in_lb
                                   (unit suffixes dropped), "discount percent" (unit said in words)
 flag                    9         ``is_member`` → "member", ``storm`` → "stormy"
 expanded                8         ``rel_hum_pct`` → "relative humidity" (abbreviations expanded)
+extreme                 8         ``temp_max`` → "maximum temperature", "high temp" (max/min said in words, either
+                                  order; :mod:`~auto_analyst.offline.reader.forms`)
 initials                7         ``Miles_per_Gallon`` → "mpg"
 clipped                 7         ``TOTEMP`` → "total employment", ``GNPDEFL`` → "GNP deflator" (the name joins
                                   the starts of two or three words of the question, each at least 3 letters
@@ -19,6 +21,8 @@ clipped                 7         ``TOTEMP`` → "total employment", ``GNPDEFL``
 meaning                 7         ``v2`` → "net amount" (the data dictionary's "v2: net amount after refunds")
 event                   6         ``signup_date`` → "sign up" (so "signed up in 2022" reads it)
 head                    6         ``rel_hum_pct`` → "humidity" (the head word, when one column has it)
+extreme_alone           6         ``temp_max`` → "high", "highs" (two max columns: both named, so declined)
+extreme_rest            6         ``temp_max`` → "temperature" (shared with ``temp_min``: both named, so declined)
 synonym                 5         ``sales_eur`` → "turnover", ``precip_mm`` → "rain"
 verb                    4         ``sales_eur`` → "spend" ("how much was spent")
 part                    3         ``store_code`` → "store" (a word only this column has)
