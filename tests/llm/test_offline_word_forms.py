@@ -147,3 +147,13 @@ def test_companies_are_the_distinct_firms():
     text, assumptions = read(f, "How many companies are in the data?")
     assert text == "number of distinct of `firm`", text
     assert any("companies" in a for a in assumptions)
+
+
+def test_most_with_the_noun_of_a_quality():
+    f = pd.DataFrame({"model": ["a", "b", "c", "d"], "fuel_efficiency": [30.0, 45.0, 12.0, 41.0],
+                      "profitability": [0.1, 0.3, 0.2, 0.05]})
+    text, assumptions = read(f, "What are the 2 most fuel-efficient models?")
+    assert text.startswith("top 2") and "fuel_efficiency" in text, text
+    assert any("fuel-efficient" in a for a in assumptions)
+    text, _ = read(f, "Which model is the least profitable?")
+    assert "profitability" in text and ("bottom 1" in text or "lowest" in text), text

@@ -228,12 +228,12 @@ def link_table(st: Reading, vocab: Vocabulary) -> bool:
     return found
 
 
-def link_superlatives(st: Reading, vocab: Vocabulary) -> list[Superlative]:
+def link_superlatives(st: Reading, vocab: Vocabulary, spec: QuerySpec | None = None) -> list[Superlative]:
     """'heaviest', 'the most expensive', 'least humid', 'oldest': max/min of the column the adjective describes.
 
     An adjective that fits several columns is left unexplained (the part then declines, naming it).
     """
-    out = []
+    out = _quality_superlatives(st, vocab, spec)
     for m in re.finditer(r"\b(?:(most|least)\s+)?([a-z]+)\b", st.text):
         word = m.group(2)
         if not st.free(m.start(2), m.end(2)):
@@ -255,6 +255,33 @@ def link_superlatives(st: Reading, vocab: Vocabulary) -> list[Superlative]:
             direction = "min" if direction == "max" else "max"
         out.append(Superlative(m.start(), m.end(), col, direction, m.group(0)))
         st.take(m.start(), m.end())
+    return out
+
+
+def _quality_superlatives(st: Reading, vocab: Vocabulary, spec: QuerySpec | None) -> list[Superlative]:
+    """'the most fuel-efficient': the maximum of the one numeric column named by the noun of that quality ('fuel
+    efficiency', a name of Miles_per_Gallon), said in the assumptions."""
+    from auto_analyst.offline.reader.morphology import quality_nouns
+
+    out = []
+    for m in re.finditer(r"\b(most|least)\s+([a-z]+)(?:(-|\s+)([a-z]+))?\b", st.text):
+        tries = ([(m.group(2), m.group(4), m.end())] if m.group(4) else []) + [(None, m.group(2), m.end(2))]
+        for qualifier, adjective, end in tries:
+            if not st.free(m.start(), end) or (vocab.adjective(adjective) and not qualifier):
+                continue  # 'most expensive': the lexicon's adjective, read by link_superlatives
+            cols = set()
+            for noun in quality_nouns(adjective):
+                phrase = f"{qualifier} {noun}" if qualifier else noun
+                cols |= {x.column for x in vocab.find(phrase) if x.start == 0 and x.end == len(phrase)}
+            if len(cols) != 1 or vocab.kind(next(iter(cols))) != "numeric":
+                continue
+            col, said = cols.pop(), st.text[m.start():end]
+            out.append(Superlative(m.start(), end, col, "max" if m.group(1) == "most" else "min", said))
+            st.take(m.start(), end)
+            if spec is not None:
+                spec.assumptions.append(f"took '{said}' as the {'highest' if m.group(1) == 'most' else 'lowest'} "
+                                        f"`{col}` (the quality the adjective names)")
+            break
     return out
 
 

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from auto_analyst.offline.reader.lexicon import lexicon
 
-__all__ = ["adjective_bases", "derived_bases", "lemmas", "plural", "singular"]
+__all__ = ["adjective_bases", "derived_bases", "lemmas", "plural", "quality_nouns", "singular"]
 
 IRREGULAR_PLURALS = {"people": "person", "children": "child", "men": "man", "women": "woman", "feet": "foot",
                      "teeth": "tooth", "mice": "mouse", "geese": "goose", "criteria": "criterion", "indices": "index",
@@ -151,3 +151,22 @@ def derived_bases(word: str) -> frozenset[str]:
     out.discard(w)
     out.discard(word.lower())
     return frozenset(x for x in out if len(x) >= MIN_DERIVED_BASE)
+
+
+# adjective ending → the endings of the noun of its quality (efficient → efficiency, humid → humidity, stable →
+# stability, productive → productivity, popular → popularity, dense → density, happy → happiness)
+QUALITY_SUFFIXES = (("ent", ("ency", "ence")), ("ant", ("ance", "ancy")), ("ble", ("bility",)), ("ive", ("ivity", "iveness")),
+                    ("ous", ("osity", "ousness")), ("y", ("iness",)), ("e", ("ity", "eness")), ("", ("ity", "ness")))
+
+
+@lru_cache(maxsize=20000)
+def quality_nouns(adjective: str) -> frozenset[str]:
+    """Candidate nouns naming the quality an adjective describes ('efficient' → 'efficiency', 'humid' → 'humidity',
+    'profitable' → 'profitability'); they only ever match a table's column words."""
+    w = adjective.lower()
+    out: set[str] = set()
+    for ending, nouns in QUALITY_SUFFIXES:
+        if len(w) > len(ending) + 2 and w.endswith(ending):
+            stem = w[: len(w) - len(ending)] if ending else w
+            out.update(stem + n for n in nouns)
+    return frozenset(out)

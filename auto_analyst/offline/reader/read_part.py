@@ -103,7 +103,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     read_time(st, spec, table, event)
     corr_method = read_corr_method(st)
     n = read_topn(st)  # before the statistics and adjectives: "top 3", "3 largest" keep rows, they are no maximum
-    superlatives = link_superlatives(st, vocab)
+    superlatives = link_superlatives(st, vocab, spec)
     _how_adjective(st, superlatives)
     for m in WHOLE_SPAN.finditer(text):  # 'the average unemployment over the period': all the rows, no condition
         if st.free(m.start(), m.end()):
