@@ -157,3 +157,16 @@ def test_most_with_the_noun_of_a_quality():
     assert any("fuel-efficient" in a for a in assumptions)
     text, _ = read(f, "Which model is the least profitable?")
     assert "profitability" in text and ("bottom 1" in text or "lowest" in text), text
+
+
+def test_dry_and_zero_say_the_measure_is_zero():
+    g = greenhouse()
+    text, assumptions = read(g, "How many days were completely dry?")
+    assert text == "count of rows where `rainfall` == 0", text
+    assert any("'dry'" in a and "rainfall" in a for a in assumptions)
+    text, _ = read(g, "What was the average high humidity on days with zero rainfall?")
+    assert text == "mean of `humidity_max` where `rainfall` == 0", text
+    both = g.assign(rain_gauge_b=g.rainfall)  # two measures of rain: 'dry' names neither alone
+    both = both.rename(columns={"rain_gauge_b": "precipitation"})
+    text, _ = read(both, "How many dry days were there?")
+    assert text.startswith("decline: 'dry' could be any of the columns rainfall, precipitation"), text

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
-from auto_analyst.offline.reader.forms import derived_values, unit_quantity_columns
+from auto_analyst.offline.reader.forms import absence_filters, derived_values, unit_quantity_columns
 from auto_analyst.offline.reader.morphology import adjective_bases
 from auto_analyst.offline.reader.text import Reading, fold, number
 from auto_analyst.offline.reader.time_read import named_column, time_column
@@ -131,6 +131,13 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
             st.take(count_before.start(1), m.start)
             used.add(i)
             continue
+        zero = re.search(r"\bzero\s+$", text[:m.start])
+        if zero and col.kind == "numeric" and isinstance(col.min, (int, float)) and col.min >= 0 \
+                and st.free(zero.start(), m.start):
+            spec.filters.append(Filter(column=m.column, op="==", value=0))  # 'zero precipitation'
+            st.take(zero.start(), m.start)
+            used.add(i)
+            continue
         compound = _number_compound(text[:m.start])
         if compound is not None and col.kind == "numeric" and 0 < col.distinct <= 20 and isinstance(col.min, (int, float)) \
                 and col.min <= compound[0] <= col.max and st.free(compound[1], m.start):
@@ -171,6 +178,17 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
     _or_more(st, spec, mentions, used, table, vocab)
     _comparatives(st, spec, vocab)
     _unit_comparisons(st, spec, vocab, mentions, used)
+    for s, e, cols, word in absence_filters(text, vocab):  # 'a dry day': no precipitation
+        if not st.free(s, e):
+            continue
+        if len(cols) == 1:
+            if not any(f.column == cols[0] and f.op == "==" and f.value == 0 for f in spec.filters):
+                spec.filters.append(Filter(column=cols[0], op="==", value=0))
+            spec.assumptions.append(f"took '{word}' as `{cols[0]}` = 0")
+            st.take(s, e)
+        elif cols:
+            spec.problems.append(f"'{word}' could be any of the columns {', '.join(cols)} equal to 0; say which one.")
+            st.take(s, e)
     # category values written in the question ("for Garden", "from Montréal")
     by_span: dict[tuple[int, int], list[tuple[str, str]]] = {}
     for col, value, s, e in find_values(text, table):

@@ -26,7 +26,7 @@ from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import derived_bases, lemmas
 from auto_analyst.offline.reader.text import tokenize
 
-__all__ = ["derived_values", "extreme_of", "extreme_rests", "extreme_terms", "unit_quantity_columns", "EXTREME_ALONE"]
+__all__ = ["absence_filters", "derived_values", "extreme_of", "extreme_rests", "extreme_terms", "unit_quantity_columns", "EXTREME_ALONE"]
 
 MIN_WORD = 4
 """Shortest word read as an adjective of a value ('icy' is left out: three letters name too many things)."""
@@ -124,3 +124,19 @@ def unit_quantity_columns(unit: str, vocab, among: list[str] | None = None) -> l
     out = [t.column for t in vocab.terms if t.how in hows and " ".join(t.words) in quantities
            and vocab.kind(t.column) == "numeric" and not vocab.units.get(t.column) and (among is None or t.column in among)]
     return list(dict.fromkeys(out))
+
+
+def absence_filters(text: str, vocab) -> list[tuple[int, int, list[str], str]]:
+    """(start, end, columns, word) for 'dry' ('a completely dry day') and 'zero X' ('zero precipitation'): the
+    measure is 0. The columns are the numeric ones named by the lexicon's ``absence`` words of the adjective (or the
+    one named after 'zero'); the caller takes one column and declines on several."""
+    lex = lexicon()
+    out = []
+    for m in re.finditer(r"\b([a-z]+)\b", text):
+        measures = lex.absence.get(m.group(1))
+        if not measures:
+            continue
+        cols = [t.column for t in vocab.terms if t.how in QUANTITY_TERMS and " ".join(t.words) in measures
+                and vocab.kind(t.column) == "numeric"]
+        out.append((m.start(), m.end(), list(dict.fromkeys(cols)), m.group(1)))
+    return out

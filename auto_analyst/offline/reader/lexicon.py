@@ -39,6 +39,7 @@ class Lexicon:
     quantities: dict[str, list[str]] = field(default_factory=dict)
     demonyms: dict[str, list[str]] = field(default_factory=dict)
     extremes: dict[str, list[str]] = field(default_factory=dict)
+    absence: dict[str, list[str]] = field(default_factory=dict)
     synonym_index: dict[str, set[str]] = field(default_factory=dict)
 
     def synonyms_of(self, phrase: str) -> set[str]:
@@ -62,4 +63,5 @@ def lexicon() -> Lexicon:
         ignorable=frozenset(raw["ignorable"]), framing=frozenset(raw["framing"]),
         column_descriptors=frozenset(raw["column_descriptors"]), number_words=raw["number_words"],
         months=raw["months"], grains=raw["grains"], quantities=raw.get("quantities", {}),
-        demonyms=raw.get("demonyms", {}), extremes=raw.get("extremes", {}), synonym_index=index)
+        demonyms=raw.get("demonyms", {}), extremes=raw.get("extremes", {}),
+        absence=raw.get("absence", {}), synonym_index=index)
