@@ -170,3 +170,15 @@ def test_dry_and_zero_say_the_measure_is_zero():
     both = both.rename(columns={"rain_gauge_b": "precipitation"})
     text, _ = read(both, "How many dry days were there?")
     assert text.startswith("decline: 'dry' could be any of the columns rainfall, precipitation"), text
+
+
+def test_their_statistic_after_a_list_of_top_rows_declines():
+    """'What is their average length?' after 'the three heaviest boats' is a statistic of those rows: never the top
+    rows by the new measure listed again (which the word links now reach more often)."""
+    boats = pd.DataFrame({"name": [f"b{i}" for i in range(8)], "weight_kg": [900.0, 450, 1200, 300, 800, 1500, 650, 700],
+                          "length_m": [9.0, 6, 11, 5, 8, 12, 7, 7.5]})
+    desc = describe_tables({"boats": boats}, active="boats")
+    first_turn = read_question("List the three heaviest boats.", desc, None)[-1]
+    assert first_turn.answerable and first_turn.task == "top_n", render(first_turn)
+    then = read_question("What is their average length?", desc, first_turn)[-1]
+    assert not then.answerable and "rows listed earlier" in " ".join(then.problems), render(then)
