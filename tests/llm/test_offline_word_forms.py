@@ -182,3 +182,8 @@ def test_their_statistic_after_a_list_of_top_rows_declines():
     assert first_turn.answerable and first_turn.task == "top_n", render(first_turn)
     then = read_question("What is their average length?", desc, first_turn)[-1]
     assert not then.answerable and "rows listed earlier" in " ".join(then.problems), render(then)
+
+
+def test_content_before_a_comparison():
+    text, _ = read(teas().rename(columns={"price_per_kg": "caffeine"}), "How many lots have a caffeine content above 40?")
+    assert not text.startswith("decline") and text.endswith("where `caffeine` > 40"), text

@@ -28,7 +28,7 @@ _CMP_WORDS = (r"more than|greater than|higher than|larger than|bigger than|over|
               r"fewer than|lower than|smaller than|under|below|at most|no more than|not more than|no less than|up to")
 CMP_BEFORE = re.compile(rf"(?P<op>{_CMP_WORDS})\s+(?P<v1>-?\d+(?:\.\d+)?)\s*%?\s*(?:of\s+(?:the\s+)?)?$")
 CMP_AFTER = re.compile(
-    r"^\s*(?:values?\s+)?(?:is\s+|are\s+|was\s+|were\s+|of\s+)?(?P<op>>=|<=|!=|<>|==|=|>|<|(?:is\s+|are\s+|was\s+|were\s+)?not\s+equal\s+to|(?:does|do)\s+not\s+equal|doesn't\s+equal|is\s+not|are\s+not|was\s+not|were\s+not|isn't|aren't|wasn't|weren't|other\s+than|greater than or equal to|at or above|at or below|"
+    r"^\s*(?:(?:values?|content|level|levels)\s+)?(?:is\s+|are\s+|was\s+|were\s+|of\s+)?(?P<op>>=|<=|!=|<>|==|=|>|<|(?:is\s+|are\s+|was\s+|were\s+)?not\s+equal\s+to|(?:does|do)\s+not\s+equal|doesn't\s+equal|is\s+not|are\s+not|was\s+not|were\s+not|isn't|aren't|wasn't|weren't|other\s+than|greater than or equal to|at or above|at or below|"
     r"less than or equal to|" + _CMP_WORDS + r"|exceeds|is between|between|equals|equal to|equalling|equaling|of|is|was)\s*"
     r"(?P<v1>-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|true\b|false\b)\s*%?(?:\s*(?:and|to|-)\s*(?P<v2>-?\d+(?:\.\d+)?))?"
     r"(?!\s*(?:standard\s+deviations?|std\b|sds?\b|sigmas?\b|times\b|x\s|iqr\b|inter))")
