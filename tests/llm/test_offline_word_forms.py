@@ -127,6 +127,11 @@ def test_number_compounds_and_class_codes(answers):
     (pd.DataFrame({"duration_min": [3.0, 5.0, 9.0], "caller": ["a", "b", "c"]}), "What is the average low?", "decline:"),
     # 'many' is no adjective of a value 'man'
     (pd.DataFrame({"gender": ["man", "woman", "man"], "age": [30, 40, 50]}), "How many rows are there?", "count of rows"),
+    # 'high'/'low' said of the rows or of another measure is no max/min column: hot days, windy days have no threshold
+    (greenhouse(), "How many days had high rainfall?", "decline:"),
+    (greenhouse(), "How many days had a high humidity?", "decline:"),
+    (greenhouse(), "Is there a high correlation between rainfall and humidity_max?", "decline:"),
+    (greenhouse(), "What is the average rainfall on days with a high above 70?", "mean of `rainfall` where `humidity_max` > 70"),
     # a number outside the column's values is no code of it
     (flats(), "How many nine-bedroom flats are there?", "decline:"),
 ])

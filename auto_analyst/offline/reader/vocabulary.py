@@ -82,6 +82,30 @@ def _spelled_by(key: str, words: list[str]) -> bool:
     return False
 
 
+def _adjective_before(toks: list, k: int) -> bool:
+    """Whether token ``k`` is a word a preceding 'high'/'low' would describe (not a function word or the end)."""
+    from auto_analyst.offline.reader.terms import FUNCTION_WORDS
+
+    return k < len(toks) and toks[k].kind in ("word", "number") and toks[k].text not in FUNCTION_WORDS \
+        and toks[k].text not in ("with", "during", "from", "over", "under", "above", "below", "recorded", "reading")
+
+
+_HAVING = {"a", "an", "with", "had", "have", "has", "having", "are", "were", "is", "was", "very", "too", "quite",
+           "relatively", "extremely", "unusually", "particularly", "especially"}
+_THRESHOLD = {"of", "above", "below", "over", "under", "more", "less", "greater", "higher", "lower", "between", "exceeding",
+              "at", "equal", "reaching", "and"}
+
+
+def _said_of_rows(toks: list, i: int, n: int) -> bool:
+    """'high'/'low' as an adjective said of the rows ('days with high temperatures', 'had a low'), with no threshold
+    after it: not the max/min column (hot days are no reading of temp_max)."""
+    if toks[i].text not in ("high", "highs", "low", "lows"):
+        return False
+    before = toks[i - 1].text if i > 0 else ""
+    after = toks[i + n].text if i + n < len(toks) else ""
+    return before in _HAVING and after not in _THRESHOLD
+
+
 def _verb_form(token: str) -> bool:
     """A past form ('ordered', 'admitted', 'bought'), which is how a date column's event is said."""
     return token.endswith("ed") or token in lexicon().irregular_verbs
@@ -145,6 +169,10 @@ class Vocabulary:
                     continue  # 'ordered' reads the order date; 'orders' are rows
                 if term.how == "verb" and not _verb_form(t.text) and (t.text.endswith("s") or _is_noun(t.text)):
                     continue  # 'spent', 'spend' name the measure; 'orders' is a noun
+                if term.how == "extreme_alone" and not t.text.endswith("s") and _adjective_before(toks, i + 1):
+                    continue  # 'a high of 5', 'the daily high' name temp_max; 'high wind', 'a high correlation' do not
+                if term.how in ("extreme", "extreme_alone") and _said_of_rows(toks, i, n):
+                    continue  # 'days with high temperatures', 'had a high temperature': hot days, no threshold said
                 best.append((n, term.strength, term))
             clipped = self._clipped(toks, i)
             if clipped is not None and (not best or (clipped[0], STRENGTH["clipped"]) > max((n, s) for n, s, _ in best)):
