@@ -132,6 +132,10 @@ def test_number_compounds_and_class_codes(answers):
     (greenhouse(), "How many days had a high humidity?", "decline:"),
     (greenhouse(), "Is there a high correlation between rainfall and humidity_max?", "decline:"),
     (greenhouse(), "What is the average rainfall on days with a high above 70?", "mean of `rainfall` where `humidity_max` > 70"),
+    # a number word is no misspelling of a column ('eight' is not 'weight'): the count of a few-valued column instead
+    (flats().assign(weight=1.0), "How many listings have three bedrooms?", "count of rows where `bedrooms` == 3"),
+    (flats().assign(weight=1.0), "How many three bedroom listings are there?", "count of rows where `bedrooms` == 3"),
+    (flats(), "What is the average rent of the top 3 bedroom groups?", "decline:"),
     # a number outside the column's values is no code of it
     (flats(), "How many nine-bedroom flats are there?", "decline:"),
 ])

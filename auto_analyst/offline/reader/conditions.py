@@ -123,11 +123,14 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
             st.take(before.start(), m.start)
             used.add(i)
             continue
-        count_before = re.search(r"\b(?:with|having|has|have|had|only|just|exactly)\s+(?:exactly\s+)?(\d+)\s+$", text[:m.start])
-        if count_before and col.kind == "numeric" and 0 < col.distinct <= 20 and st.free(count_before.start(1), m.start) \
-                and isinstance(col.min, (int, float)) and col.min <= int(count_before.group(1)) <= col.max:
-            # "cars with 8 cylinders": a value of a column with few values
-            spec.filters.append(Filter(column=m.column, op="==", value=int(count_before.group(1))))
+        count_before = re.search(r"\b(?:with|having|has|have|had|only|just|exactly)\s+(?:exactly\s+)?(\d+|[a-z]+)\s+$",
+                                 text[:m.start])
+        counted = _whole_number(count_before.group(1)) if count_before else None
+        if counted is not None and col.kind == "numeric" and 0 < col.distinct <= 20 \
+                and st.free(count_before.start(1), m.start) and isinstance(col.min, (int, float)) \
+                and col.min <= counted <= col.max:
+            # "cars with 8 cylinders", "have eight cylinders": a value of a column with few values
+            spec.filters.append(Filter(column=m.column, op="==", value=counted))
             st.take(count_before.start(1), m.start)
             used.add(i)
             continue
@@ -138,7 +141,7 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
             st.take(zero.start(), m.start)
             used.add(i)
             continue
-        compound = _number_compound(text[:m.start])
+        compound = _number_compound(text[:m.start], singular=not text[m.start:m.end].endswith("s"))
         if compound is not None and col.kind == "numeric" and 0 < col.distinct <= 20 and isinstance(col.min, (int, float)) \
                 and col.min <= compound[0] <= col.max and st.free(compound[1], m.start):
             # "six-cylinder cars", "4-door": a compound adjective of a number and a column of few whole values
@@ -253,16 +256,27 @@ def _code_before_row_noun(after: str, vocab: Vocabulary) -> re.Match | None:
     return None
 
 
-def _number_compound(before: str) -> tuple[int, int] | None:
-    """(the number, where it starts) when ``before`` ends with a number joined by a hyphen ('six-', '8-')."""
+def _number_compound(before: str, singular: bool = False) -> tuple[int, int] | None:
+    """(the number, where it starts) when ``before`` ends with a number joined by a hyphen ('six-', '8-'), or by a
+    space before a singular noun ('eight cylinder cars', '3 bedroom flats')."""
     from auto_analyst.offline.reader.lexicon import lexicon
 
-    m = re.search(r"\b([a-z]+|\d+)-$", before)
+    m = re.search(r"\b([a-z]+|\d+)-$", before) or (re.search(r"\b([a-z]+|\d+) $", before) if singular else None)
+    if m and re.search(r"\b(?:top|bottom|first|last|best|worst|highest|lowest|largest|smallest|biggest)\s+$",
+                       before[:m.start()]):
+        return None  # 'the top 3 cylinder groups': a count of groups, not a code
     if not m:
         return None
-    word = m.group(1)
+    value = _whole_number(m.group(1))
+    return (value, m.start(1)) if value is not None else None
+
+
+def _whole_number(word: str) -> int | None:
+    """'8' → 8, 'eight' → 8 (the lexicon's number words); None for other words."""
+    from auto_analyst.offline.reader.lexicon import lexicon
+
     value = int(word) if word.isdigit() else lexicon().number_words.get(word)
-    return (value, m.start(1)) if isinstance(value, int) else None
+    return value if isinstance(value, int) else None
 
 
 # "quarter 4", "vote 0 and vote 1", "education level 7", "group 1 vs group 2": a code of a column with few values; a

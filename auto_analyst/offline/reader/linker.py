@@ -289,7 +289,12 @@ def fuzzy_columns(unknown: list[str], vocab: Vocabulary, spec: QuerySpec) -> lis
     """Close spellings of columns for the unexplained words, as (column, words); None when a word stays
     unexplained (a problem then says which, listing the columns)."""
     taken: list[tuple[str, str]] = []
-    rest = list(unknown)
+    numbers = lexicon().number_words  # 'eight' is no misspelling of 'weight'
+    rest = [w for w in unknown if w not in numbers]
+    if len(rest) < len(unknown):
+        spec.problems.append(f"I can't tell what {', '.join(repr(w) for w in unknown if w in numbers)} counts here; "
+                             "name the column it is a value of.")
+        return None
     i = 0
     while i < len(rest):  # two-word phrases first ('delivery tme'), then single words
         pair = " ".join(rest[i:i + 2]) if i + 1 < len(rest) else None
