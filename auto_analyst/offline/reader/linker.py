@@ -290,11 +290,8 @@ def fuzzy_columns(unknown: list[str], vocab: Vocabulary, spec: QuerySpec) -> lis
     unexplained (a problem then says which, listing the columns)."""
     taken: list[tuple[str, str]] = []
     numbers = lexicon().number_words  # 'eight' is no misspelling of 'weight'
+    counted = [w for w in unknown if w in numbers]
     rest = [w for w in unknown if w not in numbers]
-    if len(rest) < len(unknown):
-        spec.problems.append(f"I can't tell what {', '.join(repr(w) for w in unknown if w in numbers)} counts here; "
-                             "name the column it is a value of.")
-        return None
     i = 0
     while i < len(rest):  # two-word phrases first ('delivery tme'), then single words
         pair = " ".join(rest[i:i + 2]) if i + 1 < len(rest) else None
@@ -318,5 +315,7 @@ def fuzzy_columns(unknown: list[str], vocab: Vocabulary, spec: QuerySpec) -> lis
         spec.problems.append(
             f"I can't tell what {', '.join(repr(w) for w in rest)} refers to: no column or value of table "
             f"'{spec.table}' matches. Columns: {', '.join(vocab.columns)}.")
-        return None
-    return taken
+    if counted:
+        spec.problems.append(f"I can't tell what {', '.join(map(repr, counted))} counts here; name the column it is a "
+                             "value of.")
+    return None if rest or counted else taken
