@@ -24,9 +24,9 @@ from functools import lru_cache
 
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import derived_bases, lemmas
-from auto_analyst.offline.reader.text import tokenize
+from auto_analyst.offline.reader.text import tokenize, words_of
 
-__all__ = ["absence_filters", "derived_values", "extreme_of", "extreme_rests", "extreme_terms", "unit_quantity_columns", "EXTREME_ALONE"]
+__all__ = ["absence_filters", "derived_values", "paired_extremes", "said_of_rows", "extreme_of", "extreme_rests", "extreme_terms", "unit_quantity_columns", "EXTREME_ALONE"]
 
 MIN_WORD = 4
 """Shortest word read as an adjective of a value ('icy' is left out: three letters name too many things)."""
@@ -139,4 +139,35 @@ def absence_filters(text: str, vocab) -> list[tuple[int, int, list[str], str]]:
         cols = [t.column for t in vocab.terms if t.how in QUANTITY_TERMS and " ".join(t.words) in measures
                 and vocab.kind(t.column) == "numeric"]
         out.append((m.start(), m.end(), list(dict.fromkeys(cols)), m.group(1)))
+    return out
+
+
+_HAVING = {"a", "an", "with", "had", "have", "has", "having", "are", "were", "is", "was", "very", "too", "quite",
+           "relatively", "extremely", "unusually", "particularly", "especially"}
+_THRESHOLD = {"of", "above", "below", "over", "under", "more", "less", "greater", "higher", "lower", "between", "exceeding",
+              "at", "equal", "reaching", "and"}
+
+
+def said_of_rows(toks: list, i: int, n: int) -> bool:
+    """'high'/'low' as an adjective said of the rows ('days with high temperatures', 'had a low'), with no threshold
+    after it: not the max/min column (hot days are no reading of temp_max)."""
+    if toks[i].text not in ("high", "highs", "low", "lows"):
+        return False
+    before = toks[i - 1].text if i > 0 else ""
+    after = toks[i + n].text if i + n < len(toks) else ""
+    return before in _HAVING and after not in _THRESHOLD
+
+
+def paired_extremes(table) -> set[str]:
+    """Columns whose name has a twin with max and min swapped (`temp_max` and `temp_min`)."""
+    seen: dict[tuple, set[str]] = {}
+    for c in table.columns:
+        e = extreme_of(words_of(c.name))
+        if e is not None:
+            seen.setdefault(tuple(e[1]), set()).add(e[0])
+    out = set()
+    for c in table.columns:
+        e = extreme_of(words_of(c.name))
+        if e is not None and len(seen[tuple(e[1])]) == 2:
+            out.add(c.name)
     return out

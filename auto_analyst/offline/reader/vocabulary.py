@@ -44,10 +44,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from auto_analyst.data.description import TableDescription
+from auto_analyst.offline.reader.forms import paired_extremes, said_of_rows
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import adjective_bases, lemmas
-from auto_analyst.offline.reader.terms import (GENERIC, STRENGTH, Term, column_terms, content_words, extreme_units, id_columns, identifying_column,
-                                                   listed_values, row_nouns, split_compound)
+from auto_analyst.offline.reader.terms import (FUNCTION_WORDS, GENERIC, STRENGTH, Term, column_terms, content_words,
+                                               extreme_units, id_columns, identifying_column, listed_values, row_nouns,
+                                               split_compound)
 from auto_analyst.offline.reader.text import fold, normalize, tokenize, words_of
 
 __all__ = ["Mention", "Term", "Vocabulary", "vocabulary", "split_compound", "words_of", "CLOSE_MATCH"]
@@ -84,26 +86,8 @@ def _spelled_by(key: str, words: list[str]) -> bool:
 
 def _adjective_before(toks: list, k: int) -> bool:
     """Whether token ``k`` is a word a preceding 'high'/'low' would describe (not a function word or the end)."""
-    from auto_analyst.offline.reader.terms import FUNCTION_WORDS
-
     return k < len(toks) and toks[k].kind in ("word", "number") and toks[k].text not in FUNCTION_WORDS \
         and toks[k].text not in ("with", "during", "from", "over", "under", "above", "below", "recorded", "reading")
-
-
-_HAVING = {"a", "an", "with", "had", "have", "has", "having", "are", "were", "is", "was", "very", "too", "quite",
-           "relatively", "extremely", "unusually", "particularly", "especially"}
-_THRESHOLD = {"of", "above", "below", "over", "under", "more", "less", "greater", "higher", "lower", "between", "exceeding",
-              "at", "equal", "reaching", "and"}
-
-
-def _said_of_rows(toks: list, i: int, n: int) -> bool:
-    """'high'/'low' as an adjective said of the rows ('days with high temperatures', 'had a low'), with no threshold
-    after it: not the max/min column (hot days are no reading of temp_max)."""
-    if toks[i].text not in ("high", "highs", "low", "lows"):
-        return False
-    before = toks[i - 1].text if i > 0 else ""
-    after = toks[i + n].text if i + n < len(toks) else ""
-    return before in _HAVING and after not in _THRESHOLD
 
 
 def _verb_form(token: str) -> bool:
@@ -171,7 +155,7 @@ class Vocabulary:
                     continue  # 'spent', 'spend' name the measure; 'orders' is a noun
                 if term.how == "extreme_alone" and not t.text.endswith("s") and _adjective_before(toks, i + 1):
                     continue  # 'a high of 5', 'the daily high' name temp_max; 'high wind', 'a high correlation' do not
-                if term.how in ("extreme", "extreme_alone") and _said_of_rows(toks, i, n):
+                if term.how in ("extreme", "extreme_alone") and said_of_rows(toks, i, n):
                     continue  # 'days with high temperatures', 'had a high temperature': hot days, no threshold said
                 best.append((n, term.strength, term))
             clipped = self._clipped(toks, i)
@@ -314,7 +298,7 @@ def vocabulary(table: TableDescription) -> Vocabulary:
     units, abbreviations = lex.units, lex.abbreviations
     vocab = Vocabulary(table=table, columns=[c.name for c in table.columns])
     parts_of: dict[str, list[str]] = {}
-    paired = _paired_extremes(table)
+    paired = paired_extremes(table)
     for col in table.columns:
         terms, parts = column_terms(col, units, abbreviations, paired=col.name in paired)
         vocab.terms += terms
@@ -362,23 +346,6 @@ def vocabulary(table: TableDescription) -> Vocabulary:
         _CACHE.clear()
     _CACHE[key] = vocab
     return vocab
-
-
-def _paired_extremes(table: TableDescription) -> set[str]:
-    """Columns whose name has a twin with max and min swapped (`temp_max` and `temp_min`)."""
-    from auto_analyst.offline.reader.forms import extreme_of
-
-    seen: dict[tuple, set[str]] = {}
-    for c in table.columns:
-        e = extreme_of(words_of(c.name))
-        if e is not None:
-            seen.setdefault(tuple(e[1]), set()).add(e[0])
-    out = set()
-    for c in table.columns:
-        e = extreme_of(words_of(c.name))
-        if e is not None and len(seen[tuple(e[1])]) == 2:
-            out.add(c.name)
-    return out
 
 
 # words that end the naming phrase of a dictionary line ('net amount after refunds' names 'net amount')
