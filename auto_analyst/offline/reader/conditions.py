@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
+from auto_analyst.offline.reader.forms import absence_filters, derived_values, unit_quantity_columns
 from auto_analyst.offline.reader.morphology import adjective_bases
 from auto_analyst.offline.reader.text import Reading, fold, number
 from auto_analyst.offline.reader.time_read import named_column, time_column
@@ -27,7 +28,7 @@ _CMP_WORDS = (r"more than|greater than|higher than|larger than|bigger than|over|
               r"fewer than|lower than|smaller than|under|below|at most|no more than|not more than|no less than|up to")
 CMP_BEFORE = re.compile(rf"(?P<op>{_CMP_WORDS})\s+(?P<v1>-?\d+(?:\.\d+)?)\s*%?\s*(?:of\s+(?:the\s+)?)?$")
 CMP_AFTER = re.compile(
-    r"^\s*(?:values?\s+)?(?:is\s+|are\s+|was\s+|were\s+|of\s+)?(?P<op>>=|<=|!=|<>|==|=|>|<|(?:is\s+|are\s+|was\s+|were\s+)?not\s+equal\s+to|(?:does|do)\s+not\s+equal|doesn't\s+equal|is\s+not|are\s+not|was\s+not|were\s+not|isn't|aren't|wasn't|weren't|other\s+than|greater than or equal to|at or above|at or below|"
+    r"^\s*(?:(?:values?|content|level|levels)\s+)?(?:is\s+|are\s+|was\s+|were\s+|of\s+)?(?P<op>>=|<=|!=|<>|==|=|>|<|(?:is\s+|are\s+|was\s+|were\s+)?not\s+equal\s+to|(?:does|do)\s+not\s+equal|doesn't\s+equal|is\s+not|are\s+not|was\s+not|were\s+not|isn't|aren't|wasn't|weren't|other\s+than|greater than or equal to|at or above|at or below|"
     r"less than or equal to|" + _CMP_WORDS + r"|exceeds|is between|between|equals|equal to|equalling|equaling|of|is|was)\s*"
     r"(?P<v1>-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|true\b|false\b)\s*%?(?:\s*(?:and|to|-)\s*(?P<v2>-?\d+(?:\.\d+)?))?"
     r"(?!\s*(?:standard\s+deviations?|std\b|sds?\b|sigmas?\b|times\b|x\s|iqr\b|inter))")
@@ -122,20 +123,38 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
             st.take(before.start(), m.start)
             used.add(i)
             continue
-        count_before = re.search(r"\b(?:with|having|has|have|had|only|just|exactly)\s+(?:exactly\s+)?(\d+)\s+$", text[:m.start])
-        if count_before and col.kind == "numeric" and 0 < col.distinct <= 20 and st.free(count_before.start(1), m.start) \
-                and isinstance(col.min, (int, float)) and col.min <= int(count_before.group(1)) <= col.max:
-            # "cars with 8 cylinders": a value of a column with few values
-            spec.filters.append(Filter(column=m.column, op="==", value=int(count_before.group(1))))
+        count_before = re.search(r"\b(?:with|having|has|have|had|only|just|exactly)\s+(?:exactly\s+)?(\d+|[a-z]+)\s+$",
+                                 text[:m.start])
+        counted = _whole_number(count_before.group(1)) if count_before else None
+        if counted is not None and col.kind == "numeric" and 0 < col.distinct <= 20 \
+                and st.free(count_before.start(1), m.start) and isinstance(col.min, (int, float)) \
+                and col.min <= counted <= col.max:
+            # "cars with 8 cylinders", "have eight cylinders": a value of a column with few values
+            spec.filters.append(Filter(column=m.column, op="==", value=counted))
             st.take(count_before.start(1), m.start)
             used.add(i)
             continue
-        bare = BARE_CODE.match(text[m.end:])
+        zero = re.search(r"\bzero\s+$", text[:m.start])
+        if zero and col.kind == "numeric" and isinstance(col.min, (int, float)) and col.min >= 0 \
+                and st.free(zero.start(), m.start):
+            spec.filters.append(Filter(column=m.column, op="==", value=0))  # 'zero precipitation'
+            st.take(zero.start(), m.start)
+            used.add(i)
+            continue
+        compound = _number_compound(text[:m.start], singular=not text[m.start:m.end].endswith("s"))
+        if compound is not None and col.kind == "numeric" and 0 < col.distinct <= 20 and isinstance(col.min, (int, float)) \
+                and col.min <= compound[0] <= col.max and st.free(compound[1], m.start):
+            # "six-cylinder cars", "4-door": a compound adjective of a number and a column of few whole values
+            spec.filters.append(Filter(column=m.column, op="==", value=compound[0]))
+            st.take(compound[1], m.end)
+            used.add(i)
+            continue
+        bare = BARE_CODE.match(text[m.end:]) or _code_before_row_noun(text[m.end:], vocab)
         if bare and col.kind == "numeric" and 0 < col.distinct <= 20 and isinstance(col.min, (int, float)) \
-                and col.min <= int(bare.group(1)) <= col.max and st.free(m.end, m.end + bare.end()):
+                and col.min <= int(bare.group(1)) <= col.max and st.free(m.end, m.end + bare.end(1)):
             # "for quarter 4", "cylinders 8": a value of a column with few values
             spec.filters.append(Filter(column=m.column, op="==", value=int(bare.group(1))))
-            st.take(m.end, m.end + bare.end())
+            st.take(m.end, m.end + bare.end(1))
             used.add(i)
             continue
         after = CMP_AFTER.match(text[m.end:])
@@ -161,12 +180,35 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
         used.add(i)
     _or_more(st, spec, mentions, used, table, vocab)
     _comparatives(st, spec, vocab)
-    _unit_comparisons(st, spec, vocab)
+    _unit_comparisons(st, spec, vocab, mentions, used)
+    for s, e, cols, word in absence_filters(text, vocab):  # 'a dry day': no precipitation
+        if not st.free(s, e):
+            continue
+        if len(cols) == 1:
+            if not any(f.column == cols[0] and f.op == "==" and f.value == 0 for f in spec.filters):
+                spec.filters.append(Filter(column=cols[0], op="==", value=0))
+            spec.assumptions.append(f"took '{word}' as `{cols[0]}` = 0")
+            st.take(s, e)
+        elif cols:
+            spec.problems.append(f"'{word}' could be any of the columns {', '.join(cols)} equal to 0; say which one.")
+            st.take(s, e)
     # category values written in the question ("for Garden", "from Montréal")
     by_span: dict[tuple[int, int], list[tuple[str, str]]] = {}
     for col, value, s, e in find_values(text, table):
         if st.free(s, e):
             by_span.setdefault((s, e), []).append((col, value))
+    derived: dict[tuple[int, int], str] = {}  # 'snowy' for 'snow', 'Japanese' for 'Japan': said in the assumptions
+    column_words = {w for t in vocab.terms for w in t.words}
+    naming = {t.words[0]: t.column for t in vocab.terms if len(t.words) == 1 and t.how not in ("verb", "part")}
+    for col, value, s, e, base, how in derived_values(text, vocab.values, column_words):
+        if not st.free(s, e) or any(a < e and s < b for a, b in by_span if (a, b) not in derived):
+            continue
+        if base in naming and naming[base] != col:  # 'rainy': weather = 'rain', or the column rain names?
+            spec.problems.append(f"'{text[s:e]}' could be {col} = '{value}' or the column {naming[base]}; say which.")
+            st.take(s, e)
+            continue
+        by_span.setdefault((s, e), []).append((col, value))
+        derived[(s, e)] = how
     last_end, last_negative = 0, False
     for (s, e), hits in sorted(by_span.items()):
         if not st.free(s, e):
@@ -178,9 +220,15 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
         if listed and not negative and st.free(last_end, s):
             # "excluding Germany and France", "not USA or Japan": the negation holds for the whole list
             negative, neg = True, listed
-        if len(cols) > 1:
+        if (s, e) in derived and len({(c, str(v)) for c, v in hits}) > 1:
+            spec.problems.append(f"'{text[s:e]}' could be any of " + ", ".join(f"{c} = '{v}'" for c, v in hits)
+                                 + "; say which one.")
+        elif len(cols) > 1:
             spec.problems.append(f"'{text[s:e]}' is a value of several columns ({', '.join(cols)}); say which one.")
         else:
+            if (s, e) in derived:
+                why = "a word derived from it" if derived[(s, e)] == "derived" else "the lexicon's adjective of that place"
+                spec.assumptions.append(f"took '{text[s:e]}' as {cols[0]} = '{hits[0][1]}' ({why})")
             spec.filters.append(Filter(column=cols[0], op="!=" if negative else "==", value=hits[0][1]))
             if negative:
                 st.take(neg.start() + (last_end if neg is listed else 0), neg.end() + (last_end if neg is listed else 0))
@@ -194,6 +242,43 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
     return used
 
 
+CODE_THEN_WORD = re.compile(r"\s+(\d+)\s+([a-z]+)\b")
+
+
+def _code_before_row_noun(after: str, vocab: Vocabulary) -> re.Match | None:
+    """'class 2 wines', 'tier 3 customers': a code of a column followed by a noun of the rows."""
+    from auto_analyst.offline.reader.lexicon import lexicon
+    from auto_analyst.offline.reader.morphology import lemmas
+
+    m = CODE_THEN_WORD.match(after)
+    if m and lemmas(m.group(2)) & (vocab.row_nouns | lexicon().entity_nouns):
+        return m
+    return None
+
+
+def _number_compound(before: str, singular: bool = False) -> tuple[int, int] | None:
+    """(the number, where it starts) when ``before`` ends with a number joined by a hyphen ('six-', '8-'), or by a
+    space before a singular noun ('eight cylinder cars', '3 bedroom flats')."""
+    from auto_analyst.offline.reader.lexicon import lexicon
+
+    m = re.search(r"\b([a-z]+|\d+)-$", before) or (re.search(r"\b([a-z]+|\d+) $", before) if singular else None)
+    if m and re.search(r"\b(?:top|bottom|first|last|best|worst|highest|lowest|largest|smallest|biggest)\s+$",
+                       before[:m.start()]):
+        return None  # 'the top 3 cylinder groups': a count of groups, not a code
+    if not m:
+        return None
+    value = _whole_number(m.group(1))
+    return (value, m.start(1)) if value is not None else None
+
+
+def _whole_number(word: str) -> int | None:
+    """'8' → 8, 'eight' → 8 (the lexicon's number words); None for other words."""
+    from auto_analyst.offline.reader.lexicon import lexicon
+
+    value = int(word) if word.isdigit() else lexicon().number_words.get(word)
+    return value if isinstance(value, int) else None
+
+
 # "quarter 4", "vote 0 and vote 1", "education level 7", "group 1 vs group 2": a code of a column with few values; a
 # number followed by another word ('8 km', '60 or older') is no code
 BARE_CODE = re.compile(r"\s+(?:(?:level|group|code|category|class|value|number|no\.?)\s+)?(\d+)\b(?!\s*(?:%|\.\d))"
@@ -203,15 +288,26 @@ BARE_CODE = re.compile(r"\s+(?:(?:level|group|code|category|class|value|number|n
 UNIT_CMP = re.compile(rf"(?P<op>{_CMP_WORDS})\s+(?P<v1>-?\d+(?:\.\d+)?)\s*(?P<unit>[a-z%$€£]+)\b")
 
 
-def _unit_comparisons(st: Reading, spec: QuerySpec, vocab: Vocabulary) -> None:
-    """'days above 20 degrees', 'trips over 10 km': the one column measured in that unit."""
+def _unit_comparisons(st: Reading, spec: QuerySpec, vocab: Vocabulary, mentions: list[Mention], used: set[int]) -> None:
+    """'days above 20 degrees', 'trips over 10 km': the one column measured in that unit; else 'more than 20 mm of
+    precipitation': the one column without a unit that the unit measures (said in the assumptions)."""
     for m in UNIT_CMP.finditer(st.text):
         if not st.free(m.start(), m.end()):
             continue
         cols = [c for c, words in vocab.units.items() if m.group("unit") in words]
-        if len(cols) == 1:
-            spec.filters.append(Filter(column=cols[0], op=OPS[m.group("op")], value=number(m.group("v1"))))
+        measured = [] if cols else unit_quantity_columns(m.group("unit"), vocab)
+        if len(cols) == 1 or (not cols and len(measured) == 1):
+            col = cols[0] if cols else measured[0]
+            spec.filters.append(Filter(column=col, op=OPS[m.group("op")], value=number(m.group("v1"))))
             st.take(m.start(), m.end())
+            if not cols:
+                spec.assumptions.append(f"took '{m.group('v1')} {m.group('unit')}' as {m.group('v1')} in `{col}` (the "
+                                        f"unit measures it; the column does not say its unit)")
+            after = re.match(r"\s+of\s+(?:the\s+)?", st.text[m.end():])
+            for k, x in enumerate(mentions):  # '20 mm of precipitation': the column is the condition's, not a measure
+                if x.column == col and after and x.start == m.end() + after.end():
+                    used.add(k)
+                    st.take(m.end(), x.end)
 
 
 OR_MORE = re.compile(r"(?P<v1>-?\d+(?:\.\d+)?)\s*(?P<unit>[a-z%$€£]+\s+)??(?:or|and)\s+(?P<word>[a-z]+)\b(?!\s+than\b)")
@@ -227,8 +323,8 @@ def _or_more(st: Reading, spec: QuerySpec, mentions: list[Mention], used: set[in
         if not st.free(m.start(), m.end()):
             continue
         word = m.group("word")
-        before = next((k for k, x in enumerate(mentions) if x.end <= m.start() and not st.text[x.end:m.start()].strip()
-                       and k not in used), None)
+        before = next((k for k, x in enumerate(mentions) if x.end <= m.start()
+                       and st.text[x.end:m.start()].strip() in ("", "of") and k not in used), None)
         col, up = None, None
         if word in _UP or word in _DOWN:
             if before is None:
@@ -244,9 +340,14 @@ def _or_more(st: Reading, spec: QuerySpec, mentions: list[Mention], used: set[in
             up = direction == "max"
         if named_column(table, col).kind != "numeric":
             continue
-        if m.group("unit") and m.group("unit").strip() not in vocab.units.get(col, []) + ["years", "year"]:
-            continue
+        unit = (m.group("unit") or "").strip()
+        if unit and unit not in vocab.units.get(col, []) + ["years", "year"] \
+                and col not in unit_quantity_columns(unit, vocab, among=[col]):
+            continue  # 'a high of 5 degrees or less': degrees measure temp_max, which says no unit of its own
         spec.filters.append(Filter(column=col, op=">=" if up else "<=", value=number(m.group("v1"))))
+        if unit and unit not in vocab.units.get(col, []) + ["years", "year"]:
+            spec.assumptions.append(f"took '{m.group('v1')} {unit}' as {m.group('v1')} in `{col}` (the unit measures it; "
+                                    "the column does not say its unit)")
         st.take(mentions[before].start if before is not None else m.start(), m.end())
         if before is not None:
             used.add(before)

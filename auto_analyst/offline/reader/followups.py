@@ -277,6 +277,11 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None
                                 "name it.")
         else:
             new.measures = [m.model_copy(update={"func": plain[0]}) for m in new.measures]
+    if prev.task == "top_n" and not prev.group_by and plain and p.numeric and chosen is None and not p.group_cols \
+            and REFERS.search(p.text):
+        # 'what is their average weight?' after a list of the top rows: those rows, never the top rows by the new measure
+        new.problems.append(f"I can't compute a statistic over exactly the {prev.n} rows listed earlier; ask it with the "
+                            "condition that picks them.")
     if p.numeric and not p.chart and new.task == "correlation":
         _swap_pair(new, p.numeric)
     elif p.numeric and not p.chart and (new.measures or new.task == "chart"):

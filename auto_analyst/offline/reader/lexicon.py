@@ -37,6 +37,9 @@ class Lexicon:
     months: dict[str, int]
     grains: dict[str, str]
     quantities: dict[str, list[str]] = field(default_factory=dict)
+    demonyms: dict[str, list[str]] = field(default_factory=dict)
+    extremes: dict[str, list[str]] = field(default_factory=dict)
+    absence: dict[str, list[str]] = field(default_factory=dict)
     synonym_index: dict[str, set[str]] = field(default_factory=dict)
 
     def synonyms_of(self, phrase: str) -> set[str]:
@@ -59,4 +62,6 @@ def lexicon() -> Lexicon:
         row_nouns=frozenset(raw["row_nouns"]), entity_nouns=frozenset(raw["entity_nouns"]),
         ignorable=frozenset(raw["ignorable"]), framing=frozenset(raw["framing"]),
         column_descriptors=frozenset(raw["column_descriptors"]), number_words=raw["number_words"],
-        months=raw["months"], grains=raw["grains"], quantities=raw.get("quantities", {}), synonym_index=index)
+        months=raw["months"], grains=raw["grains"], quantities=raw.get("quantities", {}),
+        demonyms=raw.get("demonyms", {}), extremes=raw.get("extremes", {}),
+        absence=raw.get("absence", {}), synonym_index=index)

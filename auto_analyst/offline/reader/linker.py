@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import adjective_bases, lemmas
-from auto_analyst.offline.reader.text import Reading
+from auto_analyst.offline.reader.text import Reading, words_of
 from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary
 from auto_analyst.offline.spec import QuerySpec
 
@@ -100,6 +100,10 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
         elif ms[0].how == "clipped":  # the name spells the words' starts: said, so a wrong link is seen
             spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (its name joins the starts of those "
                                     "words)")
+        elif ms[0].how in ("extreme", "extreme_alone"):  # 'the daily high': said, so a wrong link is seen
+            said = st.text[s:e]
+            if said.split() != words_of(ms[0].column):
+                spec.assumptions.append(f"took '{said}' as `{ms[0].column}` (its name says {_extreme_word(ms[0].column)})")
         elif ms[0].how == "meaning":  # the data dictionary named it so
             spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (the data dictionary: "
                                     f"\"{vocab.meaning(ms[0].column)}\")")
@@ -113,6 +117,13 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
             out.append(ms[0])
             st.take(s, e)
     return sorted(out, key=lambda m: m.start)
+
+
+def _extreme_word(column: str) -> str:
+    from auto_analyst.offline.reader.forms import extreme_of
+
+    e = extreme_of(words_of(column))
+    return "the maximum" if e and e[0] == "max" else "the minimum"
 
 
 def _passive(text: str, m: Mention, strong_ends: set[int]) -> bool:
@@ -217,12 +228,12 @@ def link_table(st: Reading, vocab: Vocabulary) -> bool:
     return found
 
 
-def link_superlatives(st: Reading, vocab: Vocabulary) -> list[Superlative]:
+def link_superlatives(st: Reading, vocab: Vocabulary, spec: QuerySpec | None = None) -> list[Superlative]:
     """'heaviest', 'the most expensive', 'least humid', 'oldest': max/min of the column the adjective describes.
 
     An adjective that fits several columns is left unexplained (the part then declines, naming it).
     """
-    out = []
+    out = _quality_superlatives(st, vocab, spec)
     for m in re.finditer(r"\b(?:(most|least)\s+)?([a-z]+)\b", st.text):
         word = m.group(2)
         if not st.free(m.start(2), m.end(2)):
@@ -247,11 +258,40 @@ def link_superlatives(st: Reading, vocab: Vocabulary) -> list[Superlative]:
     return out
 
 
+def _quality_superlatives(st: Reading, vocab: Vocabulary, spec: QuerySpec | None) -> list[Superlative]:
+    """'the most fuel-efficient': the maximum of the one numeric column named by the noun of that quality ('fuel
+    efficiency', a name of Miles_per_Gallon), said in the assumptions."""
+    from auto_analyst.offline.reader.morphology import quality_nouns
+
+    out = []
+    for m in re.finditer(r"\b(most|least)\s+([a-z]+)(?:(-|\s+)([a-z]+))?\b", st.text):
+        tries = ([(m.group(2), m.group(4), m.end())] if m.group(4) else []) + [(None, m.group(2), m.end(2))]
+        for qualifier, adjective, end in tries:
+            if not st.free(m.start(), end) or (vocab.adjective(adjective) and not qualifier):
+                continue  # 'most expensive': the lexicon's adjective, read by link_superlatives
+            cols = set()
+            for noun in quality_nouns(adjective):
+                phrase = f"{qualifier} {noun}" if qualifier else noun
+                cols |= {x.column for x in vocab.find(phrase) if x.start == 0 and x.end == len(phrase)}
+            if len(cols) != 1 or vocab.kind(next(iter(cols))) != "numeric":
+                continue
+            col, said = cols.pop(), st.text[m.start():end]
+            out.append(Superlative(m.start(), end, col, "max" if m.group(1) == "most" else "min", said))
+            st.take(m.start(), end)
+            if spec is not None:
+                spec.assumptions.append(f"took '{said}' as the {'highest' if m.group(1) == 'most' else 'lowest'} "
+                                        f"`{col}` (the quality the adjective names)")
+            break
+    return out
+
+
 def fuzzy_columns(unknown: list[str], vocab: Vocabulary, spec: QuerySpec) -> list[tuple[str, str]] | None:
     """Close spellings of columns for the unexplained words, as (column, words); None when a word stays
     unexplained (a problem then says which, listing the columns)."""
     taken: list[tuple[str, str]] = []
-    rest = list(unknown)
+    numbers = lexicon().number_words  # 'eight' is no misspelling of 'weight'
+    counted = [w for w in unknown if w in numbers]
+    rest = [w for w in unknown if w not in numbers]
     i = 0
     while i < len(rest):  # two-word phrases first ('delivery tme'), then single words
         pair = " ".join(rest[i:i + 2]) if i + 1 < len(rest) else None
@@ -275,5 +315,7 @@ def fuzzy_columns(unknown: list[str], vocab: Vocabulary, spec: QuerySpec) -> lis
         spec.problems.append(
             f"I can't tell what {', '.join(repr(w) for w in rest)} refers to: no column or value of table "
             f"'{spec.table}' matches. Columns: {', '.join(vocab.columns)}.")
-        return None
-    return taken
+    if counted:
+        spec.problems.append(f"I can't tell what {', '.join(map(repr, counted))} counts here; name the column it is a "
+                             "value of.")
+    return None if rest or counted else taken

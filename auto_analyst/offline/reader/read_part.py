@@ -103,7 +103,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     read_time(st, spec, table, event)
     corr_method = read_corr_method(st)
     n = read_topn(st)  # before the statistics and adjectives: "top 3", "3 largest" keep rows, they are no maximum
-    superlatives = link_superlatives(st, vocab)
+    superlatives = link_superlatives(st, vocab, spec)
     _how_adjective(st, superlatives)
     for m in WHOLE_SPAN.finditer(text):  # 'the average unemployment over the period': all the rows, no condition
         if st.free(m.start(), m.end()):
@@ -140,7 +140,8 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
             p.group_cols.append(m.column)  # "members and non-members": the two groups of a yes/no column
         elif m.how == "flag" and re.search(r"\bby\s*$", text[:m.start]):
             other.append(m.column)  # "spent by members": the members, not a grouping
-        elif GROUP_BEFORE.search(_before_noun(text, m.start, p.row_nouns)) or WHICH_BEFORE.search(text[:m.start]) \
+        elif GROUP_BEFORE.search(_before_noun(text, m.start, p.row_nouns)) \
+                or WHICH_BEFORE.search(_before_noun(text, m.start, p.row_nouns)) \
                 or after_group:
             p.group_cols.append(m.column)  # "by firm and year", "in which year"
         else:

@@ -16,7 +16,7 @@ from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import plural, singular
 from auto_analyst.offline.reader.text import fold, normalize, words_of
 
-__all__ = ["Term", "STRENGTH", "GENERIC", "column_terms", "content_words", "split_compound", "row_nouns", "id_columns",
+__all__ = ["Term", "STRENGTH", "GENERIC", "column_terms", "extreme_units", "content_words", "split_compound", "row_nouns", "id_columns",
            "identifying_column", "listed_values"]
 
 GENERIC = {"column", "columns", "field", "fields", "variable", "variables", "feature", "features", "unnamed", "col",
@@ -25,8 +25,9 @@ GENERIC = {"column", "columns", "field", "fields", "variable", "variables", "fea
            "data", "info", "score", "new", "old", "is", "has", "of", "the", "in", "per", "and", "by", "a", "no", "nr"}
 DATE_WORDS = {"date", "time", "on", "at", "dt", "day", "timestamp", "ts", "datetime", "when", "year", "yr"}
 FLAG_PREFIXES = {"is", "has", "was", "did", "flag", "flg", "had", "can", "any"}
-STRENGTH = {"backtick": 12, "quoted": 11, "name": 10, "words": 9, "flag": 9, "expanded": 8, "initials": 7,
-            "meaning": 7, "clipped": 7, "event": 6, "head": 6, "synonym": 5, "unit": 5, "verb": 4, "part": 3}
+STRENGTH = {"backtick": 12, "quoted": 11, "name": 10, "words": 9, "flag": 9, "expanded": 8, "extreme": 8, "initials": 7,
+            "meaning": 7, "clipped": 7, "event": 6, "head": 6, "extreme_alone": 6, "extreme_rest": 6, "synonym": 5,
+            "unit": 5, "verb": 4, "part": 3}
 
 
 @dataclass(frozen=True)
@@ -97,11 +98,32 @@ FUNCTION_WORDS = {"a", "an", "the", "is", "are", "was", "be", "at", "on", "in", 
                   "for", "if", "no", "not", "so", "do", "up", "we", "us", "me", "my", "i", "am", "an", "per", "than"}
 
 
-def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]]) -> tuple[list[Term], list[str]]:
+def extreme_units(col, units: dict[str, str], paired: bool) -> tuple[tuple[str, list[str]] | None, dict[str, str]]:
+    """(the column's max/min qualifier and the other words of its name, or None; the units to read its name
+    with). 'min' ends `temp_min` as the minimum when `temp_max` is there too (``paired``), `duration_min` as minutes."""
+    from auto_analyst.offline.reader.forms import extreme_of
+
+    words = words_of(col.name)
+    extreme = extreme_of(words) if col.kind == "numeric" else None
+    if extreme is None or not extreme[1]:
+        return None, units
+    forms = lexicon().extremes[extreme[0]]
+    if not paired and any(w in units for w in words if w in forms):
+        return None, units
+    return extreme, {k: v for k, v in units.items() if k not in forms}
+
+
+def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]],
+                 paired: bool = False) -> tuple[list[Term], list[str]]:
+    """(terms, parts) of one column. ``paired``: another column has the same name with max and min swapped
+    (`temp_max`, `temp_min`), so a trailing 'min' is the minimum, not minutes."""
+    from auto_analyst.offline.reader.forms import extreme_rests, extreme_terms
+
     lex = lexicon()
     words = words_of(col.name)
     if not words:
         return [], []
+    extreme, units = extreme_units(col, units, paired)
     # a column named 'IS' or 'AT' is named in backticks or quotes (or by its expansion): 'is', 'at' are words
     terms = [] if len(words) == 1 and words[0] in FUNCTION_WORDS else [Term(tuple(words), col.name, "name")]
     split = [x for w in words for x in (split_compound(w) or [w])]
@@ -156,6 +178,14 @@ def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]]
         for verb, concepts in lex.event_verbs.items():
             if concept_words & set(concepts) and verb not in lex.ignorable:
                 terms.append(Term((verb,), col.name, "verb"))
+    if extreme is not None:  # 'high temperature', 'maximum temp', 'the daily high' for temp_max
+        direction, rest = extreme
+        rests = [rest] + [e for e in _expansions(rest, abbreviations) if e]
+        for t in extreme_terms(direction, rests):
+            terms.append(Term(t, col.name, "extreme_alone" if len(t) == 1 else "extreme"))
+        terms += [Term(t, col.name, "extreme_rest") for t in extreme_rests(rests)]
+        forms = set(lex.extremes[direction])
+        terms = [t for t in terms if not (t.how == "head" and set(t.words) <= forms)]  # 'max' alone is the statistic
     parts = [w for w in content if len(w) >= 4 and w not in GENERIC and not w.isdigit()]
     return [t for t in terms if not (len(t.words) == 1 and t.words[0] in FUNCTION_WORDS)], parts
 

@@ -136,6 +136,11 @@ def read_time(st: Reading, spec: QuerySpec, table: TableDescription, tcol: str |
         prefixed = m.group(0) != word
         if not prefixed and word in ("day", "week", "month", "quarter", "year"):
             continue
+        if not prefixed and word == "daily" and tcol is not None and _one_row_per_day(table, tcol):
+            # 'the average daily high' on a table of one row per day: each row is a day, no grouping
+            spec.assumptions.append(f"read 'daily' as each row (one row per day of `{tcol}`)")
+            st.take(m.start(), m.end())
+            continue
         if tcol is None and re.match(r"(?:by|per|each|every|for each)\s", m.group(0)):  # a grouping never dropped
             spec.problems.append(f"I could not read '{m.group(0)}' as a grouping: table '{table.name}' has no date column, so I did not answer without it.")
             st.take(m.start(), m.end())
@@ -147,6 +152,23 @@ def read_time(st: Reading, spec: QuerySpec, table: TableDescription, tcol: str |
                 grain = "month_of_year"  # "which calendar month", "month of the year": 1-12 across years
             spec.time_grain = grain
             st.take(m.start() if not m.group(0).startswith(("busiest", "quietest")) else m.start(2), m.end())
+
+
+def _one_row_per_day(table: TableDescription, tcol: str) -> bool:
+    """Whether the time column holds one row per calendar day: all values different, dates without a time of day,
+    as many rows as days from the first to the last."""
+    import datetime as dt
+
+    col = named_column(table, tcol)
+    if col.kind != "datetime" or col.distinct != table.n_rows or col.missing:
+        return False
+    try:
+        first, last = dt.date.fromisoformat(str(col.min)[:10]), dt.date.fromisoformat(str(col.max)[:10])
+    except ValueError:
+        return False
+    if any(len(str(v)) > 10 and str(v)[10:].strip(" T0:") for v in (col.min, col.max, *col.examples)):
+        return False  # times of day: several readings a day are possible
+    return (last - first).days + 1 == table.n_rows
 
 
 def read_quarters(st: Reading, spec: QuerySpec, table: TableDescription) -> None:

@@ -12,6 +12,8 @@ words                   9         ``distance_km`` → "distance", ``Weight_in_lb
                                   (unit suffixes dropped), "discount percent" (unit said in words)
 flag                    9         ``is_member`` → "member", ``storm`` → "stormy"
 expanded                8         ``rel_hum_pct`` → "relative humidity" (abbreviations expanded)
+extreme                 8         ``temp_max`` → "maximum temperature", "high temp" (max/min said in words, either
+                                  order; :mod:`~auto_analyst.offline.reader.forms`)
 initials                7         ``Miles_per_Gallon`` → "mpg"
 clipped                 7         ``TOTEMP`` → "total employment", ``GNPDEFL`` → "GNP deflator" (the name joins
                                   the starts of two or three words of the question, each at least 3 letters
@@ -19,6 +21,8 @@ clipped                 7         ``TOTEMP`` → "total employment", ``GNPDEFL``
 meaning                 7         ``v2`` → "net amount" (the data dictionary's "v2: net amount after refunds")
 event                   6         ``signup_date`` → "sign up" (so "signed up in 2022" reads it)
 head                    6         ``rel_hum_pct`` → "humidity" (the head word, when one column has it)
+extreme_alone           6         ``temp_max`` → "high", "highs" (two max columns: both named, so declined)
+extreme_rest            6         ``temp_max`` → "temperature" (shared with ``temp_min``: both named, so declined)
 synonym                 5         ``sales_eur`` → "turnover", ``precip_mm`` → "rain"
 verb                    4         ``sales_eur`` → "spend" ("how much was spent")
 part                    3         ``store_code`` → "store" (a word only this column has)
@@ -40,10 +44,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from auto_analyst.data.description import TableDescription
+from auto_analyst.offline.reader.forms import paired_extremes, said_of_rows
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import adjective_bases, lemmas
-from auto_analyst.offline.reader.terms import (GENERIC, STRENGTH, Term, column_terms, content_words, id_columns, identifying_column,
-                                                   listed_values, row_nouns, split_compound)
+from auto_analyst.offline.reader.terms import (FUNCTION_WORDS, GENERIC, STRENGTH, Term, column_terms, content_words,
+                                               extreme_units, id_columns, identifying_column, listed_values, row_nouns,
+                                               split_compound)
 from auto_analyst.offline.reader.text import fold, normalize, tokenize, words_of
 
 __all__ = ["Mention", "Term", "Vocabulary", "vocabulary", "split_compound", "words_of", "CLOSE_MATCH"]
@@ -76,6 +82,12 @@ def _spelled_by(key: str, words: list[str]) -> bool:
         if (k >= 3 or k == len(w)) and key.startswith(w[:k]) and _spelled_by(key[k:], words[1:]):
             return True
     return False
+
+
+def _adjective_before(toks: list, k: int) -> bool:
+    """Whether token ``k`` is a word a preceding 'high'/'low' would describe (not a function word or the end)."""
+    return k < len(toks) and toks[k].kind in ("word", "number") and toks[k].text not in FUNCTION_WORDS \
+        and toks[k].text not in ("with", "during", "from", "over", "under", "above", "below", "recorded", "reading")
 
 
 def _verb_form(token: str) -> bool:
@@ -141,6 +153,10 @@ class Vocabulary:
                     continue  # 'ordered' reads the order date; 'orders' are rows
                 if term.how == "verb" and not _verb_form(t.text) and (t.text.endswith("s") or _is_noun(t.text)):
                     continue  # 'spent', 'spend' name the measure; 'orders' is a noun
+                if term.how == "extreme_alone" and not t.text.endswith("s") and _adjective_before(toks, i + 1):
+                    continue  # 'a high of 5', 'the daily high' name temp_max; 'high wind', 'a high correlation' do not
+                if term.how in ("extreme", "extreme_alone") and said_of_rows(toks, i, n):
+                    continue  # 'days with high temperatures', 'had a high temperature': hot days, no threshold said
                 best.append((n, term.strength, term))
             clipped = self._clipped(toks, i)
             if clipped is not None and (not best or (clipped[0], STRENGTH["clipped"]) > max((n, s) for n, s, _ in best)):
@@ -282,17 +298,19 @@ def vocabulary(table: TableDescription) -> Vocabulary:
     units, abbreviations = lex.units, lex.abbreviations
     vocab = Vocabulary(table=table, columns=[c.name for c in table.columns])
     parts_of: dict[str, list[str]] = {}
+    paired = paired_extremes(table)
     for col in table.columns:
-        terms, parts = column_terms(col, units, abbreviations)
+        terms, parts = column_terms(col, units, abbreviations, paired=col.name in paired)
         vocab.terms += terms
         parts_of[col.name] = parts
-        _, dropped = content_words(words_of(col.name), units)
-        spoken = [units[u] for u in dropped if u in units]
-        vocab.units[col.name] = list(dict.fromkeys([u for u in dropped if u in units] + [w for sp in spoken for w in sp.split()]
+        _, col_units = extreme_units(col, lex.units, col.name in paired)  # 'min' of temp_min is no unit
+        _, dropped = content_words(words_of(col.name), col_units)
+        spoken = [col_units[u] for u in dropped if u in col_units]
+        vocab.units[col.name] = list(dict.fromkeys([u for u in dropped if u in col_units] + [w for sp in spoken for w in sp.split()]
                                                    + [a for sp in spoken for a in lex.unit_aliases.get(sp, [])]))
         if col.kind == "numeric":  # 'energy consumption' for kwh: the quantity its unit measures
             whole = words_of(col.name)  # a column named by its unit alone ('kwh') keeps the unit as its name
-            measured_in = spoken or ([units[whole[0]]] if len(whole) == 1 and whole[0] in units else [])
+            measured_in = spoken or ([col_units[whole[0]]] if len(whole) == 1 and whole[0] in col_units else [])
             vocab.terms += [Term(tuple(q.split()), col.name, "unit") for sp in measured_in
                             for q in lex.quantities.get(sp, [])]
             if measured_in and not vocab.units[col.name]:
