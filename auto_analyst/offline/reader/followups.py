@@ -14,6 +14,7 @@ from typing import Any
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.builtin import flag_filters
+from auto_analyst.offline.reader.named_one import NAMED_ONE, named_one, named_one_ref
 from auto_analyst.offline.reader.pieces import Pieces
 from auto_analyst.offline.reader.words import PLAIN
 from auto_analyst.offline.spec import Filter, Measure, QuerySpec
@@ -32,8 +33,6 @@ STRONG_REFERENCE = re.compile(r"\b(?:the\s+(?:top|bottom|first|last)\s+one|(?:th
 NUMBER = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 # the one thing the previous answer named ('General Motors' for "which firm had the highest value?", 2014 for "which
 # year had the most rain?"): "its investment", "cars from there", "days of that year", "that one", "that firm"
-NAMED_ONE = re.compile(r"\b(?:its|(?:from|in|at|of)\s+there|(?:that|this)\s+(?P<noun>one|[a-z_]+))\b")
-GRAINS = ("year", "month", "quarter")
 # 'over all years', 'overall', 'at any time': the earlier conditions are dropped ('any precipitation at all' says none)
 LEAD = re.compile(r"^\s*(?:same|now|and|what about|how about|only|also|then|which one)\b")
 THAT_BEFORE = re.compile(r"\b(?:that|this|the\s+same)\s+$")
@@ -54,7 +53,7 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
         return fresh
     how = builds_on(p, fresh, prev, within)
     if how != "fresh" and not prev.answerable and not (STRONG_REFERENCE.search(p.text) or REFERS.search(p.text) or p.why
-                                                       or _bare_superlative(p, fresh) or _named_one_ref(p, prev)) \
+                                                       or _bare_superlative(p, fresh) or named_one_ref(p, prev)) \
             and (fresh.answerable or not (p.elliptical or LEAD.match(p.text))):
         # ('now by region' after a decline is no question of its own: it declines naming that turn, below)
         how = "fresh"  # 'what are the 3 hives with the most honey?' after a decline: a question of its own
@@ -79,7 +78,7 @@ def builds_on(p: Pieces, fresh: QuerySpec, prev: QuerySpec, within: bool = False
         return "merge"
     if p.why:
         return "explain"
-    refers = REFERS.search(p.text) or _of_those(p) or _named_one_ref(p, prev)
+    refers = REFERS.search(p.text) or _of_those(p) or named_one_ref(p, prev)
     lead = p.elliptical or LEAD.match(p.text)
     # a plugin's word is content of its own when the part reads alone ('remove the outliers'); in a later part
     # of one question it is not when the part lacks the columns ('Report the p-value of the correlation test')
@@ -156,63 +155,6 @@ def _selection(prev: QuerySpec, p: Pieces) -> Filter | None:
     return Filter(column=prev.group_by[0], op="in_top", value=n, by=prev.measures[0], ascending=bottom)
 
 
-def _named_one_ref(p: Pieces, prev: QuerySpec) -> re.Match | None:
-    """'its', 'from there', 'that one', 'that year' / 'that firm' (the previous answer's grouping): a reference to
-    the one group the previous answer named. 'that year' after an answer not grouped by year is not one (the year
-    of its condition is kept by the merge as it is)."""
-    for m in NAMED_ONE.finditer(p.text):
-        noun = m.group("noun")
-        if m.group(0) == "its" and any(x.end <= m.start() for x in p.mentions):
-            continue  # 'the average age and its standard deviation': the column said before it
-        if noun is None or noun == "one":
-            return m
-        if noun in GRAINS and prev.time_grain == noun and not prev.group_by:
-            return m
-        if prev.group_by and any(x.start == m.start("noun") and x.column == prev.group_by[0] for x in p.mentions):
-            return m
-    return None
-
-
-def _named_one(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any) -> Filter | str | None:
-    """The condition keeping the one group the previous answer named, when the part refers to it ('its', 'from
-    there', 'that year'), from the value that answer showed (typed, never its text); a problem when the part
-    refers to one group and the previous answer named none or several; None when it refers to no group."""
-    m = _named_one_ref(p, prev)
-    if m is None or not (prev.group_by or prev.time_grain):
-        return None  # 'its median' after a single figure: the same rows, as the merge keeps them
-    said = m.group(0)
-    if prev.group_by and any(f.column == prev.group_by[0] and ((f.op == "in_top" and f.value == 1) or f.op == "==")
-                             for f in prev.filters):
-        return None  # 'and its poverty rate?' after 'the murder rate of the top one': one group shown, kept as it is
-    if prev.task != "rank" or shown is None or isinstance(shown, (list, dict)):
-        return (f"I can't tell which one group of the earlier answer '{said}' means (it showed several or none); "
-                "name it.")
-    if prev.group_by:
-        col = next((c for c in table.columns if c.name == prev.group_by[0]), None)
-        value = _typed(shown, col.kind if col is not None else "categorical")
-        if value is None:
-            return f"I can't read the group the earlier answer named as a value of `{prev.group_by[0]}`; name it."
-        return Filter(column=prev.group_by[0], op="==", value=value)
-    value = _typed(shown, "numeric")
-    if prev.time_grain not in GRAINS or not isinstance(value, int) or not prev.time_column:
-        return f"I can't tell which {prev.time_grain} '{said}' means; name it."
-    return Filter(column=prev.time_column, op=prev.time_grain, value=value)
-
-
-def _typed(value: Any, kind: str) -> Any:
-    """A value of the previous answer's table as a value of a column of ``kind`` (rank tables show labels as
-    text: '2014', '4'); None when it is not one."""
-    if kind in ("categorical", "text", "identifier"):
-        return value if isinstance(value, str) else None
-    if kind != "numeric" or isinstance(value, bool):
-        return None  # a yes/no or date group named as text: which value it is, the table's text does not say
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return int(number) if number.is_integer() else number
-
-
 def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None) -> QuerySpec:  # noqa: C901
     new = prev.model_copy(deep=True)
     new.assumptions, new.problems = [], list(p.spec.problems)
@@ -225,7 +167,7 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None
     if kept & set(p.numeric):
         p = dataclasses.replace(p, numeric=[c for c in p.numeric if c not in kept])
     chosen = _selection(prev, p)
-    named = _named_one(prev, p, table, shown) if chosen is None else None
+    named = named_one(prev, p, table, shown) if chosen is None else None
     if isinstance(named, str):
         new.problems.append(named)
     elif named is not None:
