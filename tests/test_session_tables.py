@@ -60,6 +60,7 @@ def test_a_second_file_becomes_active_and_the_next_question_reads_it(analyst, tm
     assert table(temps, "mean temp by city").set_index("city")["mean temp"].to_dict() == \
         {"Oslo": 2.0, "Paris": 11.25, "Rome": 20.0}
     assert value(ok(s, "total sales"), "total sales") == B["sales"].sum()  # b's sales, not a's
+    s.settle()  # short-term memory is written after the answer returns (Session.settle)
     assert [i.tables for i in s.memory.items] == [["a"], ["b"], ["b"]]
 
 
@@ -88,8 +89,10 @@ def test_only_a_real_follow_up_builds_on_the_earlier_turns_table(analyst, tmp_pa
     chart = ok(s, "plot that")  # refers back: the previous turn's result, on a
     assert chart.figures and "data_1 = a\n" in chart.code
     assert table(chart, "total sales by region")["total sales"].tolist() == [20.0, 15.0, 7.0]
+    s.settle()  # short-term memory is written after the answer returns (Session.settle)
     assert s.memory.items[-1].tables == ["a"]
     rows = ok(s, "how many rows are there")  # a question of its own: the active table
+    s.settle()
     assert value(rows, "number of rows") == len(B) and s.memory.items[-1].tables == ["b"]
 
 
