@@ -47,6 +47,8 @@ class ColumnInfo(BaseModel):
     note: str = Field(default="", description="What loading inferred or converted for this column.")
     meaning: str = Field(default="", description="What the column means, from the data dictionary or the "
                                                  "database's column comment (docs/sources.md).")
+    sql_text: str = Field(default="", description="A SQLite number column whose text values a file's reader does "
+                                                  "not read as missing: why (data/sqlite_text.py); '' otherwise.")
 
 
 class TableDescription(BaseModel):
