@@ -64,6 +64,9 @@ class TableDescription(BaseModel):
     all_columns: list[str] = Field(default_factory=list,
                                    description="For wide tables: every column name in order; 'x_01..x_80' is a run.")
     load_notes: list[str] = Field(default_factory=list, description="The load report in short.")
+    same_rows_views: list[str] = Field(default_factory=list, description="Views of the database showing this table "
+                                       "unchanged, not loaded as tables (data/sql_views.py): a question naming one "
+                                       "reads this table.")
     reshape_hint: str = ""
 
     def column_names(self) -> list[str]:

@@ -359,6 +359,7 @@ def load_sql_tables(source: SqlSource, names: list[str] | None = None) -> list[S
                 f"it is not offered as a second table: questions about it are answered from {name!r}"
                 for v, t in mirrors.items() if t == name]
         desc.load_notes += same
+        desc.same_rows_views = [v for v, t in mirrors.items() if t == name]
         sample = facts["sample"]
         report = LoadReport(path=f"{source.safe_url}#{name}", format="sql", n_rows=desc.n_rows, warnings=same)
         report.columns = [ColumnReport(name=c.name, dtype=c.dtype, inferred_type=c.kind) for c in desc.columns]

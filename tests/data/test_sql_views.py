@@ -146,3 +146,23 @@ def test_duckdb_and_sqlite_views_that_change_columns_or_rows_are_tables_of_their
     lite.close()
     names, _, _ = _ask(tmp_path / "lite", f"sqlite:///{tmp_path / 'r.db'}")
     assert names == ["sales", "renamed"], names
+
+
+def test_a_question_naming_a_mirror_view_is_answered_from_its_table_saying_so(tmp_path):
+    con = sqlite3.connect(tmp_path / "m.db")
+    SALES.to_sql("sales", con, index=False)
+    pd.DataFrame({"product": ["x", "y"], "weight": [100.0, 200.0]}).to_sql("parcels", con, index=False)
+    con.execute("CREATE VIEW all_sales AS SELECT * FROM sales")
+    con.execute("CREATE VIEW parcel_list AS SELECT * FROM parcels")
+    con.commit()
+    con.close()
+    with Analyst(settings=Settings.load({"home": tmp_path / "home"}, environ={})) as analyst:
+        s = analyst.session()
+        s.load(f"sqlite:///{tmp_path / 'm.db'}")
+        assert sorted(s.tables) == ["parcels", "sales"]
+        for question, table, total in [("What is the total price in all_sales?", "sales", SALES["price"].sum()),
+                                       ("total weight of parcel_list", "parcels", 300.0)]:
+            r = s.ask(question)
+            assert r.status == "ok" and r.tables[0].rows[0][0] == pytest.approx(total), (question, r.answer)
+            view = question.split()[-1].rstrip("?")
+            assert f"'{view}' is a view of the database showing table '{table}' unchanged" in r.answer, r.answer
