@@ -47,6 +47,8 @@ class ColumnInfo(BaseModel):
     note: str = Field(default="", description="What loading inferred or converted for this column.")
     meaning: str = Field(default="", description="What the column means, from the data dictionary or the "
                                                  "database's column comment (docs/sources.md).")
+    sql_text: str = Field(default="", description="A SQLite number column whose text values a file's reader does "
+                                                  "not read as missing: why (data/sqlite_text.py); '' otherwise.")
 
 
 class TableDescription(BaseModel):
@@ -62,6 +64,9 @@ class TableDescription(BaseModel):
     all_columns: list[str] = Field(default_factory=list,
                                    description="For wide tables: every column name in order; 'x_01..x_80' is a run.")
     load_notes: list[str] = Field(default_factory=list, description="The load report in short.")
+    same_rows_views: list[str] = Field(default_factory=list, description="Views of the database showing this table "
+                                       "unchanged, not loaded as tables (data/sql_views.py): a question naming one "
+                                       "reads this table.")
     reshape_hint: str = ""
 
     def column_names(self) -> list[str]:

@@ -17,7 +17,7 @@ from auto_analyst.data.textops import (any_bytes, byte_table, contains_text, cou
                                       min_length)
 
 __all__ = ["PLACEHOLDERS", "TEXT_PLACEHOLDERS", "NumericResult", "column_decimal", "file_decimal", "index_counts",
-           "parse_numbers"]
+           "parse_counted", "parse_numbers"]
 
 # Cells meaning "no value" in a column that is otherwise numbers, dates or booleans. Collected
 # from the spreadsheet error codes (Excel/LibreOffice) and the placeholders of the cases.
@@ -160,6 +160,19 @@ def parse_numbers(arr: pa.ChunkedArray, *, decimal: str = ".", thousands: str | 
                 res.values = pc.take(res.values, encoded.indices)
             return res
     return _parse(arr, decimal, thousands, force, None)
+
+
+def parse_counted(values: list[str | None], counts: list[int], *, decimal: str = ".",
+                  thousands: str | None = None) -> NumericResult | None:
+    """:func:`parse_numbers` of a column holding ``values[i]`` ``counts[i]`` times (trimmed, blanks as None): the
+    reader's own path for a column of few distinct cells, so the verdict is the one a file of those cells gets.
+
+    Returns:
+        None when the reader would not read the column as numbers; else the result, ``values`` one per distinct
+        cell (null: a placeholder, 'inf' or a cell that fits no number).
+    """
+    return _parse(pa.chunked_array([pa.array(values, pa.string())]), decimal, thousands, False,
+                  pa.array(counts, pa.int64()))
 
 
 def index_counts(indices: pa.Array, size: int) -> np.ndarray:

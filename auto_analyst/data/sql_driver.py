@@ -82,13 +82,17 @@ def sqlite_numbers_only(declared: str) -> bool:
     return any(x in t for x in ("REAL", "FLOA", "DOUB", "NUM", "DEC"))
 
 
-def sqlite_numbers(frame: pd.DataFrame, declared: dict[str, str]) -> tuple[pd.DataFrame, list[str]]:
+def sqlite_numbers(frame: pd.DataFrame, declared: dict[str, str],
+                   problems: dict[str, str] | None = None) -> tuple[pd.DataFrame, list[str]]:
     """``frame`` (rows of a SQLite table) with the values of its number columns that are not numbers made missing,
     as a file's reader makes them; and a note per column that had some (what a description says).
 
     Args:
         declared: column → its declared type (the catalog's).
+        problems: column → why its text values are not what a file's reader makes missing
+            (``sqlite_text.TextReading.problem``): the note says that instead.
     """
+    problems = problems or {}
     notes = []
     for c in frame.columns:
         s = frame[c]
@@ -99,6 +103,10 @@ def sqlite_numbers(frame: pd.DataFrame, declared: dict[str, str]) -> tuple[pd.Da
         frame[c] = numbers
         if len(bad):
             shown = ", ".join(repr(str(v)) for v in pd.unique(bad.astype(str))[:3])
+            if c in problems:
+                notes.append(f"{c}: {len(bad)} of these rows hold text ({shown}) in a {declared[c]} column, described "
+                             f"as missing here; {problems[c]}")
+                continue
             notes.append(f"{c}: {len(bad)} of these rows hold text that is not a number ({shown}) in a {declared[c]} "
                          f"column; read as missing, as a file's reader reads them (in SQL keep the numbers with "
                          f"typeof({c}) IN {NUMBER_CLASSES})")

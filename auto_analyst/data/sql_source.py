@@ -37,7 +37,9 @@ from auto_analyst.data.report import ColumnReport, LoadedTable, LoadReport
 from auto_analyst.data.dates import iso_text_dates
 from auto_analyst.data.stand_in import FrameStandIn
 from auto_analyst.data.sql_check import SqlRefused, check_read_only, sqlglot_dialect
-from auto_analyst.data.sql_driver import duckdb_catalog, first_line, interrupt, numbers_typed, sqlite_numbers
+from auto_analyst.data.sql_driver import (duckdb_catalog, first_line, interrupt, numbers_typed, sqlite_numbers,
+                                         sqlite_numbers_only)
+from auto_analyst.data.sqlite_text import text_readings
 from auto_analyst.data.sql_url import SAFE_QUERY_PARAMETERS, safe_url
 from auto_analyst.data.sql_views import same_rows_views
 from auto_analyst.data.sql_url import reads_files as _reads_files
@@ -182,9 +184,12 @@ class SqlSource:
                     comment = (insp.get_table_comment(name) or {}).get("text") or ""
                 except NotImplementedError:
                     comment = ""
-        sample, typed = self.sample(name), []
+        sample, typed, readings = self.sample(name), [], {}
         if self.backend == "sqlite":  # SQLite keeps 'N/A' in a REAL column as text
-            sample, typed = sqlite_numbers(sample, {c["name"]: str(c.get("type", "")) for c in columns})
+            declared = {c["name"]: str(c.get("type", "")) for c in columns}
+            readings = text_readings(self.query, name, [c for c, t in declared.items() if sqlite_numbers_only(t)])
+            problems = {c: r.problem() for c, r in readings.items() if r.problem()}
+            sample, typed = sqlite_numbers(sample, declared, problems)
         n_rows, estimated = self._row_count(name)
         whole = len(sample) < SAMPLE_ROWS and (estimated or n_rows == len(sample))  # LIMIT returned every row
         notes = [f"engine=sql: table {name!r} of the {self.dialect} database {self.safe_url}; read it with "
@@ -205,6 +210,8 @@ class SqlSource:
             info.dtype = str(col.get("type", info.dtype))
             if col.get("comment"):
                 info.meaning = str(col["comment"])
+            if info.name in readings:
+                info.sql_text = readings[info.name].problem()
             if info.name in pk:
                 info.note = (info.note + "; " if info.note else "") + "primary key"
         if estimated:
@@ -352,6 +359,7 @@ def load_sql_tables(source: SqlSource, names: list[str] | None = None) -> list[S
                 f"it is not offered as a second table: questions about it are answered from {name!r}"
                 for v, t in mirrors.items() if t == name]
         desc.load_notes += same
+        desc.same_rows_views = [v for v, t in mirrors.items() if t == name]
         sample = facts["sample"]
         report = LoadReport(path=f"{source.safe_url}#{name}", format="sql", n_rows=desc.n_rows, warnings=same)
         report.columns = [ColumnReport(name=c.name, dtype=c.dtype, inferred_type=c.kind) for c in desc.columns]

@@ -137,6 +137,8 @@ class _Source:
                 continue
             info = next((x for x in desc.table(part).columns if x.name == column), None)
             if info is not None and sqlite_numbers_only(info.dtype):
+                if info.sql_text:  # its text values are not what a file's reader makes missing
+                    raise Unsupported(info.sql_text)
                 read.setdefault(table, []).append((column, c))
         relations = {}
         for table in read:

@@ -33,9 +33,27 @@ TABLES = {"sales": ["item", "price"], "other": ["x"]}
     ("sqlite", "CREATE VIEW v AS SELECT * FROM sales UNION ALL SELECT * FROM sales", None),
     ("postgres", "SELECT * FROM archive.sales", None),  # another schema's table of the same name
     ("sqlite", "not SQL ((", None),
+    # a star with a modifier, a sample, a column list on the view: other values, rows or names
+    ("duckdb", "CREATE VIEW v AS SELECT * REPLACE ((price * 2) AS price) FROM sales;", None),
+    ("duckdb", "CREATE VIEW v AS SELECT * EXCLUDE (item) FROM sales;", None),
+    ("duckdb", "CREATE VIEW v AS SELECT * RENAME (price AS cost) FROM sales;", None),
+    ("duckdb", "CREATE VIEW v AS SELECT COLUMNS(*) FROM sales;", None),
+    ("duckdb", "CREATE VIEW v AS SELECT * FROM sales TABLESAMPLE System(10.0 PERCENT);", None),
+    ("duckdb", "CREATE VIEW v AS SELECT * FROM sales USING SAMPLE 10%;", None),
+    ("sqlite", "CREATE VIEW v (item, cost) AS SELECT * FROM sales", None),
+    ("sqlite", "CREATE VIEW v AS SELECT * FROM sales AS s (item, cost)", None),
+    ("sqlite", "CREATE VIEW v AS SELECT * FROM sales ORDER BY price", None),
 ])
 def test_a_view_is_its_tables_rows_only_when_it_reads_every_column_unchanged(dialect, definition, table):
     assert mirrored_table(definition, dialect, TABLES, schemas=("public", "main")) == table
+
+
+def test_a_view_whose_catalog_columns_differ_is_not_a_mirror():
+    # PostgreSQL keeps CREATE VIEW v (a, b) AS SELECT * FROM sales as SELECT sales.item, sales.price: only the
+    # catalog's columns of the view say they were renamed
+    stored = " SELECT sales.item,\n    sales.price\n   FROM sales;"
+    assert mirrored_table(stored, "postgres", TABLES, ("public",), view_columns=["a", "b"]) is None
+    assert mirrored_table(stored, "postgres", TABLES, ("public",), view_columns=["item", "price"]) == "sales"
 
 
 def _ask(tmp_path, url: str, tables: list[str] | None = None):
@@ -102,3 +120,49 @@ def test_postgresql_select_star_view_is_not_a_second_table(tmp_path):
         with admin.begin() as c:
             c.execute(text(f"DROP SCHEMA {schema} CASCADE"))
         admin.dispose()
+
+
+def test_duckdb_and_sqlite_views_that_change_columns_or_rows_are_tables_of_their_own(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect(str(tmp_path / "g.duckdb"))
+    con.execute("CREATE TABLE sales AS SELECT * FROM SALES")
+    for view, body in [("doubled", "SELECT * REPLACE (price * 2 AS price) FROM sales"),
+                       ("no_item", "SELECT * EXCLUDE (item) FROM sales"),
+                       ("sampled", "SELECT * FROM sales TABLESAMPLE 10%"),
+                       ("renamed (thing, cost)", "SELECT * FROM sales"),
+                       ("all_sales", "SELECT * FROM sales")]:
+        con.execute(f"CREATE VIEW {view} AS {body}")
+    con.close()
+    with Analyst(settings=Settings.load({"home": tmp_path / "home"}, environ={})) as analyst:
+        s = analyst.session()
+        s.load(f"duckdb:///{tmp_path / 'g.duckdb'}")
+        assert sorted(s.tables) == ["doubled", "no_item", "renamed", "sales", "sampled"], list(s.tables)
+        assert any("the view 'all_sales'" in w for w in s.tables["sales"].report.warnings)
+        assert s.tables["doubled"].frame.sample()["price"].tolist() == (2 * SALES["price"]).tolist()
+    lite = sqlite3.connect(tmp_path / "r.db")
+    SALES.to_sql("sales", lite, index=False)
+    lite.execute("CREATE VIEW renamed (thing, cost) AS SELECT * FROM sales")
+    lite.commit()
+    lite.close()
+    names, _, _ = _ask(tmp_path / "lite", f"sqlite:///{tmp_path / 'r.db'}")
+    assert names == ["sales", "renamed"], names
+
+
+def test_a_question_naming_a_mirror_view_is_answered_from_its_table_saying_so(tmp_path):
+    con = sqlite3.connect(tmp_path / "m.db")
+    SALES.to_sql("sales", con, index=False)
+    pd.DataFrame({"product": ["x", "y"], "weight": [100.0, 200.0]}).to_sql("parcels", con, index=False)
+    con.execute("CREATE VIEW all_sales AS SELECT * FROM sales")
+    con.execute("CREATE VIEW parcel_list AS SELECT * FROM parcels")
+    con.commit()
+    con.close()
+    with Analyst(settings=Settings.load({"home": tmp_path / "home"}, environ={})) as analyst:
+        s = analyst.session()
+        s.load(f"sqlite:///{tmp_path / 'm.db'}")
+        assert sorted(s.tables) == ["parcels", "sales"]
+        for question, table, total in [("What is the total price in all_sales?", "sales", SALES["price"].sum()),
+                                       ("total weight of parcel_list", "parcels", 300.0)]:
+            r = s.ask(question)
+            assert r.status == "ok" and r.tables[0].rows[0][0] == pytest.approx(total), (question, r.answer)
+            view = question.split()[-1].rstrip("?")
+            assert f"'{view}' is a view of the database showing table '{table}' unchanged" in r.answer, r.answer

@@ -17,7 +17,7 @@ from auto_analyst.offline.reader.grammar import decide
 from auto_analyst.offline.reader.presence import any_amount
 from auto_analyst.offline.reader.ratios import ratio_parts
 from auto_analyst.offline.reader.read_part import read_pieces
-from auto_analyst.offline.reader.table_choice import table_for
+from auto_analyst.offline.reader.table_choice import table_for, view_notes
 from auto_analyst.offline.reader.restate import (covered_by, inherit_method, missing_detail, refine_formula, share_threshold,
                                                     spec_columns)
 from auto_analyst.offline.reader.vocabulary import vocabulary
@@ -157,6 +157,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         # a part read against another table than the spec it would follow is a question of its own
         here = prev_spec if prev_spec is not None and prev_spec.table == table.name else None
         pieces = read_pieces(part, table)
+        pieces.spec.assumptions += view_notes(part, table)
         pieces.elliptical = elliptical and not specs and previous is not None
         if specs and _normality_rule(part, specs):
             continue  # 'If the p-value is less than 0.05, the data is not normal': the normality test's level

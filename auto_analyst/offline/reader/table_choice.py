@@ -11,7 +11,7 @@ from auto_analyst.offline.reader.text import fold, normalize
 from auto_analyst.offline.reader.vocabulary import vocabulary
 from auto_analyst.offline.spec import QuerySpec
 
-__all__ = ["choose_table", "table_for"]
+__all__ = ["choose_table", "table_for", "view_notes"]
 
 
 def choose_table(question: str, desc: DatasetDescription) -> TableDescription:
@@ -24,7 +24,9 @@ def choose_table(question: str, desc: DatasetDescription) -> TableDescription:
 
     text = fold(normalize(question))
     found, outread = {}, set()
-    spans = {t.name: [m.span() for m in re.finditer(rf"\b{re.escape(fold(normalize(t.name)))}\b", text)] for t in desc.tables}
+    # a view of the database showing a table unchanged (not loaded as a table of its own) names that table
+    spans = {t.name: [m.span() for n in [t.name, *t.same_rows_views]
+                      for m in re.finditer(rf"\b{re.escape(fold(normalize(n)))}\b", text)] for t in desc.tables}
 
     def named_alone(name: str) -> bool:  # 'orders' inside 'paid orders' names the table paid_orders, not orders
         return any(not any(o != name and a <= x and y <= b and (b - a) > (y - x) for o in spans for a, b in spans[o])
@@ -101,3 +103,12 @@ def table_for(part: str, desc: DatasetDescription, prev: QuerySpec | None, withi
         if (REFERS.search(p.text) or FOLLOW_UP.search(p.text)) and not p.unknown:
             return before
     return table
+
+
+def view_notes(part: str, table: TableDescription) -> list[str]:
+    """Assumptions saying that a view the part names, one showing ``table`` unchanged (``same_rows_views``), was
+    read as ``table``."""
+    text = fold(normalize(part))
+    return [f"'{v}' is a view of the database showing table '{table.name}' unchanged, so the answer is from "
+            f"'{table.name}'" for v in table.same_rows_views
+            if re.search(rf"\b{re.escape(fold(normalize(v)))}\b", text)]

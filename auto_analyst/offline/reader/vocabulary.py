@@ -280,7 +280,7 @@ def _negates(asked: list[str], term: list[str]) -> bool:
 
 
 def _key(table: TableDescription) -> str:
-    parts = [table.name] + [f"{c.name}|{c.kind}|{c.distinct}|{c.top_values[:3]}|{c.meaning}" for c in table.columns]
+    parts = [table.name, *table.same_rows_views] + [f"{c.name}|{c.kind}|{c.distinct}|{c.top_values[:3]}|{c.meaning}" for c in table.columns]
     return hashlib.sha1(json.dumps(parts).encode()).hexdigest()
 
 
@@ -340,7 +340,8 @@ def vocabulary(table: TableDescription) -> Vocabulary:
     id_cols = id_columns(table)
     vocab.id_column = identifying_column(table, id_cols)
     vocab.row_nouns = row_nouns(table, id_cols)
-    vocab.table_words = {w for w in words_of(table.name) if len(w) >= 3 and not w.isdigit()}
+    vocab.table_words = {w for n in [table.name, *table.same_rows_views] for w in words_of(n)
+                         if len(w) >= 3 and not w.isdigit()}  # a view showing the table unchanged names it too
     vocab.values = listed_values(table)
     if len(_CACHE) > 64:
         _CACHE.clear()
