@@ -9,9 +9,14 @@ from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.pieces import Pieces
 from auto_analyst.offline.spec import Filter, QuerySpec
 
-__all__ = ["NAMED_ONE", "named_one", "named_one_ref"]
+__all__ = ["NAMED_ONE", "THERE", "named_one", "named_one_ref"]
 
-NAMED_ONE = re.compile(r"\b(?:its|(?:from|in|at|of)\s+there|(?:that|this)\s+(?P<noun>one|[a-z_]+))\b")
+# 'there' pointing at a place said before ('total births there'), never the 'there' of 'how many are there',
+# 'is there', 'was there any', 'there were': those say that something exists, they point at nothing
+THERE = (r"(?:(?:from|in|at|of)\s+there|(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )"
+         r"(?<!\bis\s)(?<!\bam )there(?!\s+(?:is|are|was|were|be|been|exists?|will|would|has|have|had|seems?)\b)"
+         r"(?!'s|'re))")
+NAMED_ONE = re.compile(r"\b(?:its|" + THERE + r"|(?:that|this)\s+(?P<noun>one|[a-z_]+))\b")
 GRAINS = ("year", "month", "quarter")
 
 
