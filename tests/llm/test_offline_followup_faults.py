@@ -96,3 +96,43 @@ def test_a_group_column_compared_with_a_number_in_a_follow_up_declines(chat):
     chat.ask("total births by region in 2008")
     r = chat.ask("any region above 1500?")
     assert r.status == "declined" and "`region`" in r.answer and "Error" not in r.answer, r.answer
+
+
+def test_a_value_in_the_table_is_never_said_to_be_absent(chat):
+    chat.ask("how many countries are there?")
+    r = chat.ask("did Chile have any births below 100?")
+    assert "No value 'Chile'" not in r.answer and "Error" not in r.answer and "Chile" in r.answer, r.answer
+    chat.ask("total births in Asia")
+    r = chat.ask("and for France?")
+    assert "No value 'France'" not in r.answer, r.answer
+
+
+def test_a_mean_of_missing_values_says_there_is_none(tmp_path):
+    analyst = Analyst(settings=Settings.load({"home": tmp_path}), user="noor")
+    s = analyst.session()
+    s.add_frame("f", pd.DataFrame({"country": ["Alpha", "Alpha", "Beta"], "fertility": [None, None, 2.0]}))
+    r = s.ask("what is the mean fertility of Alpha?")
+    analyst.close()
+    assert "None" not in r.answer and "no value" in r.answer, r.answer
+
+
+def test_which_year_was_that_after_a_highest_value_is_its_year(chat):
+    f = births()
+    chat.ask("what was the highest fertility?")
+    r = chat.ask("which year was that?")
+    assert r.status == "ok" and str(r.tables[0].rows[0][0]) == str(f.loc[f.fertility.idxmax(), "year"]), r.answer
+
+
+def test_which_year_was_that_after_a_mean_declines(chat):
+    chat.ask("which country had the highest fertility?")
+    r = chat.ask("which year was that?")
+    assert r.status == "declined" and "`year`" in r.answer, r.answer
+
+
+@pytest.mark.parametrize("first,then", [("total births in Asia", "what about that year for France"),
+                                        ("what is the average fertility of Brazil?",
+                                         "was there any year with fertility above 2 there?")])
+def test_a_year_column_is_never_averaged_in_a_follow_up(chat, first, then):
+    chat.ask(first)
+    r = chat.ask(then)
+    assert r.status == "declined" and "year" in r.answer and "Mean year" not in r.answer, r.answer

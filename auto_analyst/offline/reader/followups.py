@@ -14,7 +14,8 @@ from typing import Any
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.builtin import flag_filters
-from auto_analyst.offline.reader.named_one import NAMED_ONE, THERE, named_one, named_one_ref
+from auto_analyst.offline.reader.measures import is_period
+from auto_analyst.offline.reader.named_one import NAMED_ONE, THERE, named_one, named_one_ref, which_was_that
 from auto_analyst.offline.reader.pieces import Pieces
 from auto_analyst.offline.reader.words import PLAIN
 from auto_analyst.offline.spec import Filter, Measure, QuerySpec
@@ -161,12 +162,21 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None
     new.assumptions, new.problems = [], list(p.spec.problems)
     new.rounding = p.spec.rounding if p.spec.rounding is not None else prev.rounding
     new.percent = p.spec.percent or prev.percent
+    if which_was_that(p, prev, new):  # 'which year was that?': where the earlier figure is, or a decline
+        new.task = "decline" if new.problems else new.task
+        return new
     # 'its value that year' after a turn kept to year 1945: 'that year' is that condition, not a column to measure
     # ('the mean age that year' after 'which year had the most?': the year it named, below)
     kept = {x.column for x in p.mentions if THAT_BEFORE.search(p.text[:x.start]) and
             (any(f.column == x.column and f.op != "in_top" for f in prev.filters) or x.column in prev.group_by[:1])}
     if kept & set(p.numeric):
         p = dataclasses.replace(p, numeric=[c for c in p.numeric if c not in kept])
+    periods = [c for c in p.numeric if is_period(c) and c not in p.group_cols]
+    if periods and not p.funcs and not p.chart:
+        # 'that year for France', 'any year with fertility above 2': a year named, never a year to average
+        new.problems.append(f"I can't tell which `{periods[0]}` is meant or what to compute of it here; name the "
+                            f"{periods[0]} (e.g. 'in 2010') or ask it whole.")
+        p = dataclasses.replace(p, numeric=[c for c in p.numeric if c not in periods])
     chosen = _selection(prev, p)
     named = named_one(prev, p, table, shown) if chosen is None else None
     if isinstance(named, str):
