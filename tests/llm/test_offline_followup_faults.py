@@ -136,3 +136,13 @@ def test_a_year_column_is_never_averaged_in_a_follow_up(chat, first, then):
     chat.ask(first)
     r = chat.ask(then)
     assert r.status == "declined" and "year" in r.answer and "Mean year" not in r.answer, r.answer
+
+
+def test_the_most_births_is_the_largest_total_and_its_births_stay_totals(chat):
+    f = births()
+    totals = f.groupby("year").births.sum()
+    r = chat.ask("which year had the most births?")
+    assert r.status == "ok" and str(r.tables[0].rows[0][0]) == str(totals.idxmax()), r.answer
+    chat.ask("which country had the most births in 2010?")
+    r = chat.ask("what were its births over all years?")
+    assert value(r) == f[f.country == "France"].births.sum(), r.answer

@@ -110,6 +110,12 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         _rank(spec, superlative, [_when_column(table)], numeric, categorical, plain_funcs, table)
     elif superlative and (re.match(r"^\s*(which|what|in which|for which|who)\b", text) or group_cols
                           or (spec.time_grain and not plain_funcs) or (categorical and numeric)):
+        if numeric and not plain_funcs and (group_cols or categorical or spec.time_grain) and counted_noun(
+                p, numeric[0], table, ("most", "fewest", "least"), (superlative,)) == "sum":
+            # "which country had the most births": the births of each country added up, not their mean
+            plain_funcs = ["sum"]
+            spec.assumptions.append(f"'{numeric[0]}' holds whole counts of {numeric[0]}: the most {numeric[0]} "
+                                    "is the largest total")
         _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs, table)
     elif plain_funcs or superlative:
         _aggregate(p, spec, funcs, group_cols, numeric, categorical, table)

@@ -36,12 +36,14 @@ def counts_things(column: str) -> bool:
     return bool(set(words_of(column)) & COUNT_WORDS)
 
 
-def counted_noun(p, col: str, table: TableDescription) -> str | None:
+def counted_noun(p, col: str, table: TableDescription, words: tuple[str, ...] = ("how many", "number of"),
+                 funcs: tuple[str, ...] = ("count",)) -> str | None:
     """'how many births' with a column named 'births': the noun counted is the column itself, so the question is
     its total ('sum') when it holds whole numbers that are never negative (an integer dtype, smallest value >= 0),
     'decline' when it does not (a total of fractions or of negative values is not a number of things; the row count
-    would answer another question); None when the column is not the noun after 'how many' / 'number of'."""
-    said = {end for pos, f, w in p.funcs if f == "count" and w in ("how many", "number of") for end in [pos + len(w)]}
+    would answer another question); None when the column is not the noun after 'how many' / 'number of' (``words``
+    said as one of ``funcs``: 'the most births' is ('most',) as ('max',), a total too)."""
+    said = {end for pos, f, w in p.funcs if f in funcs and w in words for end in [pos + len(w)]}
     mention = next((x for x in p.mentions if x.column == col and any(not p.text[e:x.start].strip() for e in said
                                                                       if e <= x.start)), None)
     if mention is None or _singular(words_of(mention.text)) != _singular(words_of(col)):
