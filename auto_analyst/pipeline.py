@@ -45,7 +45,7 @@ from auto_analyst.llm.usage import LMBudget, call_usage
 from auto_analyst.numbers_check import unsupported_numbers
 from auto_analyst.question_text import addressed_agent
 from auto_analyst.results import Attempt, ErrorInfo, PlanStep, ProgressEvent, Result, RunResult, Trace
-from auto_analyst.run_errors import fixable, user_sentence
+from auto_analyst.run_errors import fixable, script_error_sentence, user_sentence
 from auto_analyst.turn_context import MemoryPort, TurnContext
 
 __all__ = ["Pipeline", "TurnContext", "MemoryPort", "LMBudget", "plans_with_code"]
@@ -211,7 +211,7 @@ class Pipeline:
             result.status = "error"
             result.error = run.error
             result.answer = (user_sentence(run.error) if run.error and not fixable(run.error) else
-                             f"The analysis could not be completed: {run.error.message if run.error else 'unknown error'}")
+                             script_error_sentence(run.error))
             return
         trace.result_names = _result_names(result.code, steps, run.names)
         check_cancel()

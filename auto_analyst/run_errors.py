@@ -20,9 +20,11 @@ Example:
 
 from __future__ import annotations
 
+import re
+
 from auto_analyst.results import ErrorInfo
 
-__all__ = ["NOT_FIXABLE", "WALL_REFUSAL", "fixable", "user_sentence"]
+__all__ = ["NOT_FIXABLE", "WALL_REFUSAL", "fixable", "script_error_sentence", "user_sentence"]
 
 NOT_FIXABLE: dict[str, str] = {
     "sandbox": "The script could not run here: the sandbox is missing or broke on this machine, which no change "
@@ -65,3 +67,13 @@ def user_sentence(error: ErrorInfo) -> str:
     sentence = NOT_FIXABLE.get(kind, "")
     detail = (error.message or "").strip()
     return f"[{kind}] {sentence}" + (f" ({detail})" if detail and detail not in sentence else "")
+
+
+def script_error_sentence(error: ErrorInfo | None) -> str:
+    """What the user is told about a run whose script failed: its message without the Python class name
+    ('LookupError: No rows match ...' -> 'No rows match ...'), which names nothing the user asked about."""
+    if error is None:
+        return "The analysis could not be completed."
+    message = (error.message or "").strip().removeprefix(f"{error.kind}: ")
+    message = re.sub(r"^[A-Za-z_][\w.]*(?:Error|Exception|Warning): ", "", message)
+    return f"The analysis could not be completed: {message}" if message else "The analysis could not be completed."

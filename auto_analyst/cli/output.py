@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from auto_analyst.errors import EXIT_DECLINED, EXIT_OK
+from auto_analyst.errors import ERROR_KINDS, EXIT_DECLINED, EXIT_OK
 from auto_analyst.errors import exit_code as exit_code_of_kind
 
 from auto_analyst.cli.terminal_text import ascii_json, escape_result
@@ -44,7 +44,9 @@ def print_result(result: Result, as_json: bool = False, show_trace: bool = False
     result = escape_result(result)  # a script's escape sequences are shown, not obeyed by the terminal
     if result.status == "error" and result.error:
         kind = result.error.kind  # "LookupError: No rows ..." names its kind already: say it once
-        click.secho(f"Error ({kind}): {result.error.message.removeprefix(kind + ': ')}", fg="red", err=False)
+        message = result.error.message.removeprefix(kind + ': ')
+        # a run error's kind is a Python class name ('LookupError'), which says nothing to a user: only ours are shown
+        click.secho(f"Error ({kind}): {message}" if kind in ERROR_KINDS else f"Error: {message}", fg="red", err=False)
     else:
         click.echo(result.answer)
     unchecked = result.trace.unsupported_numbers

@@ -99,6 +99,9 @@ def _sentence_case(s: str) -> str:
 
 def _table_text(t: dict, digits: int | None) -> str:
     name, cols, rows, n = t.get("name", ""), t.get("columns", []), t.get("rows", []), t.get("n_rows", 0)
+    if cols == ["value"] and n == 1 and rows and rows[0][0] is None:
+        # a statistic of rows whose values are all missing: there is no figure, never the word 'None'
+        return f"**{_sentence_case(name)}**: no value (every value of those rows is missing)."
     if cols == ["value"] and n == 1 and rows:
         return f"**{_sentence_case(name)}**: {fmt(rows[0][0], digits)}."
     if "(first rows)" in name:

@@ -57,8 +57,11 @@ def _round(expr: str, spec: QuerySpec) -> str:
 ISO_DAY = re.compile(r"\d{4}-\d\d-\d\d")
 
 
-def _filter_line(f: Filter, var: str) -> str:
+def _filter_line(f: Filter, var: str, source: str) -> str:
     col = f"{var}[{_c(f.column)}]"
+    # a named value is looked up in the whole table (``source``), never in rows an earlier condition kept: 'Chile'
+    # with 'births below 200' is no row, not "no value 'Chile'"
+    whole = f"{source}[{_c(f.column)}]"
     if f.op in ("year", "month", "quarter"):
         return f"{var} = {var}[pd.to_datetime({col}).dt.{f.op} == {f.value!r}]"
     if f.op == "months":
@@ -87,11 +90,11 @@ def _filter_line(f: Filter, var: str) -> str:
     if f.op == "between":
         return f"{var} = {var}[{col}.between({f.value!r}, {f.value2!r})]"
     if f.op in ("==", "!=") and isinstance(f.value, str):
-        return f"{var} = {var}[{col} {f.op} pick_value({col}, {f.value!r})]"
+        return f"{var} = {var}[{col} {f.op} pick_value({whole}, {f.value!r})]"
     return f"{var} = {var}[{col} {f.op} {f.value!r}]"
 
 
-def _filter_lines(filters: list[Filter], var: str) -> list[str]:
+def _filter_lines(filters: list[Filter], var: str, source: str) -> list[str]:
     """One line per condition; several values of one column ("North and South") keep rows of any of them."""
     out, done = [], set()
     for f in filters:
@@ -100,15 +103,15 @@ def _filter_lines(filters: list[Filter], var: str) -> list[str]:
             if f.column in done:
                 continue
             done.add(f.column)
-            col = f"{var}[{_c(f.column)}]"
+            col, whole = f"{var}[{_c(f.column)}]", f"{source}[{_c(f.column)}]"
             if f.op == "==":
-                picks = ", ".join(f"pick_value({col}, {g.value!r})" if isinstance(g.value, str) else repr(g.value)
+                picks = ", ".join(f"pick_value({whole}, {g.value!r})" if isinstance(g.value, str) else repr(g.value)
                                   for g in same)
                 out.append(f"{var} = {var}[{col}.isin([{picks}])]")
             else:
                 out.append(f"{var} = {var}[pd.to_datetime({col}).dt.{f.op}.isin({[g.value for g in same]!r})]")
             continue
-        out.append(_filter_line(f, var))
+        out.append(_filter_line(f, var, source))
     return out
 
 
@@ -122,7 +125,7 @@ def preprocessing(spec: QuerySpec, i: int) -> str:
     lines = [f"data_{i} = {spec.table}"]
     if any(f.op in ("==", "!=") and isinstance(f.value, str) for f in spec.filters):  # pick_value is needed
         lines.insert(0, PICK_HELPER)
-    lines += _filter_lines(spec.filters, f"data_{i}")
+    lines += _filter_lines(spec.filters, f"data_{i}", spec.table)
     if spec.time_grain and spec.time_column:
         lines.append(f"data_{i} = data_{i}.assign({spec.time_grain}=pd.to_datetime(data_{i}[{_c(spec.time_column)}])"
                      f"{GRAIN_CODE[spec.time_grain]})")

@@ -78,4 +78,6 @@ def test_the_fixer_is_never_called_for_an_error_the_script_cannot_fix(tmp_path, 
 def test_the_fixer_is_called_for_the_scripts_own_error(tmp_path):
     result, engine, sandbox = _ask(tmp_path, "KeyError", "KeyError: 'x'")
     assert len(engine.calls(FIXER)) >= 1 and sandbox.runs >= 2
-    assert result.status == "error" and result.answer.startswith("The analysis could not be completed: KeyError")
+    assert result.status == "error" and result.error.kind == "KeyError"
+    # the user reads the message, never the Python class name
+    assert result.answer == "The analysis could not be completed: 'x'", result.answer

@@ -12,7 +12,7 @@ import re
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.charts import chart as _chart, trend as _trend
 from auto_analyst.offline.reader.time_read import time_column
-from auto_analyst.offline.reader.measures import (SUPERLATIVES, counts_things as _counts_things, default_func,
+from auto_analyst.offline.reader.measures import (SUPERLATIVES, counted_noun, counts_things as _counts_things, default_func,
                                                       is_period as _is_period, measure_for as _measure_for,
                                                       when_column as _when_column)
 from auto_analyst.offline.reader.pieces import Pieces
@@ -110,9 +110,15 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         _rank(spec, superlative, [_when_column(table)], numeric, categorical, plain_funcs, table)
     elif superlative and (re.match(r"^\s*(which|what|in which|for which|who)\b", text) or group_cols
                           or (spec.time_grain and not plain_funcs) or (categorical and numeric)):
+        if numeric and not plain_funcs and (group_cols or categorical or spec.time_grain) and counted_noun(
+                p, numeric[0], table, ("most", "fewest", "least"), (superlative,)) == "sum":
+            # "which country had the most births": the births of each country added up, not their mean
+            plain_funcs = ["sum"]
+            spec.assumptions.append(f"'{numeric[0]}' holds whole counts of {numeric[0]}: the most {numeric[0]} "
+                                    "is the largest total")
         _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs, table)
     elif plain_funcs or superlative:
-        _aggregate(p, spec, funcs, group_cols, numeric, categorical)
+        _aggregate(p, spec, funcs, group_cols, numeric, categorical, table)
     elif task_word == "open":
         _open(spec, group_cols, numeric, categorical, dates)
     elif numeric and spec.filters and not group_cols and not categorical and not task_word:
@@ -200,7 +206,8 @@ def _check_drop_missing(spec: QuerySpec) -> None:
         spec.assumptions.append("missing values left out (pandas skips them)")
 
 
-def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], group_cols, numeric, categorical) -> None:
+def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], group_cols, numeric, categorical,
+               table: TableDescription) -> None:
     spec.task = "aggregate"
     spec.group_by = group_cols
     cols_in_order = numeric + [c for c in categorical if c not in group_cols]
@@ -233,6 +240,17 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
                         return
                 if f == "count" and col in numeric and col in plural_mention and _is_period(col):
                     spec.measures.append(Measure(func="count"))  # "how many quarters had ...": the rows are periods
+                    continue
+                noun = counted_noun(p, col, table) if f == "count" and col in numeric else None
+                if noun == "decline":
+                    spec.problems.append(f"I can't tell whether 'how many {col}' means the number of rows or the total "
+                                         f"of `{col}` (it is not a column of whole counts); ask 'the number of rows' "
+                                         f"or 'the total {col}'.")
+                    return
+                if noun == "sum":
+                    # "how many births" with a column 'births' of whole counts: the births, added up (never the rows)
+                    spec.measures.append(Measure(func="sum", column=col))
+                    spec.assumptions.append(f"'{col}' holds whole counts of {col}: 'how many {col}' added them up")
                     continue
                 if f == "count" and col in numeric and _counts_things(col):
                     # "how many passengers per borough" with passenger_count: the total of the counts

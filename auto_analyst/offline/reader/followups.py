@@ -14,7 +14,8 @@ from typing import Any
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.builtin import flag_filters
-from auto_analyst.offline.reader.named_one import NAMED_ONE, named_one, named_one_ref
+from auto_analyst.offline.reader.measures import is_period
+from auto_analyst.offline.reader.named_one import NAMED_ONE, THERE, named_one, named_one_ref, which_was_that
 from auto_analyst.offline.reader.pieces import Pieces
 from auto_analyst.offline.reader.words import PLAIN
 from auto_analyst.offline.spec import Filter, Measure, QuerySpec
@@ -30,6 +31,7 @@ OF_THOSE = re.compile(r"\b(?:(?:the\s+)?(top|first|bottom|last)\s+(one|two|three
 # references that only make sense after an earlier answer (a first question saying them is not read alone)
 STRONG_REFERENCE = re.compile(r"\b(?:the\s+(?:top|bottom|first|last)\s+one|(?:those|these)\s+(?:one|two|three|four|five|"
                               r"\d+)|same\s+(?:for|as|with)|the\s+previous\s+(?:answer|result|one)|that\s+(?:result|answer))\b")
+BARE_THERE = re.compile(r"\b" + THERE + r"\b")
 NUMBER = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 # the one thing the previous answer named ('General Motors' for "which firm had the highest value?", 2014 for "which
 # year had the most rain?"): "its investment", "cars from there", "days of that year", "that one", "that firm"
@@ -46,7 +48,7 @@ def resolve(p: Pieces, fresh: QuerySpec, prev: QuerySpec | None, table: TableDes
     of the same question, not the turn before). ``shown`` is the one value the previous turn's answer named first
     (its Result's first table, typed: 'General Motors', '2014'), or None."""
     if prev is None:
-        if not within and STRONG_REFERENCE.search(p.text):
+        if not within and (STRONG_REFERENCE.search(p.text) or BARE_THERE.search(p.text)):
             # "the top one", "those three", "same for X" with no earlier answer to point at
             return QuerySpec(table=fresh.table, task="decline", problems=[
                 "This refers to an earlier answer, and there is none in this conversation; ask it whole."])
@@ -160,12 +162,21 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None
     new.assumptions, new.problems = [], list(p.spec.problems)
     new.rounding = p.spec.rounding if p.spec.rounding is not None else prev.rounding
     new.percent = p.spec.percent or prev.percent
+    if which_was_that(p, prev, new):  # 'which year was that?': where the earlier figure is, or a decline
+        new.task = "decline" if new.problems else new.task
+        return new
     # 'its value that year' after a turn kept to year 1945: 'that year' is that condition, not a column to measure
     # ('the mean age that year' after 'which year had the most?': the year it named, below)
     kept = {x.column for x in p.mentions if THAT_BEFORE.search(p.text[:x.start]) and
             (any(f.column == x.column and f.op != "in_top" for f in prev.filters) or x.column in prev.group_by[:1])}
     if kept & set(p.numeric):
         p = dataclasses.replace(p, numeric=[c for c in p.numeric if c not in kept])
+    periods = [c for c in p.numeric if is_period(c) and c not in p.group_cols]
+    if periods and not p.funcs and not p.chart:
+        # 'that year for France', 'any year with fertility above 2': a year named, never a year to average
+        new.problems.append(f"I can't tell which `{periods[0]}` is meant or what to compute of it here; name the "
+                            f"{periods[0]} (e.g. 'in 2010') or ask it whole.")
+        p = dataclasses.replace(p, numeric=[c for c in p.numeric if c not in periods])
     chosen = _selection(prev, p)
     named = named_one(prev, p, table, shown) if chosen is None else None
     if isinstance(named, str):
@@ -197,7 +208,11 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None
         added = p.spec.filters + flag_filters(p, table)
     new.filters = [g for g in new.filters if not any(_same_target(g, f) for f in added)] + added
     if ALL_ROWS.search(p.text) and not p.spec.filters:
-        new.filters = [f for f in new.filters if not _widened(f, p)] + ([chosen] if isinstance(named, Filter) else [])
+        # 'its fertility overall' after 'France's births over all years': 'its' keeps the one group, 'overall' the rest
+        one = named is None and named_one_ref(p, prev) is not None
+        new.filters = [f for f in new.filters if (one and _names_one(f, table)) or not _widened(f, p)]
+        new.filters = [f for f in new.filters if f != chosen] + ([chosen] if isinstance(named, Filter) else [])
+    new.filters = [f for i, f in enumerate(new.filters) if f not in new.filters[:i]]  # a condition said twice is one
     if p.spec.time_grain:
         new.time_column, new.time_grain = p.spec.time_column, p.spec.time_grain
     if p.group_cols:
@@ -269,6 +284,12 @@ def _widened(f: Filter, p: Pieces) -> bool:
     if not named and period is None:
         return True  # 'all of it', 'all rows': every condition
     return f.column in named or (period is not None and (PERIODS.get(f.op) == period or f.column.lower() == period))
+
+
+def _names_one(f: Filter, table: TableDescription) -> bool:
+    """Is ``f`` the condition naming one group ('country = France'), which 'its' / 'there' points at?"""
+    col = next((c for c in table.columns if c.name == f.column), None)
+    return f.op == "==" and col is not None and col.kind in ("categorical", "text", "identifier")
 
 
 def _superlative_word(p: Pieces) -> bool:

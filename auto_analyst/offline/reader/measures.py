@@ -7,7 +7,7 @@ from auto_analyst.offline.reader.vocabulary import words_of
 from auto_analyst.offline.spec import Measure, QuerySpec
 
 __all__ = ["SUPERLATIVES", "ADDITIVE_HINTS", "default_func", "measure_for", "numeric_like", "when_column", "is_period",
-           "counts_things"]
+           "counts_things", "counted_noun"]
 
 SUPERLATIVES = {"min", "max"}
 # a measure whose name contains one of these is additive: "which city brought in the most revenue" sums it
@@ -34,6 +34,27 @@ def is_period(column: str) -> bool:
 def counts_things(column: str) -> bool:
     """A column of counts ('passenger_count', 'num_items', 'qty'): 'how many passengers' sums it."""
     return bool(set(words_of(column)) & COUNT_WORDS)
+
+
+def counted_noun(p, col: str, table: TableDescription, words: tuple[str, ...] = ("how many", "number of"),
+                 funcs: tuple[str, ...] = ("count",)) -> str | None:
+    """'how many births' with a column named 'births': the noun counted is the column itself, so the question is
+    its total ('sum') when it holds whole numbers that are never negative (an integer dtype, smallest value >= 0),
+    'decline' when it does not (a total of fractions or of negative values is not a number of things; the row count
+    would answer another question); None when the column is not the noun after 'how many' / 'number of' (``words``
+    said as one of ``funcs``: 'the most births' is ('most',) as ('max',), a total too)."""
+    said = {end for pos, f, w in p.funcs if f in funcs and w in words for end in [pos + len(w)]}
+    mention = next((x for x in p.mentions if x.column == col and any(not p.text[e:x.start].strip() for e in said
+                                                                      if e <= x.start)), None)
+    if mention is None or _singular(words_of(mention.text)) != _singular(words_of(col)):
+        return None
+    info = next((c for c in table.columns if c.name == col), None)
+    whole = info is not None and info.dtype.lower().lstrip("u").startswith("int")
+    return "sum" if whole and isinstance(info.min, (int, float)) and info.min >= 0 else "decline"
+
+
+def _singular(words: list[str]) -> list[str]:
+    return [w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words]
 
 
 def when_column(table: TableDescription) -> str | None:

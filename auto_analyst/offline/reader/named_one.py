@@ -9,9 +9,14 @@ from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.pieces import Pieces
 from auto_analyst.offline.spec import Filter, QuerySpec
 
-__all__ = ["NAMED_ONE", "named_one", "named_one_ref"]
+__all__ = ["NAMED_ONE", "THERE", "WHICH_WAS", "named_one", "named_one_ref", "which_was_that"]
 
-NAMED_ONE = re.compile(r"\b(?:its|(?:from|in|at|of)\s+there|(?:that|this)\s+(?P<noun>one|[a-z_]+))\b")
+# 'there' pointing at a place said before ('total births there'), never the 'there' of 'how many are there',
+# 'is there', 'was there any', 'there were': those say that something exists, they point at nothing
+THERE = (r"(?:(?:from|in|at|of)\s+there|(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )"
+         r"(?<!\bis\s)(?<!\bam )there(?!\s+(?:is|are|was|were|be|been|exists?|will|would|has|have|had|seems?)\b)"
+         r"(?!'s|'re))")
+NAMED_ONE = re.compile(r"\b(?:its|" + THERE + r"|(?:that|this)\s+(?P<noun>one|[a-z_]+))\b")
 GRAINS = ("year", "month", "quarter")
 
 
@@ -70,3 +75,26 @@ def _typed(value: Any, kind: str) -> Any:
     except (TypeError, ValueError):
         return None
     return int(number) if number.is_integer() else number
+
+
+WHICH_WAS = re.compile(r"^\s*(?:and\s+)?(?:in\s+|on\s+)?(?:which|what)\s+(?P<noun>[a-z_]+)\s+(?:was|is|were)\s+"
+                       r"(?:that|it|this)\b")
+
+
+def which_was_that(p: Pieces, prev: QuerySpec, new: QuerySpec) -> bool:
+    """'which year was that?': the value of a column at the one figure the previous answer gave. After a highest
+    or lowest value of all rows it is the group holding it (the rank of the same statistic by that column); after
+    anything else (a mean, a figure of several rows) no one row holds it and ``new`` declines. False when the part
+    is not such a question."""
+    m = WHICH_WAS.search(p.text)
+    col = next((x.column for x in p.mentions if m and x.start == m.start("noun")), None) if m else None
+    if col is None:
+        return False
+    one = [x for x in prev.measures if x.column is not None]
+    if prev.task == "aggregate" and not prev.group_by and not prev.time_grain and len(one) == 1 \
+            and one[0].func in ("max", "min") and col != one[0].column:
+        new.task, new.group_by, new.ascending, new.n, new.measures = "rank", [col], one[0].func == "min", None, one
+        return True
+    new.problems.append(f"I can't tell which `{col}` that was: the earlier answer is not the value of one row; ask it "
+                        f"whole (e.g. 'which {col} had the highest ...?').")
+    return True
