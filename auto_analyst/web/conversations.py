@@ -296,6 +296,7 @@ class HistoryIndex:
         version = self.analyst.session_version(conv_id, user) if self.check_fresh else None
         analyst = self.analyst_for(owner)
         session = analyst.reopen(conv_id, user=user)
+        session.owner = owner.key if owner.account else None  # writes only while the account has this id
         return Conversation(id=conv_id, user=user, key=owner.key, session=session, model=analyst.settings.model,
                             title=saved.title or "New conversation", created=saved.created, updated=saved.updated,
                             uploads=list(saved.uploads), version=version)

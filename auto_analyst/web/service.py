@@ -145,6 +145,7 @@ class WebService:
         owner = self._seen(user)
         analyst = self.analyst_for(owner)
         session = analyst.session(user=owner.name)
+        session.owner = owner.key if owner.account else None  # writes only while the account has this id
         conv = Conversation(id=session.id, user=owner.name, key=owner.key, session=session,
                             model=analyst.settings.model)
         self.index.add(conv)
