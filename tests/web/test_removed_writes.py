@@ -74,3 +74,35 @@ def test_a_cancelled_question_is_not_stored(settings, datasets_dir):
         assert [t.turn for t in analyst.memory.history.turns("erin", s.id)] == [2]
     finally:
         analyst.close()
+
+
+def test_an_account_added_again_under_a_removed_name_does_not_inherit_its_spend_and_the_report_keeps_it(settings):
+    """Breaker fault 10: usage and budget holds were keyed by name, so a new carol started her day with the
+    removed carol's spend (and running holds) against her own cap."""
+    from auto_analyst.results import Usage
+    from auto_analyst.web.accounts import removed_label, today
+    from auto_analyst.web.quota_holds import BudgetHolds, Hold
+
+    store = AccountStore(settings=settings)
+    old = store.add("carol", "carol-password")
+    store.update("carol", daily_cost_usd=1.0)
+    holds = BudgetHolds(store)
+    store.record("carol", Usage(lm_calls=3, cost_usd=0.9))
+    running = holds.reserve("carol", 0.05)  # a question of the old carol still running at the removal
+    assert isinstance(running, Hold)
+    _cli(settings, ["users", "remove", "carol", "--yes"])
+    _cli(settings, ["users", "add", "carol"], input="other-person-pw\n")
+    store.update("carol", daily_cost_usd=1.0)
+    new = store.get("carol")
+    assert new.id != old.id
+    assert store.spent_today("carol") == 0.0 and holds.held("carol") == 0.0
+    assert isinstance(holds.reserve("carol", 0.5), Hold)  # 0.9 + 0.05 + 0.5 would have passed the cap of 1.0
+    # the old question ends now: its cost is the removed account's, not the new carol's
+    holds.settle("carol", Usage(lm_calls=1, cost_usd=0.04), running, owner=old.id)
+    label = removed_label("carol", old.id)
+    report = {(u.user, u.day): (u.lm_calls, round(u.cost_usd, 6)) for u in store.usage()}
+    assert report == {(label, today()): (4, 0.94)}
+    assert store.spent_today("carol") == 0.0
+    # the new carol's own usage is hers
+    holds.settle("carol", Usage(lm_calls=2, cost_usd=0.2), None, owner=new.id)
+    assert store.spent_today("carol") == 0.2
