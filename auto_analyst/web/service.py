@@ -65,6 +65,7 @@ class WebService:
         self._account_keys: set[str] = set()  # owner keys that are account ids (forgotten when the account goes)
         self._live: dict[str, Conversation] = {}  # conv id -> conversation whose worker may be running
         self._lock = threading.Lock()
+        self.closed = False  # set by close(): background sweeps stop
 
     # ----------------------------------------------------------------- models
     def analyst_for(self, user: Owner | str) -> Analyst:
@@ -273,6 +274,7 @@ class WebService:
 
     def close(self) -> None:
         """Cancel running jobs and stop every worker (server shutdown)."""
+        self.closed = True
         convs = self.index.all() if hasattr(self.index, "all") else list(self._live.values())
         for c in convs:
             if c.job is not None:

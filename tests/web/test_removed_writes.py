@@ -106,3 +106,27 @@ def test_an_account_added_again_under_a_removed_name_does_not_inherit_its_spend_
     # the new carol's own usage is hers
     holds.settle("carol", Usage(lm_calls=2, cost_usd=0.2), None, owner=new.id)
     assert store.spent_today("carol") == 0.2
+
+
+def test_the_server_drops_a_removed_accounts_conversations_without_waiting_for_a_request(settings, datasets_dir):
+    """The sweep ran only on a signed-in request, and the removed account's own requests get 401 first: its
+    running question went on calling the model until someone else came."""
+    import time
+
+    store = AccountStore(settings=settings)
+    store.add("gus", "gus-password")
+    old_id = store.get("gus").id
+    app = create_app({"TESTING": True, "SECRET_KEY": "test-secret", "SETTINGS": settings, "ACCOUNT_SWEEP_SECONDS": 1})
+    svc = app.extensions["auto_analyst"]
+    try:
+        gus = Browser(app.test_client(), login=("gus", "gus-password"))
+        sid = gus.new_session()
+        assert gus.upload(sid, datasets_dir / "grunfeld.csv").status_code == 201
+        assert [c.key for c in svc.index.all()] == [old_id]
+        _cli(settings, ["users", "remove", "gus", "--yes"])
+        deadline = time.time() + 20  # no request from now on
+        while time.time() < deadline and svc.index.all():
+            time.sleep(0.1)
+        assert svc.index.all() == [] and svc.removed_accounts(set()) == set()
+    finally:
+        svc.close()
