@@ -176,19 +176,32 @@ class AccountStore(LoginRows, TokenRows):
         self._dummy = _hasher().hash(secrets.token_hex(8))
 
     # ----------------------------------------------------------------- accounts
+    def resolve(self, name: str) -> str:
+        """The stored spelling of the account ``name`` (names are matched without regard to case: ``Bob`` is
+        ``bob``; new names are stored casefolded), or ``name`` itself when no account matches."""
+        name = (name or "").strip()
+        with read(self.engine) as conn:
+            if conn.execute(text("SELECT 1 FROM accounts WHERE name = :n"), {"n": name}).first():
+                return name
+            # names are ASCII (valid_name), so SQL lower() is casefold on both SQLite and PostgreSQL
+            rows = conn.execute(text("SELECT name FROM accounts WHERE lower(name) = :l"), {"l": name.casefold()}).all()
+        return rows[0][0] if len(rows) == 1 else name
+
     def add(self, name: str, password: str, role: str = "member") -> Account:
-        """Create an account.
+        """Create an account (its name stored casefolded).
 
         Raises:
-            BadInputError: bad name, unknown role, a password under 8 characters, or the name is taken.
+            BadInputError: bad name, unknown role, a password under 8 characters, or the name is taken (in any case).
         """
-        name = valid_name(name)
+        name = valid_name(name).casefold()
         if role not in ROLES:
             raise BadInputError(f"Unknown role {role!r}; use one of {', '.join(ROLES)}.")
         _check_password(password)
         with transaction(self.engine) as conn:
-            if conn.execute(text("SELECT 1 FROM accounts WHERE name = :n"), {"n": name}).first():
-                raise BadInputError(f"The account {name!r} exists; use `users passwd {name}` to change its password.")
+            taken = conn.execute(text("SELECT name FROM accounts WHERE lower(name) = :n"), {"n": name}).first()
+            if taken:
+                raise BadInputError(f"The account {taken[0]!r} exists (names differing only by case are the same "
+                                    f"account); use `users passwd {taken[0]}` to change its password.")
             conn.execute(text("INSERT INTO accounts (name, password_hash, role, created_at, id) "
                               "VALUES (:n, :h, :r, :t, :i)"),
                          {"n": name, "h": _hasher().hash(password), "r": role, "t": to_iso(None), "i": _new_id()})
@@ -198,9 +211,13 @@ class AccountStore(LoginRows, TokenRows):
     def ensure(self, name: str, role: str = "member") -> Account:
         """The account ``name``, created without a password (it cannot log in by password) if missing.
 
-        Used for users a trusted proxy vouches for, so roles, caps and usage apply to them too.
+        Used for users a trusted proxy vouches for, so roles, caps and usage apply to them too. ``ZED`` is the
+        account ``zed`` (or an older ``Zed``): names are matched without regard to case, new ones stored casefolded.
         """
-        name = valid_name(name)
+        existing = self.get(valid_name(name))
+        if existing is not None:
+            return existing
+        name = valid_name(name).casefold()
         with transaction(self.engine) as conn:
             made = conn.execute(text("INSERT INTO accounts (name, password_hash, role, created_at, id) "
                                      "VALUES (:n, NULL, :r, :t, :i) ON CONFLICT (name) DO NOTHING"),
@@ -210,6 +227,8 @@ class AccountStore(LoginRows, TokenRows):
         return self.get(name)
 
     def get(self, name: str) -> Account | None:
+        """The account ``name`` (matched without regard to case), or None."""
+        name = self.resolve(name)
         with read(self.engine) as conn:
             row = conn.execute(text(f"SELECT {_COLUMNS} FROM accounts WHERE name = :n"), {"n": name}).first()
         return Account(*row) if row else None
@@ -238,6 +257,7 @@ class AccountStore(LoginRows, TokenRows):
         Raises:
             NotFoundError: no such account.
         """
+        name = self.resolve(name)
         with transaction(self.engine) as conn:
             row = conn.execute(text("DELETE FROM accounts WHERE name = :n RETURNING id"), {"n": name}).first()
             if row is None:
@@ -253,6 +273,7 @@ class AccountStore(LoginRows, TokenRows):
             NotFoundError: no such account. BadInputError: password under 8 characters.
         """
         _check_password(password)
+        name = self.resolve(name)
         with transaction(self.engine) as conn:
             n = conn.execute(text("UPDATE accounts SET password_hash = :h, epoch = epoch + 1 WHERE name = :n"),
                              {"h": _hasher().hash(password), "n": name}).rowcount
@@ -278,7 +299,7 @@ class AccountStore(LoginRows, TokenRows):
                 raise BadInputError(f"{key} cannot be negative; leave it empty for no limit.")
         if not changes:
             return self._existing(name)
-        sets = ", ".join(f"{k} = :{k}" for k in changes)
+        sets, name = ", ".join(f"{k} = :{k}" for k in changes), self.resolve(name)
         with transaction(self.engine) as conn:
             n = conn.execute(text(f"UPDATE accounts SET {sets} WHERE name = :name"), {**changes, "name": name}).rowcount
         if not n:
@@ -289,6 +310,7 @@ class AccountStore(LoginRows, TokenRows):
         """The account when ``password`` is right, else None (same cost for an unknown name)."""
         from argon2.exceptions import InvalidHashError, VerificationError
 
+        name = self.resolve(name)
         with read(self.engine) as conn:
             row = conn.execute(text("SELECT password_hash FROM accounts WHERE name = :n"), {"n": name}).first()
         stored = row[0] if row and row[0] else None

@@ -236,7 +236,7 @@ def _load_request_user(req) -> WebUser | None:
         g.aa_bearer = True
         return _user(account, "api_token", token_id=token[len("aa_"):len("aa_") + 12])
     if state.from_proxy():
-        name = (req.headers.get(state.proxy_header) or "").strip()
+        name = _utf8(req.headers.get(state.proxy_header) or "").strip()
         if name:
             return _user(state.store.ensure(name), "proxy")
     if state.mode == "none":
@@ -244,6 +244,15 @@ def _load_request_user(req) -> WebUser | None:
     if state.token_mode and session.get("tok") == state.token_fingerprint():
         return WebUser(_cookie_uid(), "admin", "loopback_token")
     return None
+
+
+def _utf8(value: str) -> str:
+    """A header's text: WSGI hands headers over decoded as latin-1 (PEP 3333), while proxies send UTF-8 (an
+    e-mail address with ``é``); undo that, keeping a value that is not UTF-8 as it came."""
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return value
 
 
 def _cookie_uid() -> str:

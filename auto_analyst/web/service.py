@@ -84,11 +84,11 @@ class WebService:
         """
         owner = self._seen(user)
         model = (model or "").strip()
-        if is_offline_model(model):
-            with self._lock:
+        if is_offline_model(model) and is_offline_model(self.analyst.settings.model):
+            with self._lock:  # the server's own model: the user's choice is dropped
                 self._analysts.pop(owner.key, None)
             return self.analyst.settings.model
-        try:
+        try:  # the embedded offline model on a server with a priced one is the user's own choice too
             analyst = Analyst(model=model, settings=self.settings, api_key=api_key or None, user=owner.name)
             analyst.check_model()
         except (ModelError, AutoAnalystError) as exc:
