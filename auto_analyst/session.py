@@ -62,6 +62,9 @@ class Session(TableMethods, SourceMethods):
         """The account id this session writes for (set by the team server): every stored write (turns, state,
         uploads, facts, profile) is made only while the account ``user`` still has this id
         (``storage.owners``), so a removed account's running question leaves nothing under its name."""
+        self.store_cancelled = True
+        """Store a cancelled turn (as cancelled) in the history: the command line's Ctrl-C does; the team server
+        turns it off, since its cancels come from a user who stopped the question or from the account's removal."""
         self.id = session_id or secrets.token_urlsafe(12)
         self.tables: dict[str, LoadedTable] = {}
         self.active: str = ""
@@ -195,9 +198,9 @@ class Session(TableMethods, SourceMethods):
 
     def _keep(self, scope: Scope, result: Result, cancelled: bool = False) -> None:
         """Seal the Result (it is final once returned), keep it in the session and store it in the history;
-        a cancelled turn is kept in this object only (the user stopped it: nothing of it is stored)."""
+        a cancelled turn is kept in this object only unless ``store_cancelled``."""
         self.results.append(result.seal())
-        if cancelled:
+        if cancelled and not self.store_cancelled:
             return
         self.runtime.memory.record(scope, result.question, result)
         self.save_state()

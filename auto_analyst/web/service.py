@@ -147,6 +147,7 @@ class WebService:
         analyst = self.analyst_for(owner)
         session = analyst.session(user=owner.name)
         session.owner = owner.key if owner.account else None  # writes only while the account has this id
+        session.store_cancelled = False  # a stopped question (or a removed account's) leaves nothing stored
         conv = Conversation(id=session.id, user=owner.name, key=owner.key, session=session,
                             model=analyst.settings.model)
         self.index.add(conv)

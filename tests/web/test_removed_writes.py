@@ -38,6 +38,7 @@ def test_a_question_answered_after_its_account_was_removed_leaves_nothing_for_a_
         from auto_analyst.web.conversations import Owner
 
         running = svc.get(Owner(old_id, "carol", account=True), sid).session  # the question's session
+        assert running.owner == old_id and running.store_cancelled is False
         _cli(settings, ["users", "remove", "carol", "--yes"])
         _cli(settings, ["users", "add", "carol"], input="other-person-pw\n")
         # the old question goes on after the removal and the re-add (the sweep has not run): it answers...
@@ -59,10 +60,11 @@ def test_a_question_answered_after_its_account_was_removed_leaves_nothing_for_a_
         svc.close()
 
 
-def test_a_cancelled_question_is_not_stored(settings, datasets_dir):
+def test_a_cancelled_question_of_a_server_session_is_not_stored(settings, datasets_dir):
     analyst = Analyst(settings=settings)
     try:
         s = analyst.session(user="erin")
+        s.store_cancelled = False  # as the team server's sessions (the command line stores them as cancelled)
         s.load(datasets_dir / "grunfeld.csv")
         stop = threading.Event()
         stop.set()
