@@ -117,7 +117,7 @@ def upload_name(original_name: str) -> tuple[str, str]:
 _NAMES_LOCK = threading.Lock()
 
 
-def record_upload(history: History, user: str, session_id: str, upload: Upload) -> None:
+def record_upload(history: History, user: str, session_id: str, upload: Upload, owner: str | None = None) -> None:
     """Store an upload: its path and tables in the history, its original name beside the file."""
     path = Path(upload.path)
     with _NAMES_LOCK:
@@ -127,7 +127,7 @@ def record_upload(history: History, user: str, session_id: str, upload: Upload) 
         tmp.write_text(json.dumps(names, ensure_ascii=False), encoding="utf-8")
         tmp.replace(path.parent / NAMES_FILE)
     for table in upload.tables:
-        history.record_upload(user, session_id, str(path), table)
+        history.record_upload(user, session_id, str(path), table, owner=owner)
 
 
 def stored_results(history: History, user: str, session_id: str) -> list[Result]:

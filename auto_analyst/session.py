@@ -58,6 +58,13 @@ class Session(TableMethods, SourceMethods):
         self.runtime = runtime
         self.settings = runtime.settings
         self.user = user
+        self.owner: str | None = None
+        """The account id this session writes for (set by the team server): every stored write (turns, state,
+        uploads, facts, profile) is made only while the account ``user`` still has this id
+        (``storage.owners``), so a removed account's running question leaves nothing under its name."""
+        self.store_cancelled = True
+        """Store a cancelled turn (as cancelled) in the history: the command line's Ctrl-C does; the team server
+        turns it off, since its cancels come from a user who stopped the question or from the account's removal."""
         self.id = session_id or secrets.token_urlsafe(12)
         self.tables: dict[str, LoadedTable] = {}
         self.active: str = ""
@@ -82,7 +89,7 @@ class Session(TableMethods, SourceMethods):
 
     # ----------------------------------------------------------------- tables
     def _scope(self) -> Scope:
-        return Scope(user=self.user, session_id=self.id, description=self.description if self.tables else None,
+        return Scope(user=self.user, session_id=self.id, owner=self.owner, description=self.description if self.tables else None,
                      frames={n: t.frame.sample() if is_duck(t) or is_sql(t) else t.frame for n, t in self.tables.items()},
                      sources=tuple(str(t.report.path) for t in self.tables.values() if getattr(t.report, "path", "")),
                      paths={n: str(t.report.path) for n, t in self.tables.items() if getattr(t.report, "path", "")})
@@ -143,7 +150,7 @@ class Session(TableMethods, SourceMethods):
             read = self._tables_read(result, list(self.tables), self.active)
             self._runner.settler.submit(after, partial(self._after_turn, result, read))  # it only reads the Result
             result.timings["waited"] = round(max(time.time() - asked_at, 0.0), 3)
-            self._keep(scope, result)
+            self._keep(scope, result, cancelled=cancel is not None and cancel.is_set())
             return result
 
     def settle(self) -> None:
@@ -186,12 +193,15 @@ class Session(TableMethods, SourceMethods):
                               memory=self.runtime.memory.port(scope), session_id=self.id, turn=self.turn)
             result = pipeline.run_script(ctx, code, failed=failed, cancel=cancel)
             result.timings["waited"] = round(max(time.time() - asked_at, 0.0), 3)
-            self._keep(scope, result)
+            self._keep(scope, result, cancelled=cancel is not None and cancel.is_set())
             return result
 
-    def _keep(self, scope: Scope, result: Result) -> None:
-        """Seal the Result (it is final once returned), keep it in the session and store it in the history."""
+    def _keep(self, scope: Scope, result: Result, cancelled: bool = False) -> None:
+        """Seal the Result (it is final once returned), keep it in the session and store it in the history;
+        a cancelled turn is kept in this object only unless ``store_cancelled``."""
         self.results.append(result.seal())
+        if cancelled and not self.store_cancelled:
+            return
         self.runtime.memory.record(scope, result.question, result)
         self.save_state()
 
@@ -241,7 +251,7 @@ class Session(TableMethods, SourceMethods):
             state = snapshot(self.tables, self.active, self.memory, self.turn)
             if getattr(self, "dictionary_paths", None):
                 state["dictionaries"] = list(self.dictionary_paths)
-            self.runtime.memory.save_state(Scope(self.user, self.id), state)
+            self.runtime.memory.save_state(Scope(self.user, self.id, owner=self.owner), state)
 
     @classmethod
     def resume(cls, runtime: Runtime, user: str, session_id: str | None = None) -> Session:

@@ -141,7 +141,7 @@ class TableMethods:
             path.unlink(missing_ok=True)
             raise DataLoadError(str(exc).replace(str(path), name).replace(path.name, name)) from None
         upload = Upload(str(path), name, tuple(t.name for t in loaded))
-        record_upload(self.runtime.memory.history, self.user, self.id, upload)
+        record_upload(self.runtime.memory.history, self.user, self.id, upload, getattr(self, "owner", None))
         self.save_state()
         return upload
 

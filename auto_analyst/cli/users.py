@@ -85,6 +85,7 @@ def users_remove(ctx, name: str, keep_data: bool, yes: bool) -> None:
     store = _store(ctx)
     if store.get(name) is None:
         store.remove(name)  # raises the not-found sentence
+    name = store.resolve(name)  # `users remove Carol` removes carol, and carol's data
     if keep_data:
         store.remove(name)
         click.echo(f"Removed {name}: its browser logins ended and its API tokens are revoked; its conversations, facts "

@@ -21,6 +21,7 @@ class Scope:
     Attributes:
         user: the user id; nothing of one user reaches another's prompt.
         session_id: the session's id.
+        owner: the account id the writes are made for (None: not an account's); see ``storage.owners``.
         description: the dataset description of the session's tables (None when none is loaded).
         frames: table name → DataFrame (read to mask the data's own values in shared fixes).
         sources: the tables' source file paths.
@@ -29,6 +30,7 @@ class Scope:
 
     user: str
     session_id: str
+    owner: str | None = None
     description: DatasetDescription | None = None
     frames: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     sources: tuple[str, ...] = ()

@@ -72,7 +72,17 @@ class MemoryServices:
 
     def save_state(self, scope: Scope, state: dict) -> None:
         """Keep what resuming the session needs (table sources, short-term memory, turn counter)."""
-        self.stores.history.save_session_state(scope.user, scope.session_id, state)
+        self.stores.history.save_session_state(scope.user, scope.session_id, state, owner=scope.owner)
+
+    def owner_present(self, scope: Scope) -> bool:
+        """True unless ``scope`` is an account's that was removed meanwhile (``storage.owners``; checked before
+        writes to stores outside the history database: profile, error-fix memory)."""
+        if scope.owner is None:
+            return True
+        from auto_analyst.storage import owner_present, read
+
+        with read(self.stores.history.engine) as conn:
+            return owner_present(conn, scope.user, scope.owner)
 
     def port(self, scope: Scope) -> SessionMemory:
         """What the pipeline may ask of memory during one question of ``scope``."""
@@ -95,6 +105,8 @@ class SessionMemory:
         from auto_analyst.memory.users.instructions import apply_instruction
         from auto_analyst.memory.users.profile import render
 
+        if not self.services.owner_present(self.scope):
+            return "This account was removed; nothing was changed."
         profile, changed = apply_instruction(self.services.profiles, self.scope.user, instruction)
         if not changed:
             return ("I did not find a change of style in that; try 'answer more briefly', 'be more detailed' or "
@@ -109,5 +121,7 @@ class SessionMemory:
 
     def remember_fix(self, bad_code: str, error: str, good_code: str, agent: str, summary: str, correction: str,
                      agent_version: str, human: bool = False) -> list[str]:
+        if not self.services.owner_present(self.scope):
+            return []  # the account was removed meanwhile: nothing is stored for it
         return sharing.remember_fix(self.services.stores, self.scope, agent_version, bad_code, error, good_code,
                                     agent, summary, correction, human=human)

@@ -10,7 +10,10 @@ Four tables, created by the named migrations of namespace ``accounts``:
   the old one's.
 * ``api_tokens`` (methods in ``token_rows.py``): a token is ``aa_<id>_<secret>``; only its SHA-256 is stored (the
   secret is 32 random bytes, so a fast hash is enough: a slow hash protects guessable passwords).
-* ``usage_daily``: LM calls, tokens and estimated cost per user and UTC day.
+* ``usage_daily``: LM calls, tokens and estimated cost per user and UTC day. Removing an account moves its
+  rows (and its running questions' budget holds) to the label ``NAME~ID`` (:func:`removed_label`; ``~`` is
+  not allowed in names), so the usage report keeps what the removed account spent, and an account added
+  again as NAME starts its day at zero instead of inheriting that spend against its own cap.
 * ``web_sessions``: one row per browser login (the SHA-256 of the random id its signed cookie carries,
   user, expiry). Logout deletes the row, so a copy of the cookie stops working; a password change and
   removing the account delete all the account's rows (and its API tokens), so a cookie or token from
@@ -34,11 +37,12 @@ from typing import Any
 from sqlalchemy import text
 
 from auto_analyst.errors import BadInputError, NotFoundError
-from auto_analyst.storage import Migrations, read, real, store_engine, to_iso, transaction, utc_now
+from auto_analyst.storage import (Migrations, owner_present, read, real, store_engine, to_iso, transaction,
+                                  utc_now)
 from auto_analyst.web.login_rows import LoginRows, sign_out_everywhere
 from auto_analyst.web.token_rows import ApiToken, TokenRows
 
-__all__ = ["ROLES", "Account", "AccountStore", "ApiToken", "DayUsage", "valid_name"]
+__all__ = ["ROLES", "Account", "AccountStore", "ApiToken", "DayUsage", "removed_label", "valid_name"]
 
 ROLES = ("admin", "member")
 MIN_PASSWORD_CHARS = 8
@@ -117,6 +121,22 @@ class DayUsage:
     cost_usd: float = 0.0
 
 
+def removed_label(name: str, account_id: str) -> str:
+    """What the usage and budget holds of the removed account ``name`` (id ``account_id``) are kept under:
+    never an account's name (``~`` is not allowed in one), so nobody's cap counts them, and the admin's usage
+    report still shows them, told apart from a later account of the same name."""
+    return f"{name}~{account_id or 'removed'}"
+
+
+def _relabel_usage(conn: Any, name: str, label: str) -> None:
+    """Move ``name``'s usage rows and budget holds to ``label`` (inside the caller's transaction)."""
+    from sqlalchemy import inspect
+
+    conn.execute(text('UPDATE usage_daily SET "user" = :l WHERE "user" = :n'), {"l": label, "n": name})
+    if inspect(conn).has_table("budget_holds"):
+        conn.execute(text('UPDATE budget_holds SET "user" = :l WHERE "user" = :n'), {"l": label, "n": name})
+
+
 def valid_name(name: str) -> str:
     """``name`` stripped, when it is a usable account name.
 
@@ -156,37 +176,59 @@ class AccountStore(LoginRows, TokenRows):
         self._dummy = _hasher().hash(secrets.token_hex(8))
 
     # ----------------------------------------------------------------- accounts
+    def resolve(self, name: str) -> str:
+        """The stored spelling of the account ``name`` (names are matched without regard to case: ``Bob`` is
+        ``bob``; new names are stored casefolded), or ``name`` itself when no account matches."""
+        name = (name or "").strip()
+        with read(self.engine) as conn:
+            if conn.execute(text("SELECT 1 FROM accounts WHERE name = :n"), {"n": name}).first():
+                return name
+            # names are ASCII (valid_name), so SQL lower() is casefold on both SQLite and PostgreSQL
+            rows = conn.execute(text("SELECT name FROM accounts WHERE lower(name) = :l"), {"l": name.casefold()}).all()
+        return rows[0][0] if len(rows) == 1 else name
+
     def add(self, name: str, password: str, role: str = "member") -> Account:
-        """Create an account.
+        """Create an account (its name stored casefolded).
 
         Raises:
-            BadInputError: bad name, unknown role, a password under 8 characters, or the name is taken.
+            BadInputError: bad name, unknown role, a password under 8 characters, or the name is taken (in any case).
         """
-        name = valid_name(name)
+        name = valid_name(name).casefold()
         if role not in ROLES:
             raise BadInputError(f"Unknown role {role!r}; use one of {', '.join(ROLES)}.")
         _check_password(password)
         with transaction(self.engine) as conn:
-            if conn.execute(text("SELECT 1 FROM accounts WHERE name = :n"), {"n": name}).first():
-                raise BadInputError(f"The account {name!r} exists; use `users passwd {name}` to change its password.")
+            taken = conn.execute(text("SELECT name FROM accounts WHERE lower(name) = :n"), {"n": name}).first()
+            if taken:
+                raise BadInputError(f"The account {taken[0]!r} exists (names differing only by case are the same "
+                                    f"account); use `users passwd {taken[0]}` to change its password.")
             conn.execute(text("INSERT INTO accounts (name, password_hash, role, created_at, id) "
                               "VALUES (:n, :h, :r, :t, :i)"),
                          {"n": name, "h": _hasher().hash(password), "r": role, "t": to_iso(None), "i": _new_id()})
+            _relabel_usage(conn, name, removed_label(name, ""))  # left by an account removed before labels existed
         return self.get(name)
 
     def ensure(self, name: str, role: str = "member") -> Account:
         """The account ``name``, created without a password (it cannot log in by password) if missing.
 
-        Used for users a trusted proxy vouches for, so roles, caps and usage apply to them too.
+        Used for users a trusted proxy vouches for, so roles, caps and usage apply to them too. ``ZED`` is the
+        account ``zed`` (or an older ``Zed``): names are matched without regard to case, new ones stored casefolded.
         """
-        name = valid_name(name)
+        existing = self.get(valid_name(name))
+        if existing is not None:
+            return existing
+        name = valid_name(name).casefold()
         with transaction(self.engine) as conn:
-            conn.execute(text("INSERT INTO accounts (name, password_hash, role, created_at, id) "
-                              "VALUES (:n, NULL, :r, :t, :i) ON CONFLICT (name) DO NOTHING"),
-                         {"n": name, "r": role, "t": to_iso(None), "i": _new_id()})
+            made = conn.execute(text("INSERT INTO accounts (name, password_hash, role, created_at, id) "
+                                     "VALUES (:n, NULL, :r, :t, :i) ON CONFLICT (name) DO NOTHING"),
+                                {"n": name, "r": role, "t": to_iso(None), "i": _new_id()}).rowcount
+            if made:
+                _relabel_usage(conn, name, removed_label(name, ""))
         return self.get(name)
 
     def get(self, name: str) -> Account | None:
+        """The account ``name`` (matched without regard to case), or None."""
+        name = self.resolve(name)
         with read(self.engine) as conn:
             row = conn.execute(text(f"SELECT {_COLUMNS} FROM accounts WHERE name = :n"), {"n": name}).first()
         return Account(*row) if row else None
@@ -208,16 +250,20 @@ class AccountStore(LoginRows, TokenRows):
             return int(conn.execute(text(f"SELECT COUNT(*) FROM accounts{where}")).scalar() or 0)
 
     def remove(self, name: str) -> None:
-        """Delete the account, its API tokens and its browser logins (its conversations, facts and usage
-        stay in the database under the name: an account added again with that name sees them).
+        """Delete the account, its API tokens and its browser logins (its conversations and facts stay in the
+        database under the name: an account added again with that name sees them); its usage and budget holds
+        move to :func:`removed_label`.
 
         Raises:
             NotFoundError: no such account.
         """
+        name = self.resolve(name)
         with transaction(self.engine) as conn:
-            if not conn.execute(text("DELETE FROM accounts WHERE name = :n"), {"n": name}).rowcount:
+            row = conn.execute(text("DELETE FROM accounts WHERE name = :n RETURNING id"), {"n": name}).first()
+            if row is None:
                 raise NotFoundError(f"No account {name!r}; `auto-analyst users list` shows the accounts.")
             sign_out_everywhere(conn, name)
+            _relabel_usage(conn, name, removed_label(name, row[0]))
 
     def set_password(self, name: str, password: str) -> None:
         """Change the password; browser logins from before end and the account's API tokens are revoked
@@ -227,6 +273,7 @@ class AccountStore(LoginRows, TokenRows):
             NotFoundError: no such account. BadInputError: password under 8 characters.
         """
         _check_password(password)
+        name = self.resolve(name)
         with transaction(self.engine) as conn:
             n = conn.execute(text("UPDATE accounts SET password_hash = :h, epoch = epoch + 1 WHERE name = :n"),
                              {"h": _hasher().hash(password), "n": name}).rowcount
@@ -252,7 +299,7 @@ class AccountStore(LoginRows, TokenRows):
                 raise BadInputError(f"{key} cannot be negative; leave it empty for no limit.")
         if not changes:
             return self._existing(name)
-        sets = ", ".join(f"{k} = :{k}" for k in changes)
+        sets, name = ", ".join(f"{k} = :{k}" for k in changes), self.resolve(name)
         with transaction(self.engine) as conn:
             n = conn.execute(text(f"UPDATE accounts SET {sets} WHERE name = :name"), {**changes, "name": name}).rowcount
         if not n:
@@ -263,6 +310,7 @@ class AccountStore(LoginRows, TokenRows):
         """The account when ``password`` is right, else None (same cost for an unknown name)."""
         from argon2.exceptions import InvalidHashError, VerificationError
 
+        name = self.resolve(name)
         with read(self.engine) as conn:
             row = conn.execute(text("SELECT password_hash FROM accounts WHERE name = :n"), {"n": name}).first()
         stored = row[0] if row and row[0] else None
@@ -286,17 +334,21 @@ class AccountStore(LoginRows, TokenRows):
         return account
 
     # -------------------------------------------------------------------- usage
-    def record(self, user: str, usage: Any, questions: int = 1, day: str | None = None, conn: Any = None) -> None:
+    def record(self, user: str, usage: Any, questions: int = 1, day: str | None = None, conn: Any = None,
+               owner: str | None = None) -> None:
         """Add one question's usage (an object with ``lm_calls``, ``prompt_tokens``, ``completion_tokens``,
         ``cost_usd``; a None cost counts as 0) to ``user``'s row of ``day`` (default today, UTC), inside
-        ``conn``'s transaction when given."""
+        ``conn``'s transaction when given. With ``owner`` (the account id the question was asked by) and the
+        account ``user`` gone or another one meanwhile, the usage goes to :func:`removed_label` instead."""
+        if conn is None:
+            with transaction(self.engine) as conn:
+                return self.record(user, usage, questions, day, conn, owner)
+        if not owner_present(conn, user, owner):
+            user = removed_label(user, owner or "")
         values = {"u": user, "d": day or today(), "q": questions, "c": int(getattr(usage, "lm_calls", 0) or 0),
                   "p": int(getattr(usage, "prompt_tokens", 0) or 0),
                   "o": int(getattr(usage, "completion_tokens", 0) or 0),
                   "x": float(getattr(usage, "cost_usd", 0) or 0.0)}
-        if conn is None:
-            with transaction(self.engine) as conn:
-                return self.record(user, usage, questions, day, conn)
         conn.execute(text(
             'INSERT INTO usage_daily ("user", day, questions, lm_calls, prompt_tokens, completion_tokens, cost_usd) '
             "VALUES (:u, :d, :q, :c, :p, :o, :x) ON CONFLICT (\"user\", day) DO UPDATE SET "

@@ -25,6 +25,7 @@ import datetime as _dt
 import functools
 import hmac
 import ipaddress
+import logging
 import secrets
 import threading
 import time
@@ -40,6 +41,8 @@ from auto_analyst.web.errors import ApiError, error_response
 
 __all__ = ["AuthState", "WebUser", "admin_required", "auth_state", "browser_login_required", "init_app",
            "is_admin", "login_required", "sign_in", "sign_out"]
+
+log = logging.getLogger(__name__)
 
 PUBLIC_ENDPOINTS = {"auth.login", "auth.login_post", "static"}
 """Endpoints an anonymous client may reach: the login page and the static files (CSS, scripts)."""
@@ -94,6 +97,7 @@ class AuthState:
         self.limiter = strategies.MovingWindowRateLimiter(storage.storage_from_string(rate_storage))
         self._count: tuple[float, int] = (0.0, 0)
         self._swept = float("-inf")
+        self._sweeper: threading.Thread | None = None
         self._lock = threading.Lock()
 
     def has_accounts(self) -> bool:
@@ -120,6 +124,29 @@ class AuthState:
         ids = self.store.ids()
         if service.removed_accounts(ids):  # stopping workers takes a while: not on the request's time
             threading.Thread(target=service.forget_removed, args=(ids,), daemon=True, name="aa-forget-accounts").start()
+
+    def keep_sweeping(self, service: Any, every_s: float) -> None:
+        """Run :meth:`sweep` every ``every_s`` seconds (at least 1) in a background thread too, started once (again
+        if it stopped). Requests alone do not suffice: after ``users remove`` nobody signed in as the removed
+        account makes one (its requests get 401 before any sweep), and its running question would go on calling
+        the model until someone else's request came."""
+        if service is None:
+            return
+        with self._lock:
+            if self._sweeper is not None and self._sweeper.is_alive():
+                return
+            self._sweeper = threading.Thread(target=self._sweep_loop, args=(service, max(every_s, 1.0)), daemon=True,
+                                             name="aa-account-sweep")
+        self._sweeper.start()
+
+    def _sweep_loop(self, service: Any, every_s: float) -> None:
+        while not getattr(service, "closed", False):
+            time.sleep(every_s)
+            try:
+                self.sweep(service, every_s * 0.9)  # at most as often as requests would
+            except Exception:  # noqa: BLE001 - e.g. the database is away: the next request starts the loop again
+                log.warning("the sweep of removed accounts stopped; the next request starts it again", exc_info=True)
+                return
 
     def forget_count(self) -> None:
         with self._lock:
@@ -209,7 +236,7 @@ def _load_request_user(req) -> WebUser | None:
         g.aa_bearer = True
         return _user(account, "api_token", token_id=token[len("aa_"):len("aa_") + 12])
     if state.from_proxy():
-        name = (req.headers.get(state.proxy_header) or "").strip()
+        name = _utf8(req.headers.get(state.proxy_header) or "").strip()
         if name:
             return _user(state.store.ensure(name), "proxy")
     if state.mode == "none":
@@ -217,6 +244,15 @@ def _load_request_user(req) -> WebUser | None:
     if state.token_mode and session.get("tok") == state.token_fingerprint():
         return WebUser(_cookie_uid(), "admin", "loopback_token")
     return None
+
+
+def _utf8(value: str) -> str:
+    """A header's text: WSGI hands headers over decoded as latin-1 (PEP 3333), while proxies send UTF-8 (an
+    e-mail address with ``é``); undo that, keeping a value that is not UTF-8 as it came."""
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return value
 
 
 def _cookie_uid() -> str:
@@ -258,7 +294,10 @@ def _guard():
     if not user.is_authenticated:
         return unauthorized()
     g.aa_user, g.aa_role, g.aa_key = user.name, user.role, user.account_id
-    state.sweep(current_app.extensions.get("auto_analyst"), float(current_app.config.get("ACCOUNT_SWEEP_SECONDS", 10)))
+    every = float(current_app.config.get("ACCOUNT_SWEEP_SECONDS", 10))
+    state.sweep(current_app.extensions.get("auto_analyst"), every)
+    if g.aa_key:  # accounts are in use: removed ones are dropped even when no request comes
+        state.keep_sweeping(current_app.extensions.get("auto_analyst"), every)
     return None
 
 

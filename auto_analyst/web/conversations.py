@@ -296,6 +296,8 @@ class HistoryIndex:
         version = self.analyst.session_version(conv_id, user) if self.check_fresh else None
         analyst = self.analyst_for(owner)
         session = analyst.reopen(conv_id, user=user)
+        session.owner = owner.key if owner.account else None  # writes only while the account has this id
+        session.store_cancelled = False  # a stopped question (or a removed account's) leaves nothing stored
         return Conversation(id=conv_id, user=user, key=owner.key, session=session, model=analyst.settings.model,
                             title=saved.title or "New conversation", created=saved.created, updated=saved.updated,
                             uploads=list(saved.uploads), version=version)

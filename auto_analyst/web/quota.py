@@ -78,7 +78,7 @@ def check_question(store: AccountStore, limiter: Any, user: str, cost: QuestionC
             raise ApiError(402, "budget", _refusal_sentence(got, cost))
         hold = got
     if account.rate_per_minute is not None:
-        wait = limiter.hit(f"{account.rate_per_minute}/minute", "questions", user)
+        wait = limiter.hit(f"{account.rate_per_minute}/minute", "questions", account.id or user)
         if wait:
             holds_of(store).release(hold)
             seconds = math.ceil(wait)
@@ -136,7 +136,7 @@ class UsageMeter:
                 before = self._seen.get(session, (0, 0, 0, 0.0))
                 self._seen[session] = now
             delta = [a - b for a, b in zip(now, before)]
-            holds.settle(user, _Delta(*delta), hold)
+            holds.settle(user, _Delta(*delta), hold, owner=getattr(session, "owner", None))
         except Exception:  # noqa: BLE001 - the answer stands; the operator sees why usage was not recorded
             log.exception("usage of %s could not be recorded", user)
             try:

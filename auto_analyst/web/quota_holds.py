@@ -122,10 +122,12 @@ class BudgetHolds:
             with transaction(self.engine) as conn:
                 conn.execute(text("DELETE FROM budget_holds WHERE id = :i"), {"i": hold.id})
 
-    def settle(self, user: str, usage: Any, hold: Hold | None, questions: int = 1) -> None:
-        """Record ``usage`` (see :meth:`AccountStore.record`) on today's row and drop ``hold``, in one transaction."""
+    def settle(self, user: str, usage: Any, hold: Hold | None, questions: int = 1, owner: str | None = None) -> None:
+        """Record ``usage`` (see :meth:`AccountStore.record`; ``owner``: the asking account's id, so a question that
+        ends after its account was removed is not charged to a new account of the name) on today's row and drop
+        ``hold``, in one transaction."""
         with transaction(self.engine) as conn:
-            self.store.record(user, usage, questions=questions, day=today(), conn=conn)
+            self.store.record(user, usage, questions=questions, day=today(), conn=conn, owner=owner)
             if hold is not None:
                 conn.execute(text("DELETE FROM budget_holds WHERE id = :i"), {"i": hold.id})
 

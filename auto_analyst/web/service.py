@@ -65,6 +65,7 @@ class WebService:
         self._account_keys: set[str] = set()  # owner keys that are account ids (forgotten when the account goes)
         self._live: dict[str, Conversation] = {}  # conv id -> conversation whose worker may be running
         self._lock = threading.Lock()
+        self.closed = False  # set by close(): background sweeps stop
 
     # ----------------------------------------------------------------- models
     def analyst_for(self, user: Owner | str) -> Analyst:
@@ -83,11 +84,11 @@ class WebService:
         """
         owner = self._seen(user)
         model = (model or "").strip()
-        if is_offline_model(model):
-            with self._lock:
+        if is_offline_model(model) and is_offline_model(self.analyst.settings.model):
+            with self._lock:  # the server's own model: the user's choice is dropped
                 self._analysts.pop(owner.key, None)
             return self.analyst.settings.model
-        try:
+        try:  # the embedded offline model on a server with a priced one is the user's own choice too
             analyst = Analyst(model=model, settings=self.settings, api_key=api_key or None, user=owner.name)
             analyst.check_model()
         except (ModelError, AutoAnalystError) as exc:
@@ -145,6 +146,8 @@ class WebService:
         owner = self._seen(user)
         analyst = self.analyst_for(owner)
         session = analyst.session(user=owner.name)
+        session.owner = owner.key if owner.account else None  # writes only while the account has this id
+        session.store_cancelled = False  # a stopped question (or a removed account's) leaves nothing stored
         conv = Conversation(id=session.id, user=owner.name, key=owner.key, session=session,
                             model=analyst.settings.model)
         self.index.add(conv)
@@ -272,6 +275,7 @@ class WebService:
 
     def close(self) -> None:
         """Cancel running jobs and stop every worker (server shutdown)."""
+        self.closed = True
         convs = self.index.all() if hasattr(self.index, "all") else list(self._live.values())
         for c in convs:
             if c.job is not None:

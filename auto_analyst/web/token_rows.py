@@ -49,7 +49,7 @@ class TokenRows:
         Raises:
             NotFoundError: no such account.
         """
-        self._existing(user)
+        user = self._existing(user).name
         tid = secrets.token_hex(6)
         token = f"{TOKEN_PREFIX}{tid}_{secrets.token_urlsafe(32)}"
         now = to_iso(None)

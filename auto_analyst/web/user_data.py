@@ -5,7 +5,8 @@ user's own error-fix entries (shared ones stay), entity mentions and any other r
 database with a ``"user"`` column, and the files the server stored for them (uploads under
 ``home/uploads/<name>/``, session folders with tables and figures under ``home/sessions/*/<session id>``).
 Files a command-line user asked about from their own folders are theirs, not the server's: only the
-server's copies are deleted. Usage per day stays (it is the operator's accounting, not the user's data).
+server's copies are deleted. Usage per day stays (it is the operator's accounting, not the user's data), under
+``NAME~ID`` (``accounts.removed_label``), so an account added again as NAME does not start with it.
 """
 
 from __future__ import annotations

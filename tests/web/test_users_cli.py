@@ -100,6 +100,7 @@ def test_users_remove_deletes_the_users_data_after_confirmation_and_keep_data_ke
     for name in ("bob", "carol", "dave"):
         _run(settings, ["users", "add", name], input=f"{name}-password\n")
     _bobs_data(settings, datasets_dir)
+    bob_id = AccountStore(settings=settings).get("bob").id
     before = _holdings(settings, "bob")
     assert before["conversations"] == 1 and before["turns"] == 1 and before["errors"] == 1 and before["uploads"]
     assert before["profile"] == "concise"
@@ -120,7 +121,9 @@ def test_users_remove_deletes_the_users_data_after_confirmation_and_keep_data_ke
         if any(c["name"] == "user" for c in inspect(store.engine).get_columns(table)):
             with store.engine.connect() as conn:
                 left[table] = conn.execute(text(f'SELECT COUNT(*) FROM "{table}" WHERE "user" = \'bob\'')).scalar()
-    assert {t for t, n in left.items() if n} == {"usage_daily"}, left  # only the operator's accounting stays
+    assert {t for t, n in left.items() if n} == set(), left
+    with store.engine.connect() as conn:  # the operator's accounting stays, under the removed account's label
+        assert {r[0] for r in conn.execute(text('SELECT "user" FROM usage_daily'))} >= {f"bob~{bob_id}"}
     assert "entity_stream" in left and "turns" in left
     carol = _holdings(settings, "carol")  # another user's data is untouched
     assert carol == {"conversations": 1, "turns": 1, "profile": "concise", "errors": 1, "uploads": True}

@@ -21,12 +21,14 @@ log = logging.getLogger(__name__)
 
 def record(stores: MemoryStores, scope: Scope, question: str, result: Result) -> None:
     """Store the turn (its whole Result as JSON) in the user's history, the entities it used and its facts."""
-    stores.history.record_turn(
+    stored = stores.history.record_turn(
         scope.user, scope.session_id, result.turn, question, intent=result.trace.intent,
         plan_json=[s.model_dump() for s in result.plan], code=result.code,
         result_summary=(result.trace.standalone_question or "")[:500], answer=result.answer,
         model=stores.settings.model, timings_json=result.timings, usage_json=result.usage.model_dump(),
-        result_json=result.model_dump(mode="json"))
+        result_json=result.model_dump(mode="json"), owner=scope.owner)
+    if not stored:
+        return  # the account it was asked for is gone (storage.owners): nothing of the turn is kept
     ents = extract_entities(question, result.code, scope.columns, list(scope.frames))
     if ents:
         stores.entities.record(scope.user, scope.session_id, ents)

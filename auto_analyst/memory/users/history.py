@@ -20,8 +20,8 @@ from sqlalchemy import text
 from auto_analyst.config import Settings
 from auto_analyst.memory.users.history_schema import PG_DOCUMENT, SessionInfo, TurnRecord, UploadRecord, migrations
 from auto_analyst.memory.users.quotes import QuoteMatch, best_answer, clean_quote
-from auto_analyst.storage import (DEFAULT_FILE, greatest, is_postgres, read, sqlite_file, store_engine, to_iso,
-                                  transaction)
+from auto_analyst.storage import (DEFAULT_FILE, greatest, is_postgres, owner_present, read, sqlite_file,
+                                  store_engine, to_iso, transaction)
 
 __all__ = ["History", "TurnRecord", "SessionInfo", "QuoteMatch", "UploadRecord", "HISTORY_FILE", "migrations"]
 
@@ -66,9 +66,10 @@ class History:
     def record_turn(
         self, user: str, session: str, turn: int, question: str, intent: str = "", plan_json: Any = "[]",
         code: str = "", result_summary: str = "", answer: str = "", model: str = "", timings_json: Any = "{}",
-        usage_json: Any = "{}", result_json: Any = "{}", *, at: Any = None,
+        usage_json: Any = "{}", result_json: Any = "{}", *, at: Any = None, owner: str | None = None,
     ) -> int:
-        """Store one turn (committed before returning) and return its id.
+        """Store one turn (committed before returning) and return its id; 0 (nothing stored) when ``owner`` (an
+        account id) is given and the account ``user`` no longer has it (removed meanwhile; see ``storage.owners``).
 
         ``*_json`` arguments may be JSON text or any JSON-serialisable value (dumped here). ``at``
         (a datetime, default now) sets ``created_at``. The session row is created on first use,
@@ -76,6 +77,8 @@ class History:
         """
         created = to_iso(at)
         with transaction(self.engine) as conn:
+            if not owner_present(conn, user, owner):
+                return 0
             self._touch_session(conn, user, session, created, title=question.strip()[:TITLE_CHARS])
             row = conn.execute(
                 text("""INSERT INTO turns ("user", session, turn, created_at, question, intent, plan_json, code,
@@ -100,18 +103,25 @@ class History:
             {"user": user, "session": session, "at": at, "title": title},
         )
 
-    def save_session_state(self, user: str, session: str, state_json: Any) -> None:
-        """Store the state ``chat --resume`` needs (table paths, short-term memory, result names)."""
+    def save_session_state(self, user: str, session: str, state_json: Any, *, owner: str | None = None) -> bool:
+        """Store the state ``chat --resume`` needs (table paths, short-term memory, result names); False (nothing
+        stored) when the account ``user`` no longer has the id ``owner`` (as in :meth:`record_turn`)."""
         now = to_iso(None)
         with transaction(self.engine) as conn:
+            if not owner_present(conn, user, owner):
+                return False
             self._touch_session(conn, user, session, now)
             conn.execute(text('UPDATE sessions SET state_json = :state WHERE "user" = :user AND session = :session'),
                          {"state": _as_json(state_json), "user": user, "session": session})
+        return True
 
-    def record_upload(self, user: str, session: str, path: str | Path, name: str) -> int:
-        """Remember that ``user`` loaded the file ``path`` as table ``name`` in ``session``; returns its id."""
+    def record_upload(self, user: str, session: str, path: str | Path, name: str, *, owner: str | None = None) -> int:
+        """Remember that ``user`` loaded the file ``path`` as table ``name`` in ``session``; returns its id (0, nothing
+        stored, when the account ``user`` no longer has the id ``owner``, as in :meth:`record_turn`)."""
         now = to_iso(None)
         with transaction(self.engine) as conn:
+            if not owner_present(conn, user, owner):
+                return 0
             self._touch_session(conn, user, session, now)
             row = conn.execute(
                 text('INSERT INTO uploads ("user", session, path, name, created_at) '

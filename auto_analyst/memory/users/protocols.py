@@ -25,17 +25,18 @@ class HistoryPort(Protocol):
     def record_turn(self, user: str, session: str, turn: int, question: str, intent: str = "", plan_json: Any = "[]",
                     code: str = "", result_summary: str = "", answer: str = "", model: str = "",
                     timings_json: Any = "{}", usage_json: Any = "{}", result_json: Any = "{}", *,
-                    at: Any = None) -> int:
-        """Store one turn (``*_json``: JSON text or a JSON-serialisable value); returns its id."""
+                    at: Any = None, owner: str | None = None) -> int:
+        """Store one turn (``*_json``: JSON text or a JSON-serialisable value); returns its id, or 0 without storing
+        when ``owner`` (an account id) is given and the account ``user`` no longer has it (``storage.owners``)."""
 
-    def save_session_state(self, user: str, session: str, state_json: Any) -> None:
-        """Store what resuming the session needs."""
+    def save_session_state(self, user: str, session: str, state_json: Any, *, owner: str | None = None) -> bool:
+        """Store what resuming the session needs; False without storing when ``owner`` is gone (as above)."""
 
     def load_session_state(self, user: str, session: str) -> str | None:
         """The JSON text last saved for the session, or None."""
 
-    def record_upload(self, user: str, session: str, path: str | Path, name: str) -> int:
-        """Remember a file loaded as table ``name``; returns its id."""
+    def record_upload(self, user: str, session: str, path: str | Path, name: str, *, owner: str | None = None) -> int:
+        """Remember a file loaded as table ``name``; returns its id (0 without storing when ``owner`` is gone)."""
 
     def turns(self, user: str, session: str | None = None, limit: int | None = None) -> list[TurnRecord]:
         """Turns oldest first (the last ``limit`` only, if given)."""
