@@ -274,33 +274,34 @@ def memory_answer(p: Request) -> dict[str, Any]:
     current = sorted((t for t in history if t.get("session") == "current" and route(str(t.get("question", ""))) == "analysis"
                       and str(t.get("question", "")).strip() != question.strip()), key=lambda t: _turn_no(t))
     best = _by_position(question, current)
+    facts = ""
+    if found is not None:
+        facts = ("Remembered findings (with when and where they were found):\n\n" + str(found.get("answer", "")))
+        if found.get("comparison"):
+            return {"answer": facts, "used_turns": []}
+    tail = f"\n\n{facts}" if facts else ""
     earlier = [t for t in history if t not in current and t.get("session") != "current"]
     groups, conds = _named_groups(question, current + earlier) if best is None else (set(), set())
     if groups:  # a figure of a named group: only a turn that showed it, computed under the question's conditions
         best = _quoting_groups(question, groups, conds, current, earlier, asked)
         said = " and ".join(f"{c} = {v}" for c, v in sorted(groups)) + "".join(
             f" where {c} = {v}" for c, v in sorted(conds))
-        if best is None:
+        if best is None:  # no turn is quoted; the remembered findings follow with their own conditions
             return {"answer": f"I can't find an earlier answer that gave the figure for {said} under the conditions of "
-                              "your question; ask it as a question about the data and it will be computed.",
+                              f"your question; ask it as a question about the data and it will be computed.{tail}",
                     "used_turns": []}
-        lines = _group_lines(best, groups)
-        return {"answer": _quoted(best, lines, ""), "used_turns": [str(best.get("id", ""))]}
+        return {"answer": _quoted(best, _group_lines(best, groups), tail), "used_turns": [str(best.get("id", ""))]}
     if best is None:
         # the best match over every turn given; on a tie this conversation's turn wins (it comes first)
         best = _best(current + [t for t in history if t not in current], asked) if asked else None
     if best is None and current and not asked:  # "what did we find earlier?": this conversation so far
         return {"answer": _recap(current), "used_turns": [str(t.get("id", "")) for t in current]}
-    facts = ""
-    if found is not None:
-        facts = ("Remembered findings (with when and where they were found):\n\n" + str(found.get("answer", "")))
-        if found.get("comparison") or best is None:
-            return {"answer": facts, "used_turns": []}
+    if best is None and facts:
+        return {"answer": facts, "used_turns": []}
     if best is None:
         return {"answer": "I don't find that in this conversation's history. Ask it again as a question about the data "
                           "(e.g. 'mean of price by region'), or ask 'what did we find earlier?' for the turns so far.",
                 "used_turns": []}
-    tail = f"\n\n{facts}" if facts else ""
     return {"answer": _quoted(best, _value_lines(best, asked), tail), "used_turns": [str(best.get("id", ""))]}
 
 

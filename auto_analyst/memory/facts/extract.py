@@ -125,11 +125,11 @@ def extract_facts(result: Result, scope: Scope, at: Any = None) -> list[Fact]:
 
 def _without_restatements(facts: list[Fact]) -> list[Fact]:
     """Drop a single value repeating one group's number of the same relation ('its total revenue' beside 'total
-    revenue by region'), also when only the turn's filter names it: it is that group's value, not the table's."""
+    revenue by region'), also when the turn's filter names it ('its mean mpg' where gear=4): it is the group's."""
     grouped = {(f.relation, f.value) for f in facts if f.kind in ("grouped", "ranking", "count", "share")
                and "=" in f.subject}
     return [f for f in facts if not (f.kind in ("aggregate", "count", "share") and ("=" not in f.subject
-                                     or f.subject == f.filter) and (f.relation, f.value) in grouped)]
+                                     or f.source.lower().startswith("its ")) and (f.relation, f.value) in grouped)]
 
 
 # -- one value per table --------------------------------------------------------------------------------
