@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["QUOTE", "split_format", "addressed_agent"]
+__all__ = ["QUOTE", "split_format", "addressed_agent", "conditions_in", "Condition"]
 
 QUOTE = re.compile(r"[\"“«']([^\"”»'\s][^\"”»']{18,}[^\"”»'\s])[\"”»']")
 """Text the user quotes from an earlier answer: "…" or “…” or «…», a phrase of 20+ characters (shorter
@@ -20,6 +20,25 @@ FORMAT_NAME = re.compile(r"@(\w+)\[")
 ROUNDING = re.compile(r"\b(\d+|one|two|three|four|five|six)\s+(?:decimal|decimals|decimal places|dp|digits after)", re.I)
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 ADDRESS = re.compile(r"\s*@([A-Za-z_]\w*)(?=\s|$)\s*(.*)", re.S)
+_VALUE = r"(?:-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|’[^’]*’)"
+CONDITION = re.compile(rf"(?:`([^`]+)`|\b([A-Za-z_][\w.]*))\s*(==|!=|<=|>=|=|<|>)\s*({_VALUE}(?:\s+or\s+{_VALUE})*)")
+Condition = tuple[str, str, str]
+"""(column, operator, value): ``("gear", "=", "4")``, ``("wt", "<", "2")``, ``("region", "=", "EU")``."""
+
+
+def conditions_in(text: str) -> list[Condition]:
+    """The row conditions written as ``column op value`` in ``text``: the canonical form of the offline planner
+    (`` `gear` == 4``, `` `region` == 'EU'``) and the answers' table names (``mean mpg by cyl (gear = 4)``); '=='
+    is said '='. Conditions said in words ("cars with 4 gears") are not read: a caller that has the data's columns
+    checks the names it gets."""
+    out: list[Condition] = []
+    for m in CONDITION.finditer(text):
+        op = "=" if m.group(3) == "==" else m.group(3)
+        value = " or ".join(v.strip("'\"’") for v in re.split(r"\s+or\s+", m.group(4)))
+        cond = ((m.group(1) or m.group(2)).strip(), op, value)
+        if cond not in out:
+            out.append(cond)
+    return out
 
 
 def split_format(text: str) -> tuple[str, list[str], int | None]:

@@ -104,3 +104,30 @@ def test_a_reader_that_goes_away_gets_no_error_message(tmp_path):
     err = p.stderr.read().decode()
     assert p.wait(timeout=120) in (0, 1)
     assert "went wrong" not in err and "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_a_database_file_in_place_of_a_table_gets_its_url(runner, tmp_path):
+    """.db/.sqlite/.sqlite3/.duckdb are not 'unknown file types': the sentence gives the URL that opens them (a .db
+    file's header says whether it is SQLite or DuckDB), and that URL answers."""
+    import sqlite3
+
+    db = tmp_path / "shop.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE orders (amount REAL)")
+        conn.executemany("INSERT INTO orders VALUES (?)", [(1.0,), (5.0,)])
+    conn.close()
+    r = runner.invoke(cli, ["ask", str(db), "mean amount"])
+    assert r.exit_code == 2 and "Unknown file type" not in r.output and "Traceback" not in r.output
+    url = f"sqlite:///{db.resolve()}"
+    assert f"open it by its URL instead: {url} " in r.output, r.output
+    answered = runner.invoke(cli, ["ask", url, "mean amount", "--no-code"])
+    assert answered.exit_code == 0 and "3" in answered.output, answered.output
+    same = tmp_path / "shop.sqlite3"
+    same.write_bytes(db.read_bytes())
+    assert f"sqlite:///{same.resolve()} " in runner.invoke(cli, ["ask", str(same), "mean amount"]).output
+    duck = tmp_path / "warehouse.duckdb"
+    duck.write_bytes(b"")  # the suffix alone says DuckDB
+    assert f"duckdb:///{duck.resolve()} " in runner.invoke(cli, ["ask", str(duck), "mean amount"]).output
+    odd = tmp_path / "warehouse.db"
+    odd.write_bytes(b"\0" * 8 + b"DUCK" + b"\0" * 100)  # DuckDB's header: 'DUCK' at byte 8
+    assert f"duckdb:///{odd.resolve()} " in runner.invoke(cli, ["ask", str(odd), "mean amount"]).output

@@ -72,3 +72,17 @@ def test_a_failed_question_still_sets_the_exit_code(runner, tmp_path):
     a, _ = write_tables(tmp_path)
     r = runner.invoke(cli, ["chat", a, "--no-code"], input="@forcasting total sales\ntotal sales\n")
     assert r.exit_code == 2 and "**Total sales**: 42" in r.stdout
+
+
+def test_the_chat_exits_with_the_worst_code_of_its_questions(runner, tmp_path):
+    """As ask: 0 answered, 3 declined, 2 bad input; a declined question is not hidden behind a later answer, and
+    bad input outranks a decline."""
+    a, _ = write_tables(tmp_path)
+    answered = runner.invoke(cli, ["chat", a, "--no-code"], input="total sales\n")
+    assert answered.exit_code == 0, answered.output
+    declined = runner.invoke(cli, ["chat", a, "--no-code"], input="Who will win the next election?\ntotal sales\n")
+    assert declined.exit_code == 3, declined.output
+    assert "**Total sales**: 42" in declined.stdout
+    both = runner.invoke(cli, ["chat", a, "--no-code"],
+                         input="@forcasting total sales\nWho will win the next election?\n")
+    assert both.exit_code == 2, both.output

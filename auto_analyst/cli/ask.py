@@ -12,7 +12,7 @@ import click
 from auto_analyst.cli.context import CliContext, Command, report
 from auto_analyst.cli.output import exit_code, print_result, usage_text
 from auto_analyst.cli.prompt import read_line
-from auto_analyst.errors import AutoAnalystError
+from auto_analyst.errors import EXIT_DECLINED, EXIT_OK, AutoAnalystError
 
 __all__ = ["ask", "chat"]
 
@@ -121,12 +121,13 @@ def chat(ctx, files, resume, source, model, user, as_json, trace, no_code, open_
         try:
             result = _ask_cancellable(session, line, _progress(interactive and not as_json))
         except AutoAnalystError as exc:  # one bad line must not end the conversation
-            worst = max(worst, report(exc))
+            worst = _worse(worst, report(exc))
             continue
         if result.error is not None and result.error.kind == "cancelled":
             click.secho("Cancelled: the question was stopped; the session goes on (Ctrl-C at the prompt ends it).",
                         fg="yellow", err=True)
             continue
+        worst = _worse(worst, exit_code(result))
         if not as_json and not interactive:
             click.secho(f"\n>>> {line}", bold=True)
         print_result(result, as_json=as_json, show_trace=trace, show_code=not no_code, open_charts=open_charts)
@@ -135,7 +136,16 @@ def chat(ctx, files, resume, source, model, user, as_json, trace, no_code, open_
     session.settle()
     if session.usage.lm_calls:
         click.secho(f"Session: {session.turn} turn(s), {usage_text(session.usage)}.", err=True, dim=True)
-    ctx.exit(2 if worst == 2 else 0)
+    ctx.exit(worst)
+
+
+_SEVERITY = {EXIT_OK: 0, EXIT_DECLINED: 1, 1: 2, 2: 3}
+"""How bad each of ask's exit codes is, for chat's exit code (the worst of its questions'): bad input or usage (2)
+over any other failure (1) over a declined question (3) over an answer (0)."""
+
+
+def _worse(a: int, b: int) -> int:
+    return max(a, b, key=lambda c: _SEVERITY.get(c, 2))
 
 
 def _ask_cancellable(session, question: str, on_progress):

@@ -33,6 +33,10 @@ def _read_password() -> str:
     return click.prompt("Password", hide_input=True, confirmation_prompt=True)
 
 
+def _stdin_is_terminal() -> bool:
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
 def _limit(value: str | None, cast):
     if value is None:
         return ...
@@ -97,6 +101,9 @@ def users_remove(ctx, name: str, keep_data: bool, yes: bool) -> None:
     analyst = context.analyst(user=name)
     if not yes:
         found = count_user_data(analyst, context.settings, name)
+        if not _stdin_is_terminal():  # a script's stdin cannot answer the question: say how, not click's 'Aborted!'
+            raise BadInputError(f"Not removing {name}: there is no terminal to confirm deleting its data "
+                                f"({found.sentence()}); pass --yes to remove without asking (or --keep-data to keep it).")
         click.confirm(f"Remove the account {name} and delete its data: {found.sentence()}? "
                       "(`--keep-data` keeps the data)", abort=True)
     store.remove(name)  # first, so nothing signed in as NAME writes while its data goes

@@ -18,7 +18,7 @@ import pyarrow as pa
 from auto_analyst.data.compressed import COMPRESSIONS
 from auto_analyst.errors import DataLoadError
 
-__all__ = ["FORMATS", "TABLE_FORMATS", "check_file", "excel_sheets", "read_excel_grid", "read_parquet", "read_json"]
+__all__ = ["FORMATS", "TABLE_FORMATS", "check_file", "database_url", "excel_sheets", "read_excel_grid", "read_parquet", "read_json"]
 
 TABLE_FORMATS = {
     ".csv": "csv", ".tsv": "csv", ".tab": "csv", ".txt": "csv", ".psv": "csv", ".dat": "csv",
@@ -55,6 +55,10 @@ def check_file(path: str | Path, max_file_mb: int) -> tuple[Path, str]:
     if fmt is None:
         if p.suffix.lower() == ".xls":
             raise DataLoadError(f"{p.name} is an old .xls workbook; save it as .xlsx or CSV and load that.")
+        url = database_url(p)
+        if url:
+            raise DataLoadError(f"{p.name} is a database file, not a table file; open it by its URL instead: {url} "
+                                "(ask/chat take it in place of the file, chat also as --source or /connect).")
         known = ", ".join(sorted(FORMATS))
         raise DataLoadError(f"Unknown file type {p.suffix or '(none)'!r} for {p.name}; use one of {known}.")
     size = p.stat().st_size
@@ -64,6 +68,27 @@ def check_file(path: str | Path, max_file_mb: int) -> tuple[Path, str]:
         raise DataLoadError(f"{p.name} is {size / 2**20:.1f} MB, over the {max_file_mb} MB limit; "
                             "raise max_file_mb or load a smaller extract.")
     return p, fmt
+
+
+DATABASE_SUFFIXES = {".db": "", ".sqlite": "sqlite", ".sqlite3": "sqlite", ".duckdb": "duckdb"}
+"""Database files a user may pass where a table file goes: '' = told apart by the file's first bytes."""
+
+
+def database_url(path: Path) -> str:
+    """The SQLAlchemy URL that opens ``path`` as a source (``sqlite:////abs/file.db``, ``duckdb:///...``), or ''
+    when its suffix is not a database file's. The header tells SQLite ('SQLite format 3' at byte 0) from DuckDB
+    ('DUCK' at byte 8), as both formats document; a .db file with neither is taken for SQLite (the common case)."""
+    kind = DATABASE_SUFFIXES.get(path.suffix.lower())
+    if kind is None:
+        return ""
+    if not kind:
+        try:
+            with open(path, "rb") as f:
+                head = f.read(16)
+        except OSError:
+            head = b""
+        kind = "duckdb" if head[8:12] == b"DUCK" else "sqlite"
+    return f"{kind}:///{path.resolve()}"
 
 
 def excel_sheets(path: Path, name: str | None = None) -> list[str]:

@@ -144,6 +144,115 @@ def _best(turns: list[dict], asked: set[str]) -> dict | None:
     return best
 
 
+def _norm(value: Any) -> str:
+    """A group key or condition value as words compare it: '8', 8 and 8.0 alike, text lower-cased."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    try:
+        f = float(str(value))
+    except ValueError:
+        return str(value).strip().lower()
+    return str(int(f)) if f.is_integer() else repr(f)
+
+
+def _tokens(question: str) -> list[str]:
+    return [_norm(w) for w in re.findall(r"-?\d+(?:\.\d+)?|[a-z_][a-z0-9_]*", question.lower())]
+
+
+def _names(column: str, tokens: list[str]) -> bool:
+    words = [w for w in re.split(r"[\s_]+", column.lower()) if w]
+    return bool(words) and all(any(t == w or lemmas(t) & lemmas(w) for t in tokens) for w in words)
+
+
+def _names_value(value: Any, tokens: list[str]) -> bool:
+    want = [w for w in _tokens(str(value))]
+    return bool(want) and all(w in tokens for w in want)
+
+
+_NEAR = 3  # words between a column and its value in "8 cyl", "cyl 8", "cyl = 8", "for cyl of 8"
+
+
+def _named_groups(question: str, turns: list[dict]) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """(groups, conditions) the question names as (column, value) pairs: a group is a number next to the name of
+    a column that keys a table of an earlier turn ('cyl', '8' in "the mean mpg for 8 cyl"), or a row key of such a
+    table said in words; a condition is a number next to a column an earlier turn was filtered on ('gear', '4')."""
+    tokens = _tokens(question)
+    keyed = {}
+    for t in turns:
+        for table in t.get("values", []) or []:
+            cols, rows = table.get("columns", []), table.get("rows", [])
+            if cols and cols != ["value"] and rows:
+                keyed.setdefault(str(cols[0]), set()).update(_norm(r[0]) for r in rows if r)
+    # each number goes with the nearest column the question names ("6 cyl and gear 4": 6 with cyl, 4 with gear)
+    known = set(keyed) | {str(c["column"]) for t in turns for c in _conditions(t)}
+    at = {col: [i for i, t in enumerate(tokens) if t in _column_words(col)] for col in known if _names(col, tokens)}
+    out, conds = set(), set()
+    for i, tok in enumerate(tokens):
+        if not re.fullmatch(r"-?\d+(?:\.\d+)?", tok):
+            continue
+        near = [(abs(i - j), col) for col, places in at.items() for j in places if abs(i - j) <= _NEAR]
+        if near:
+            (conds, out)[min(near)[1] in keyed].add((min(near)[1], tok))
+    for col, keys in keyed.items():  # a group said in words ('North') names itself
+        out |= {(col, k) for k in keys if not re.fullmatch(r"-?\d+(?:\.\d+)?", k) and _names_value(k, tokens)}
+    return out, conds
+
+
+def _column_words(column: str) -> set[str]:
+    return {w for w in re.split(r"[\s_]+", column.lower()) if w}
+
+
+def _shows(turn: dict, groups: set[tuple[str, str]]) -> bool:
+    """Every named group is a row of one of the turn's shown tables keyed by that column."""
+    rows = {(str(tb.get("columns", [""])[0]), _norm(r[0])) for tb in turn.get("values", []) or []
+            if tb.get("columns") and tb.get("columns") != ["value"] for r in tb.get("rows", []) if r}
+    return groups <= rows
+
+
+def _conditions(turn: dict) -> list[dict]:
+    return [c for c in turn.get("conditions", []) or [] if isinstance(c, dict) and c.get("column")]
+
+
+def _condition_text(conds: list[dict]) -> str:
+    return ", ".join(f"{c['column']} {c.get('op', '=')} {c.get('value', '')}" for c in conds)
+
+
+def _same_conditions(turn: dict, question: str, groups: set[tuple[str, str]], asked: set[tuple[str, str]]) -> bool:
+    """The question names every condition the turn's answer was computed under (a condition on a named group's
+    own column is that group), and the turn has every condition the question names: a turn filtered to gear = 4
+    does not answer a question without gear, nor a turn on every row one about gear 4."""
+    tokens = _tokens(question)
+    named_cols = {c for c, _ in groups}
+    has = {(str(c["column"]), _norm(c.get("value", ""))) for c in _conditions(turn) if c.get("op", "=") == "="}
+    return asked <= has and all(c["column"] in named_cols and c.get("op", "=") == "=" or
+               _names(str(c["column"]), tokens) and all(_names_value(v, tokens) for v in str(c.get("value", "")).split(" or "))
+               for c in _conditions(turn))
+
+
+def _quoting_groups(question: str, groups: set[tuple[str, str]], conds: set[tuple[str, str]], current: list[dict],
+                    earlier: list[dict], asked: set[str]) -> dict | None:
+    """The turn that showed the named groups under the question's conditions: this conversation's first (the best
+    matching of them by words), else an earlier session's; None when no turn did."""
+    for turns in (current, earlier):
+        fit = [t for t in turns if _shows(t, groups) and _same_conditions(t, question, groups, conds)]
+        if fit:
+            return max(fit, key=lambda t: len(asked & _words(" ".join(str(t.get(k, "")) for k in
+                                                                  ("question", "standalone_question", "answer")))))
+    return None
+
+
+def _group_lines(turn: dict, groups: set[tuple[str, str]]) -> list[str]:
+    out = []
+    for t in turn.get("values", []) or []:
+        cols, rows = t.get("columns", []), t.get("rows", [])
+        if not cols or cols == ["value"]:
+            continue
+        for r in rows:
+            if r and (str(cols[0]), _norm(r[0])) in groups:
+                out.append(f"{t.get('name', '')}, {cols[0]} {r[0]}: " + ", ".join(f"{c} {fmt(v)}" for c, v in zip(cols[1:], r[1:])))
+    return out
+
+
 def _recap(current: list[dict]) -> str:
     lines = [f"{k}. You asked \"{t.get('question', '')}\": " + " ".join(str(t.get("answer", "")).split())[:200]
              for k, t in enumerate(current, 1)]
@@ -165,27 +274,44 @@ def memory_answer(p: Request) -> dict[str, Any]:
     current = sorted((t for t in history if t.get("session") == "current" and route(str(t.get("question", ""))) == "analysis"
                       and str(t.get("question", "")).strip() != question.strip()), key=lambda t: _turn_no(t))
     best = _by_position(question, current)
+    facts = ""
+    if found is not None:
+        facts = ("Remembered findings (with when and where they were found):\n\n" + str(found.get("answer", "")))
+        if found.get("comparison"):
+            return {"answer": facts, "used_turns": []}
+    tail = f"\n\n{facts}" if facts else ""
+    earlier = [t for t in history if t not in current and t.get("session") != "current"]
+    groups, conds = _named_groups(question, current + earlier) if best is None else (set(), set())
+    if groups:  # a figure of a named group: only a turn that showed it, computed under the question's conditions
+        best = _quoting_groups(question, groups, conds, current, earlier, asked)
+        said = " and ".join(f"{c} = {v}" for c, v in sorted(groups)) + "".join(
+            f" where {c} = {v}" for c, v in sorted(conds))
+        if best is None:  # no turn is quoted; the remembered findings follow with their own conditions
+            return {"answer": f"I can't find an earlier answer that gave the figure for {said} under the conditions of "
+                              f"your question; ask it as a question about the data and it will be computed.{tail}",
+                    "used_turns": []}
+        return {"answer": _quoted(best, _group_lines(best, groups), tail), "used_turns": [str(best.get("id", ""))]}
     if best is None:
         # the best match over every turn given; on a tie this conversation's turn wins (it comes first)
         best = _best(current + [t for t in history if t not in current], asked) if asked else None
     if best is None and current and not asked:  # "what did we find earlier?": this conversation so far
         return {"answer": _recap(current), "used_turns": [str(t.get("id", "")) for t in current]}
-    facts = ""
-    if found is not None:
-        facts = ("Remembered findings (with when and where they were found):\n\n" + str(found.get("answer", "")))
-        if found.get("comparison") or best is None:
-            return {"answer": facts, "used_turns": []}
+    if best is None and facts:
+        return {"answer": facts, "used_turns": []}
     if best is None:
         return {"answer": "I don't find that in this conversation's history. Ask it again as a question about the data "
                           "(e.g. 'mean of price by region'), or ask 'what did we find earlier?' for the turns so far.",
                 "used_turns": []}
-    lines = _value_lines(best, asked)
+    return {"answer": _quoted(best, _value_lines(best, asked), tail), "used_turns": [str(best.get("id", ""))]}
+
+
+def _quoted(best: dict, lines: list[str], tail: str) -> str:
+    """The quote of one turn: which turn, under which conditions, the figures asked about, the whole answer."""
     where = "" if best.get("session", "current") == "current" else ", in an earlier session"
-    head = f"Earlier (turn {best.get('turn', '?')}{where}) you asked: \"{best.get('question', '')}\"."
-    tail = f"\n\n{facts}" if facts else ""
+    conds = _condition_text(_conditions(best))
+    head = f"Earlier (turn {best.get('turn', '?')}{where}) you asked: \"{best.get('question', '')}\"" + (
+        f" (computed where {conds})." if conds else ".")
     if lines:
         body = "From that answer: " + "; ".join(lines) + "."
-        return {"answer": f"{head} {body}\n\nThe whole answer was:\n\n{best.get('answer', '')}{tail}",
-                "used_turns": [str(best.get("id", ""))]}
-    return {"answer": f"{head} The answer was:\n\n{best.get('answer', '')}{tail}",
-            "used_turns": [str(best.get("id", ""))]}
+        return f"{head} {body}\n\nThe whole answer was:\n\n{best.get('answer', '')}{tail}"
+    return f"{head} The answer was:\n\n{best.get('answer', '')}{tail}"

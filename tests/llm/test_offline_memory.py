@@ -80,3 +80,62 @@ def test_a_session_asks_about_its_own_first_turn_not_an_earlier_sessions(tmp_pat
         north = next(row for row in table.rows if row[0] == "North")
         assert "total revenue by region" in r.answer and str(round(north[1], 2)) in r.answer
         assert "Median" not in r.answer and "median" not in r.answer
+
+
+def test_a_quoted_group_figure_comes_from_the_turn_that_showed_it_under_the_same_conditions(tmp_path):
+    """End to end on mtcars-like data: 'the mean mpg for 8 cyl' is turn 1's (no gear condition), not the later
+    turns filtered to gear = 4 that name mean mpg too; an earlier session's turn with the same figure loses to
+    this conversation's; a figure no turn showed under the question's conditions is declined, not quoted."""
+    import pandas as pd
+
+    from auto_analyst import Analyst, Settings
+
+    rows = [(4, 4, 30.0), (4, 4, 26.0), (4, 3, 21.5), (6, 4, 21.0), (6, 3, 18.0), (8, 3, 15.0), (8, 3, 15.2),
+            (8, 5, 15.8)]
+    csv = tmp_path / "cars.csv"
+    pd.DataFrame(rows, columns=["cyl", "gear", "mpg"]).to_csv(csv, index=False)
+    analyst = Analyst(settings=Settings.load({"home": tmp_path}), user="carol")
+    with analyst:
+        before = analyst.session()
+        before.load(csv)
+        before.ask("average mpg by cyl")  # the same figure in another session
+        s = analyst.session()
+        s.load(csv)
+        first = s.ask("average mpg by cyl")
+        assert first.status == "ok"
+        s.ask("now only for gear 4")
+        s.ask("which of those is the highest?")
+        r = s.ask("what did you say the mean mpg for 8 cyl was?")
+        assert r.trace.source == "memory", r.answer
+        assert r.answer.startswith('Earlier (turn 1) you asked: "average mpg by cyl".'), r.answer
+        assert "cyl 8: mean mpg 15.3" in r.answer and "earlier session" not in r.answer
+        assert [h.id for h in r.trace.memory_hits if h.kind == "history"]  # the turn is from the history
+        filtered = s.ask("what did you say the mean mpg for 6 cyl and gear 4 was?")
+        assert filtered.answer.startswith('Earlier (turn 2) you asked: "now only for gear 4" (computed where gear = 4)')
+        assert "cyl 6: mean mpg 21" in filtered.answer and "15.3" not in filtered.answer.split("The whole answer")[0]
+        none = s.ask("what did you say the mean mpg for 8 cyl and gear 4 was?")  # no turn showed cyl 8 at gear 4
+        assert none.answer.startswith("I can't find an earlier answer that gave the figure for cyl = 8 where gear = 4")
+        said = none.answer.split("Remembered findings")[0]  # the findings after it say their own conditions
+        assert "15.3" not in said and "26" not in said and none.trace.memory_hits is not None
+
+
+def test_quote_rows_keep_to_this_conversation_and_to_the_conditions():
+    """The memory answerer alone: a named group quoted from the current session's turn that shows it, never from
+    a turn whose conditions the question does not name."""
+    def grouped(id, n, question, value, conditions=(), session="current"):
+        row = turn(id, n, question, "…", session=session)
+        row["values"] = [{"name": "mean price by region", "columns": ["region", "mean price"],
+                          "rows": [["North", value], ["South", value + 1]]}]
+        row["conditions"] = [{"column": c, "op": "=", "value": v} for c, v in conditions]
+        return row
+
+    history = [grouped(1, 1, "mean price by region", 10.0), grouped(2, 2, "now only for 2023", 12.0, [("year", "2023")]),
+               grouped(9, 4, "mean price by region", 99.0, session="earlier")]
+    out = ask("what did you say the mean price for North was?", history)
+    assert out["used_turns"] == ["1"] and "North: mean price 10" in out["answer"]
+    out = ask("what did you say the mean price for North in year 2023 was?", history)
+    assert out["used_turns"] == ["2"] and "(computed where year = 2023)" in out["answer"]
+    out = ask("what did you say the mean price for North was?", [history[1], history[2]])
+    assert out["used_turns"] == ["9"] and "in an earlier session" in out["answer"]
+    out = ask("what did you say the mean price for North was?", [history[1]])
+    assert out["used_turns"] == [] and out["answer"].startswith("I can't find an earlier answer")

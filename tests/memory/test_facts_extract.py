@@ -206,3 +206,35 @@ def test_fact_ids_are_stable_and_per_turn() -> None:
     a, b = extract_facts(r, scope()), extract_facts(r, scope())
     assert a[0].id == b[0].id and len(a[0].id) == 16
     assert extract_facts(r.model_copy(update={"turn": 2}), scope())[0].id != a[0].id
+
+
+def test_findings_carry_their_numeric_conditions_and_a_top_n_listing_ranks_only_its_measure(tmp_path) -> None:
+    """The offline model's answers on a cars table: a value computed on filtered rows says the filter (cyl=4 and
+    wt<2; gear=4), a table grouped by a number column gives one fact per group, 'its mean mpg' of the top group is
+    not a finding of all gear=4 rows, and the other columns of the 5 heaviest cars are not 'max mpg' of a car."""
+    import pandas as pd
+
+    from auto_analyst import Analyst, Settings
+
+    cars = pd.DataFrame({"model": [f"car {i}" for i in range(10)], "cyl": [4, 4, 4, 6, 6, 8, 8, 8, 4, 6],
+                         "gear": [4, 4, 3, 4, 3, 3, 3, 5, 5, 4], "wt": [1.5, 1.9, 2.4, 2.9, 3.2, 3.6, 4.1, 5.4, 2.1, 3.0],
+                         "mpg": [33.0, 30.0, 24.0, 21.0, 18.0, 16.0, 15.0, 10.0, 26.0, 19.0]})
+    analyst = Analyst(settings=Settings.load({"home": tmp_path}))
+    with analyst:
+        s = analyst.session()
+        s.add_frame("cars", cars)
+        lines = {}
+        for q in ["average mpg by cyl", "now only for gear 4", "which of those is the highest?",
+                  "mean mpg for cyl 4 and wt < 2", "5 heaviest cars"]:
+            r = s.ask(q)
+            assert r.status == "ok", (q, r.answer)
+            lines[q] = [f.line(when=False) for f in extract_facts(r, s._scope())]
+    assert lines["average mpg by cyl"] == ["mean mpg for cyl=4: 28.25", "mean mpg for cyl=6: 19.3333",
+                                           "mean mpg for cyl=8: 13.6667"]
+    assert lines["now only for gear 4"] == ["mean mpg for cyl=4: 31.5 [where gear=4]",
+                                            "mean mpg for cyl=6: 20 [where gear=4]"]
+    assert "mean mpg for gear=4: 31.5" not in lines["which of those is the highest?"]
+    assert all("[where gear=4]" in x for x in lines["which of those is the highest?"]), lines
+    assert lines["mean mpg for cyl 4 and wt < 2"] == ["mean mpg: 31.5 [where cyl=4; wt<2]"]
+    assert lines["5 heaviest cars"][0] == "max wt for model=car 7 (rank 1): 5.4"
+    assert len(lines["5 heaviest cars"]) == 5 and not any("mpg" in x for x in lines["5 heaviest cars"])

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from unittest.mock import patch
+
 from click.testing import CliRunner
 
 from auto_analyst.cli import cli
 from auto_analyst.web import AccountStore
+
+
+@contextmanager
+def _a_terminal():
+    """``users remove`` asks its question only on a terminal: the test's piped input stands for one."""
+    with patch("auto_analyst.cli.users._stdin_is_terminal", return_value=True):
+        yield
 
 
 def _run(settings, args, input=None):
@@ -44,7 +54,12 @@ def test_users_list_set_passwd_remove(settings):
     assert changed.exit_code == 0 and "its 1 API token(s) revoked" in changed.output
     assert store.verify("bob", "bob-password") is None and store.verify("bob", "new-password") is not None
     assert store.get("bob").epoch == 1 and store.tokens("bob") == []  # older logins and tokens end
-    unconfirmed = _run(settings, ["users", "remove", "bob"], input="n\n")
+    piped = _run(settings, ["users", "remove", "bob"], input="y\n")  # a script's stdin does not confirm
+    assert piped.exit_code == 2 and "pass --yes to remove without asking" in piped.output, piped.output
+    assert "Aborted" not in piped.output and "[y/N]" not in piped.output and store.get("bob") is not None
+    assert _run(settings, ["users", "remove", "bob"], input="").exit_code == 2  # `</dev/null`
+    with _a_terminal():
+        unconfirmed = _run(settings, ["users", "remove", "bob"], input="n\n")
     assert unconfirmed.exit_code == 1 and "delete its data: 0 conversation(s)" in unconfirmed.output
     assert "--keep-data" in unconfirmed.output and store.get("bob") is not None  # not confirmed: nothing removed
     removed = _run(settings, ["users", "remove", "bob", "--keep-data"])
@@ -104,7 +119,8 @@ def test_users_remove_deletes_the_users_data_after_confirmation_and_keep_data_ke
     before = _holdings(settings, "bob")
     assert before["conversations"] == 1 and before["turns"] == 1 and before["errors"] == 1 and before["uploads"]
     assert before["profile"] == "concise"
-    removed = _run(settings, ["users", "remove", "bob"], input="y\n")
+    with _a_terminal():
+        removed = _run(settings, ["users", "remove", "bob"], input="y\n")
     assert removed.exit_code == 0, removed.output
     assert "delete its data: 1 conversation(s)" in removed.output and "1 error-fix entry" in removed.output
     assert "its data is deleted" in removed.output

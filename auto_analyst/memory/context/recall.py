@@ -17,7 +17,7 @@ from auto_analyst.memory.facts import recall as fact_recall
 from auto_analyst.memory.facts.model import render_fact
 from auto_analyst.memory.scope import Scope
 from auto_analyst.memory.users.profile import render
-from auto_analyst.question_text import QUOTE, split_format
+from auto_analyst.question_text import QUOTE, conditions_in, split_format
 from auto_analyst.results import ContextPart, MemoryHit
 from auto_analyst.storage.times import to_iso
 
@@ -158,7 +158,8 @@ def history_for(stores: MemoryStores, user: str, question: str, k: int = 5,
     seen = {t.id for t in current}
     turns = current + [t for t in stores.history.search(user, question, k=k) if t.id not in seen]
     rows = fact_rows + [{"id": t.id, "turn": t.turn, "question": t.question, "standalone_question": _standalone(t),
-                         "answer": t.answer[:800], "values": _shown_values(t), "when": t.created_at,
+                         "answer": t.answer[:800], "values": _shown_values(t), "conditions": _conditions(t),
+                         "when": t.created_at,
                          "session": "current" if scope is not None and t.session == scope.session_id else "earlier"}
                         for t in turns]
     return json.dumps(rows, ensure_ascii=False), hits + [MemoryHit(kind="history", id=str(t.id),
@@ -188,6 +189,19 @@ def _shown_values(turn: Any) -> list[dict]:
         return []
     return [{"name": t.get("name", ""), "columns": t.get("columns", []), "rows": t.get("rows", [])[:HISTORY_VALUE_ROWS]}
             for t in tables if isinstance(t, dict)][:6]
+
+
+def _conditions(turn: Any) -> list[dict]:
+    """The row conditions the turn's answer was computed under ({"column", "op", "value"}), read from its resolved
+    question, plan and shown tables' names (question_text.conditions_in): a follow-up quoting it must name them too."""
+    try:
+        result = json.loads(turn.result_json or "{}")
+    except (ValueError, AttributeError):
+        return []
+    text = " ".join([str(result.get("trace", {}).get("standalone_question", ""))]
+                    + [str(s.get("instruction", "")) for s in result.get("plan", []) if isinstance(s, dict)]
+                    + [str(t.get("name", "")) for t in result.get("tables", []) if isinstance(t, dict)])
+    return [{"column": c, "op": op, "value": v} for c, op, v in conditions_in(text)]
 
 
 def _standalone(turn: Any) -> str:

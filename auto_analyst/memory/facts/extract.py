@@ -11,17 +11,20 @@ A table is read by its shape:
   matrix, or a model's coefficients or importances, or ``describe()``'s statistics per column.
 
 Raw rows (no metric named anywhere, or keys that repeat) and charts give no facts; a chart's
-numbers count only when its data table is shown too. The filter is the category values (and
-years) that the plan or the table's name mentions and that are not the table's own groups.
+numbers count only when its data table is shown too. The filter is the category values, years and
+compared numbers (facts/conditions.py) the plan or the table's name mentions, not the table's own groups.
+In a top-N listing only the ranked column ranks: the rows' other columns are not maxima of their own.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from auto_analyst.memory.facts.conditions import compared, condition as _condition, filter_text as _filter_text
 from auto_analyst.memory.facts.vocab import (MODEL_METRICS, TEST_METRICS, DataVocabulary, is_ranking, metric_of,
                                             model_of, relation_name, test_of)
 from auto_analyst.memory.facts.model import Fact, Link, fingerprint
@@ -38,12 +41,9 @@ _KEY_HEADERS = {"index", "term", "feature", "variable", "column", "name", "level
 
 
 def _num(v: Any) -> float | None:
-    if isinstance(v, bool) or v is None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
-    if isinstance(v, (int, float)):
-        f = float(v)
-        return None if math.isnan(f) or math.isinf(f) else f
-    return None
+    return None if math.isnan(float(v)) or math.isinf(float(v)) else float(v)
 
 
 @dataclass
@@ -63,7 +63,7 @@ class _Turn:
         filt = filt if filt is not None else self.filter_for(table)
         columns = [lk.entity.split("=")[0] for lk in links if lk.kind in ("column", "value")]
         data_table = self.data_table(columns + [c for c, _ in filt])
-        links = list(links) + [Link(entity=f"{c}={v}", kind="value", role="filter") for c, v in filt if "=" not in c]
+        links = list(links) + [Link(entity=_condition(c, v), kind="value", role="filter") for c, v in filt if "=" not in c]
         links += [Link(entity=data_table, kind="table", role="table")] if data_table else []
         seen, unique = set(), []
         for lk in links:
@@ -94,11 +94,7 @@ class _Turn:
         shown = {str(v).strip().lower() for row in table.rows for v in row if isinstance(v, str)}
         out = [(c, v) for c, v in self.vocab.values_in(text) if v.lower() not in shown and c not in groups]
         out += [(f"{c} year", str(y)) for c, y in self.vocab.years_in(text, self.vocab.columns_in(text))]
-        return list(dict.fromkeys(out))
-
-
-def _filter_text(filt: Sequence[tuple[str, str]]) -> str:
-    return "; ".join(f"{c} {v}" if c.endswith(" year") else f"{c}={v}" for c, v in filt)
+        return list(dict.fromkeys(out + compared(self.vocab, text, groups)))
 
 
 def extract_facts(result: Result, scope: Scope, at: Any = None) -> list[Fact]:
@@ -128,12 +124,12 @@ def extract_facts(result: Result, scope: Scope, at: Any = None) -> list[Fact]:
 
 
 def _without_restatements(facts: list[Fact]) -> list[Fact]:
-    """Drop a single value that repeats one group's number of the same relation ('its total revenue' beside
-    'total revenue by region'): it is that group's value, not the whole table's."""
+    """Drop a single value repeating one group's number of the same relation ('its total revenue' beside 'total
+    revenue by region'), also when the turn's filter names it ('its mean mpg' where gear=4): it is the group's."""
     grouped = {(f.relation, f.value) for f in facts if f.kind in ("grouped", "ranking", "count", "share")
                and "=" in f.subject}
-    return [f for f in facts if not (f.kind in ("aggregate", "count", "share") and "=" not in f.subject
-                                     and (f.relation, f.value) in grouped)]
+    return [f for f in facts if not (f.kind in ("aggregate", "count", "share") and ("=" not in f.subject
+                                     or f.source.lower().startswith("its ")) and (f.relation, f.value) in grouped)]
 
 
 # -- one value per table --------------------------------------------------------------------------------
@@ -180,7 +176,8 @@ def _aggregate_fact(turn: _Turn, t: TableOut, metric: str, value: float | None) 
     if not measure and metric not in ("count", "share"):
         return  # 'mean' of nothing known: not a finding we can name
     filt = turn.filter_for(t)
-    subject = _filter_text(filt) if len(filt) == 1 and not filt[0][0].endswith(" year") else ""
+    one = len(filt) == 1 and not filt[0][0].endswith(" year") and filt[0][1][:1] not in "<>!"
+    subject = _filter_text(filt) if one else ""
     links = [Link(entity=measure, kind="column", role="measure")] if measure else []
     links += [Link(entity=metric, kind="method", role="method")]
     if subject:
@@ -236,7 +233,9 @@ def _table_facts(turn: _Turn, t: TableOut) -> None:
     keys = []
     for j in range(ncols):
         header = t.columns[j]
-        is_data_key = header in turn.vocab.columns and header not in turn.vocab.numeric
+        # a number column the table is grouped by ('mean mpg by cyl') keys it like a category column
+        is_data_key = header in turn.vocab.all_columns and (header not in turn.vocab.numeric or j == 0 and re.search(
+            rf"\bby\s+`?{re.escape(header)}\b", f"{t.name} {turn.plan_text}", re.I) is not None)
         if j in numeric_cols and not is_data_key:
             break
         keys.append(j)
@@ -279,8 +278,11 @@ def _grouped(turn: _Turn, t: TableOut, keys: list[int], values: list[int]) -> No
     if all(pivot) and len(set(pivot)) == 1 and pivot[0] not in key_cols:
         _pivot(turn, t, keys, key_cols, values, pivot[0], table_metric, filt)
         return
+    ranked = turn.vocab.columns_in(t.name, only=numeric) or turn.vocab.columns_in(turn.plan_text, only=numeric)
     for j in values:
         header = t.columns[j]
+        if ranking and not metric_of(header) and not set(turn.vocab.columns_in(header, only=numeric)) & set(ranked):
+            continue  # another column of the ranked rows ('mpg' of the 5 heaviest cars): not a max of its own
         metric = metric_of(header) or table_metric
         measures = turn.vocab.columns_in(header, only=numeric) or [
             c for c in (turn.vocab.columns_in(t.name, only=numeric) or turn.vocab.columns_in(turn.plan_text, only=numeric))
