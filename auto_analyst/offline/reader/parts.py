@@ -70,7 +70,8 @@ GROUPING = re.compile(r"(?<!\bsorted )(?<!\bordered )(?<!\bdivided )(?<!\bmultip
                       r"(?=\s*(?:[,.;?!]|$|\band\b|\bin\b|\bwhere\b|\bfor\b|\bwith\b|\bfrom\b|\bamong\b|\bover\b))")
 
 
-DANGLING = re.compile(r"\b((?:grouped |broken down |split |sorted |ordered )?by|for each|for every|per)\s*[?.!,;:]*\s*$")
+DANGLING = re.compile(r"\b((?:grouped |broken down |split |sorted |ordered )?by|for each|for every|per)"
+                      r"\s*[?.!,;:]*\s*$")
 
 
 def per_row(text: str, spec: QuerySpec, table: TableDescription) -> None:
