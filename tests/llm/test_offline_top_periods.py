@@ -60,6 +60,8 @@ ASKS = {
     "quarters_mean": (quarterly, "top 2 quarters by mean output"),
     "quarter_rows": (quarterly, "the 3 quarters with the highest jobless rate"),
     "summed": (orders, "what is the total of the top 3 amount values?"),
+    "count_years": (quarterly, "how many years had a jobless rate above 9?"),
+    "count_quarters": (quarterly, "how many quarters had a jobless rate above 9?"),
 }
 
 
@@ -125,3 +127,11 @@ def test_the_n_largest_summed_only_without_a_group_word(answers):
 ])
 def test_readings(frame, question, expected):
     assert read(frame, question, name="orders").startswith(expected)
+
+
+def test_how_many_periods_counts_the_periods_not_the_rows(answers):
+    q = quarterly()
+    high = q[q.jobless_rate > 9]
+    assert answers["count_years"].tables[0].rows[0][0] == high.year.nunique()
+    assert high.year.nunique() < len(high)  # the figure differs from the count of rows
+    assert answers["count_quarters"].tables[0].rows[0][0] == len(high)  # each row is a quarter of a year

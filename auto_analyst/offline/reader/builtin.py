@@ -125,7 +125,7 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
                           or (spec.time_grain and not plain_funcs) or (categorical and numeric)):
         _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs, table)
     elif plain_funcs or superlative:
-        _aggregate(p, spec, funcs, group_cols, numeric, categorical)
+        _aggregate(p, spec, funcs, group_cols, numeric, categorical, table)
     elif task_word == "open":
         _open(spec, group_cols, numeric, categorical, dates)
     elif numeric and spec.filters and not group_cols and not categorical and not task_word:
@@ -213,7 +213,8 @@ def _check_drop_missing(spec: QuerySpec) -> None:
         spec.assumptions.append("missing values left out (pandas skips them)")
 
 
-def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], group_cols, numeric, categorical) -> None:
+def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], group_cols, numeric, categorical,
+               table: TableDescription | None = None) -> None:
     spec.task = "aggregate"
     spec.group_by = group_cols
     cols_in_order = numeric + [c for c in categorical if c not in group_cols]
@@ -224,6 +225,12 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
         return
     if not cols_in_order:
         if any(f == "count" for _, f, _ in funcs):
+            counted = _counted_periods(p, table) if table is not None and not group_cols else None
+            if counted:  # 'how many years had unemp above 8' on quarterly rows: the years, not the quarters
+                spec.measures = [Measure(func="nunique", column=counted)]
+                spec.assumptions.append(f"counted the different values of '{counted}' with at least one row kept "
+                                        f"(the table has several rows a {counted})")
+                return
             spec.measures = [Measure(func="count")]
             return
         spec.problems.append("Say which column to compute that on.")
@@ -277,6 +284,15 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
         if len(fs) != len(cols_in_order):
             spec.problems.append("I can't pair each statistic with its column; ask one at a time.")
     spec.measures = list({(m.func, m.column): m for m in spec.measures}.values())
+
+
+def _counted_periods(p: Pieces, table: TableDescription) -> str | None:
+    """'how many years ...' where the rows are not one per year (quarters of years, firm-years): the year column."""
+    for r in p.row_nouns:
+        if r.plural and re.search(r"\b(?:how\s+many|number\s+of)\s+$", p.text[:r.start]):
+            cols = _period_groups(p, QuerySpec(table=table.name), [], [], table, noun=r)
+            return cols[0] if cols else None
+    return None
 
 
 def _positions(p: Pieces, cols: list[str]) -> list[int]:

@@ -43,17 +43,18 @@ def rank(spec: QuerySpec, superlative: str, group_cols, numeric, categorical, pl
         spec.measures = [Measure(func="count")]
 
 
-def period_groups(p, spec: QuerySpec, group_cols: list[str], plain_funcs: list[str], table) -> list[str]:
+def period_groups(p, spec: QuerySpec, group_cols: list[str], plain_funcs: list[str], table, noun=None) -> list[str]:
     """The groups of a top N named by a plural period word: 'top 3 years by total invest', 'which 3 years have the
     highest mean unemp', 'total tip for the top 2 days'. The period's column is the grouping when a statistic is asked
     (a total or a mean of one row is no ranking of rows) or when the rows are not one per period (firm-years, meals);
     'the 3 quarters with the highest unemp' on a table of quarters of years (a `year` column beside `quarter`, or one
-    row per value) keeps the rows. With a statistic and no column for the period, the part declines (a problem)."""
+    row per value) keeps the rows. With a statistic and no column for the period, the part declines (a problem).
+    ``noun``: read that row noun only ('how many years', counted by the caller), wherever it stands."""
     if group_cols:
         return group_cols
-    for r in p.row_nouns:
+    for r in [noun] if noun is not None else p.row_nouns:
         word = r.word[:-1] if r.plural and r.word.endswith("s") else ""
-        if word not in PERIOD_WORDS or not re.search(r"\b\d+\s+(?:[a-z]+\s+)?$", p.text[:r.start]):
+        if word not in PERIOD_WORDS or (noun is None and not re.search(r"\b\d+\s+(?:[a-z]+\s+)?$", p.text[:r.start])):
             continue  # only the noun the N counts ('top 3 years', 'which 3 years'), never 'per year' elsewhere
         cols = [c for c in table.columns if words_of(c.name) == [word]]
         if len(cols) != 1:
