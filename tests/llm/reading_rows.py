@@ -153,7 +153,7 @@ ROWS = [
     ('weather', 'how many days per station', 'count of rows by `station`'),
     ('weather', 'how many observations for each station', 'count of rows by `station`'),
     ('macro', 'How many quarters had inflation above 5?', 'count of rows where `infl` > 5'),
-    ('macro', 'how many years are there', 'count of rows'),
+    ('macro', 'how many years are there', 'number of distinct of `year`'),  # quarterly rows: 20 years, not 80
     ('weather', 'Compare the humidity of Oslo and Bergen', "mean of `rel_hum_pct` by `station` where `station` == 'Oslo' or 'Bergen'"),
     ('weather', 'compare average temperature in Oslo and Tromso', "mean of `temp_c` by `station` where `station` == 'Oslo' or 'Tromso'"),
     ('weather', 'Oslo vs Bergen wind speed', "mean of `wind_kmh` by `station` where `station` == 'Oslo' or 'Bergen'"),

@@ -16,13 +16,16 @@ from auto_analyst.offline.reader.measures import (SUPERLATIVES, counted_noun, co
                                                       is_period as _is_period, measure_for as _measure_for,
                                                       when_column as _when_column)
 from auto_analyst.offline.reader.pieces import Pieces
-from auto_analyst.offline.reader.rankings import rank as _rank, top_n as _top_n
+from auto_analyst.offline.reader.rankings import period_groups as _period_groups, rank as _rank, top_n as _top_n
 from auto_analyst.offline.reader.vocabulary import vocabulary
 from auto_analyst.offline.reader.words import PLAIN, with_formula
 from auto_analyst.offline.spec import FUNC_WORDS, Filter, Measure, QuerySpec
 from auto_analyst.offline.statistics import NUMERIC_ONLY
 
 __all__ = ["assign", "default_func"]
+
+MOST_COMMON = re.compile(r"\bmost\s+(?:common|frequent|frequently\s+occurring|usual|often\s+seen)\b")
+
 
 def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa: C901 - one rule per question form
     """Set ``spec.task`` and its fields from ``p``; add a problem when the pieces do not make one clear question."""
@@ -98,7 +101,17 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
             spec.assumptions.append(f"ranked by '{only[0]}', the only numeric column")
         if n[1] is None:  # "the 3 heaviest cars": the adjective says which end
             n = (n[0], bool(p.superlatives) and p.superlatives[0].func == "min")
-        _top_n(spec, n, group_cols, numeric, categorical, plain_funcs, table, rows=bool(p.row_nouns))
+        if not numeric and not categorical and len(group_cols) == 1 and group_cols[0] in only:
+            numeric, group_cols = group_cols, []  # "top 5 rows by invest": rank by that column
+        periods = _period_groups(p, spec, group_cols, plain_funcs, table)  # 'top 3 years by total invest'
+        at = re.search(rf"\b{n[0]}\b", p.text)
+        by_statistic = at is not None and any(pos > at.start() and f in plain_funcs for pos, f, _ in funcs)
+        if not spec.problems:
+            _top_n(spec, n, periods, [c for c in numeric if c not in periods], categorical, plain_funcs, table,
+                   rows=bool(p.row_nouns) and periods == group_cols, ranked_by_statistic=by_statistic)
+    elif MOST_COMMON.search(text) and len(set(group_cols + categorical + numeric)) == 1 and not dates:
+        # "most common clarity", "the most frequent cut": the mode (the value with the most rows), never a maximum
+        _rank(spec, "max", list(dict.fromkeys(group_cols + categorical + numeric)), [], [], [], table)
     elif superlative and not group_cols and not categorical and numeric and _one_row(p):
         # "the heaviest car", "who is the oldest patient": the row with the largest value, named
         spec.task, spec.n, spec.ascending = "top_n", 1, superlative == "min"
@@ -207,7 +220,7 @@ def _check_drop_missing(spec: QuerySpec) -> None:
 
 
 def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], group_cols, numeric, categorical,
-               table: TableDescription) -> None:
+               table: TableDescription | None = None) -> None:
     spec.task = "aggregate"
     spec.group_by = group_cols
     cols_in_order = numeric + [c for c in categorical if c not in group_cols]
@@ -218,6 +231,12 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
         return
     if not cols_in_order:
         if any(f == "count" for _, f, _ in funcs):
+            counted = _counted_periods(p, table) if table is not None and not group_cols else None
+            if counted:  # 'how many years had unemp above 8' on quarterly rows: the years, not the quarters
+                spec.measures = [Measure(func="nunique", column=counted)]
+                spec.assumptions.append(f"counted the different values of '{counted}' with at least one row kept "
+                                        f"(the table has several rows a {counted})")
+                return
             spec.measures = [Measure(func="count")]
             return
         spec.problems.append("Say which column to compute that on.")
@@ -282,6 +301,15 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
         if len(fs) != len(cols_in_order):
             spec.problems.append("I can't pair each statistic with its column; ask one at a time.")
     spec.measures = list({(m.func, m.column): m for m in spec.measures}.values())
+
+
+def _counted_periods(p: Pieces, table: TableDescription) -> str | None:
+    """'how many years ...' where the rows are not one per year (quarters of years, firm-years): the year column."""
+    for r in p.row_nouns:
+        if r.plural and re.search(r"\b(?:how\s+many|number\s+of)\s+$", p.text[:r.start]):
+            cols = _period_groups(p, QuerySpec(table=table.name), [], [], table, noun=r)
+            return cols[0] if cols else None
+    return None
 
 
 def _positions(p: Pieces, cols: list[str]) -> list[int]:

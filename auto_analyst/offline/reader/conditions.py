@@ -123,8 +123,8 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
             st.take(before.start(), m.start)
             used.add(i)
             continue
-        count_before = re.search(r"\b(?:with|having|has|have|had|only|just|exactly)\s+(?:exactly\s+)?(\d+|[a-z]+)\s+$",
-                                 text[:m.start])
+        count_before = re.search(r"\b(?:with|having|has|have|had|only|just|exactly|for|among)\s+(?:exactly\s+)?"
+                                 r"(\d+|[a-z]+)\s+$", text[:m.start])
         counted = _whole_number(count_before.group(1)) if count_before else None
         if counted is not None and col.kind == "numeric" and 0 < col.distinct <= 20 \
                 and st.free(count_before.start(1), m.start) and isinstance(col.min, (int, float)) \

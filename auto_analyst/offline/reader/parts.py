@@ -71,6 +71,10 @@ GROUPING = re.compile(r"(?<!\bsorted )(?<!\bordered )(?<!\bdivided )(?<!\bmultip
                       r"(?=\s*(?:[,.;?!]|$|\band\b|\bin\b|\bwhere\b|\bfor\b|\bwith\b|\bfrom\b|\bamong\b|\bover\b))")
 
 
+DANGLING = re.compile(r"\b((?:grouped |broken down |split |sorted |ordered )?by|for each|for every|per)"
+                      r"\s*[?.!,;:]*\s*$")
+
+
 def per_row(text: str, spec: QuerySpec, table: TableDescription) -> None:
     """'the average number of reviews per hotel' where each row is one hotel: the mean over the rows, not a table
     of one row per hotel (nor a filter on a value 'Hotel')."""
@@ -121,6 +125,10 @@ def dropped_grouping(text: str, spec: QuerySpec, table: TableDescription | None 
     the table ('outliers in honey_kg by region' on a table without a region)."""
     if not spec.answerable:
         return ""
+    end = DANGLING.search(text)
+    if end:  # 'mean mpg by': the grouping was cut off, never the overall figure instead
+        return (f"The question ends with '{end.group(1)}' and nothing after it, so I can't tell what to group by; "
+                "name the column (e.g. 'mean price by region').")
     m = GROUPING.search(text)
     if not m or HOW_WORDS.search(m.group(1)):
         return ""

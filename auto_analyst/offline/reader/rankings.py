@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from auto_analyst.offline.reader.measures import ADDITIVE_HINTS, measure_for as _measure_for, numeric_like, when_column
-from auto_analyst.offline.reader.vocabulary import vocabulary
-from auto_analyst.offline.spec import Measure, QuerySpec
+import re
 
-__all__ = ["rank", "top_n"]
+from auto_analyst.offline.reader.linker import PERIOD_WORDS
+from auto_analyst.offline.reader.measures import ADDITIVE_HINTS, measure_for as _measure_for, numeric_like, when_column
+from auto_analyst.offline.reader.vocabulary import vocabulary, words_of
+from auto_analyst.offline.spec import FUNC_WORDS, Measure, QuerySpec
+
+__all__ = ["rank", "top_n", "period_groups"]
 
 
 def rank(spec: QuerySpec, superlative: str, group_cols, numeric, categorical, plain_funcs, table=None) -> None:
@@ -40,8 +43,37 @@ def rank(spec: QuerySpec, superlative: str, group_cols, numeric, categorical, pl
         spec.measures = [Measure(func="count")]
 
 
+def period_groups(p, spec: QuerySpec, group_cols: list[str], plain_funcs: list[str], table, noun=None) -> list[str]:
+    """The groups of a top N named by a plural period word: 'top 3 years by total invest', 'which 3 years have the
+    highest mean unemp', 'total tip for the top 2 days'. The period's column is the grouping when a statistic is asked
+    (a total or a mean of one row is no ranking of rows) or when the rows are not one per period (firm-years, meals);
+    'the 3 quarters with the highest unemp' on a table of quarters of years (a `year` column beside `quarter`, or one
+    row per value) keeps the rows. With a statistic and no column for the period, the part declines (a problem).
+    ``noun``: read that row noun only ('how many years', counted by the caller), wherever it stands."""
+    if group_cols:
+        return group_cols
+    for r in [noun] if noun is not None else p.row_nouns:
+        word = r.word[:-1] if r.plural and r.word.endswith("s") else ""
+        if word not in PERIOD_WORDS or (noun is None and not re.search(r"\b\d+\s+(?:[a-z]+\s+)?$", p.text[:r.start])):
+            continue  # only the noun the N counts ('top 3 years', 'which 3 years'), never 'per year' elsewhere
+        cols = [c for c in table.columns if words_of(c.name) == [word]]
+        if len(cols) != 1:
+            if plain_funcs:
+                spec.problems.append(f"'{r.word}' should group the rows, but no one column holds the {word}; name the "
+                                     f"column to group by (e.g. 'total <column> by <{word} column>').")
+            return group_cols
+        col = cols[0]
+        year_beside = word != "year" and any(words_of(c.name) == ["year"] for c in table.columns)
+        if plain_funcs or not (col.distinct == table.n_rows or year_beside):
+            return [col.name]
+    return group_cols
+
+
 def top_n(spec: QuerySpec, n: tuple[int, bool], group_cols, numeric, categorical, plain_funcs, table=None,
-           rows: bool = False) -> None:
+          rows: bool = False, ranked_by_statistic: bool = False) -> None:
+    """A top N of groups (the first grouping column) or of rows. ``ranked_by_statistic`` says the statistic comes
+    after the N ('top 3 years by total invest'): that ranks groups, so without a grouping the part declines; 'the
+    total of the top 5 payments' (the statistic first) is the N largest values summed."""
     spec.task, spec.n, spec.ascending = "top_n", n[0], n[1]
     nums = {c.name for c in table.columns if c.kind == "numeric"} if table is not None else set()
     if not numeric and not categorical and len(group_cols) == 1 and group_cols[0] in nums:
@@ -58,6 +90,11 @@ def top_n(spec: QuerySpec, n: tuple[int, bool], group_cols, numeric, categorical
         spec.group_by = groups[:1]
         spec.measures = [_measure_for(numeric[0], plain_funcs, spec)] if numeric else [Measure(func="count")]
     elif numeric:
+        if plain_funcs and ranked_by_statistic:
+            said = FUNC_WORDS[plain_funcs[0]]
+            spec.problems.append(f"A top {n[0]} by a {said} ranks groups, and I found no column to group by; name it "
+                                 f"(e.g. 'top {n[0]} <column> by {said} {numeric[0]}').")
+            return
         default = "min" if n[1] else "max"
         spec.measures = [Measure(func=(plain_funcs[0] if plain_funcs else default), column=numeric[0])]
         if plain_funcs and plain_funcs[0] == "sum":
