@@ -123,12 +123,8 @@ class WebService:
             analysts = [self._analysts.pop(k) for k in gone if k in self._analysts]
         for key in gone:
             convs = self.index.forget(key)
+            _stop_jobs(convs)
             for c in convs:
-                if c.job is not None:
-                    c.job.cancel.set()
-            for c in convs:
-                if c.job is not None:
-                    c.job.wait(10)
                 with self._lock:
                     self._live.pop(c.id, None)
                 if c.session is not None:
@@ -277,11 +273,16 @@ class WebService:
         """Cancel running jobs and stop every worker (server shutdown)."""
         self.closed = True
         convs = self.index.all() if hasattr(self.index, "all") else list(self._live.values())
-        for c in convs:
-            if c.job is not None:
-                c.job.cancel.set()
-        for c in convs:
-            if c.job is not None:
-                c.job.wait(10)
+        _stop_jobs(convs)
         for a in self._all_analysts():
             a.close()
+
+
+def _stop_jobs(convs) -> None:
+    """Cancel the running jobs of ``convs``, then wait up to 10 s for each to end (all cancelled before any wait)."""
+    for c in convs:
+        if c.job is not None:
+            c.job.cancel.set()
+    for c in convs:
+        if c.job is not None:
+            c.job.wait(10)
