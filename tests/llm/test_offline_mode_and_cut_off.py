@@ -45,6 +45,11 @@ def read(frame: pd.DataFrame, question: str) -> str:
     (bikes(), "mean top speed for 21 gears", "mean of `Top_Speed` where `Gears` == 21"),
     (bikes(), "mean top speed among 3 gears", "mean of `Top_Speed` where `Gears` == 3"),
     (bikes(), "mean top speed for 30 gears", "decline:"),  # outside the column's values: no condition guessed
+    # 'the highest X of each Y' is the maximum within every group, not a ranking of the groups by their mean
+    (gems(), "highest mass of each facet", "maximum of `mass` by `facet`"),
+    (gems(), "the lowest mass per purity", "minimum of `mass` by `purity`"),
+    (gems(), "what is the highest mass in each facet?", "maximum of `mass` by `facet`"),
+    (gems(), "which facet has the highest mass?", "which `facet` has the highest"),
 ])
 def test_readings(frame, question, expected):
     assert read(frame, question).startswith(expected)
@@ -68,3 +73,13 @@ def test_values(tmp_path):
     assert cut.status == "declined" and "ends with 'by'" in cut.answer
     assert fast.status == "ok", fast.answer
     assert fast.tables[0].rows[0][0] == pytest.approx(b[b.Gears == 21].Top_Speed.mean(), abs=0.01)
+
+
+def test_the_highest_of_each_group_is_the_maximum_in_every_group(tmp_path):
+    g = gems()
+    with Analyst(settings=Settings.load({"home": tmp_path})) as analyst:
+        s = analyst.session()
+        s.add_frame("gems", g)
+        r = s.ask("highest mass of each facet")
+    assert r.status == "ok", r.answer
+    assert {row[0]: row[1] for row in r.tables[0].rows} == pytest.approx(g.groupby("facet").mass.max().to_dict())

@@ -121,8 +121,9 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
     elif superlative and re.search(r"\bwhen\b", text) and not group_cols and numeric and _when_column(table):
         # "when was unemployment highest": the date of the highest value
         _rank(spec, superlative, [_when_column(table)], numeric, categorical, plain_funcs, table)
-    elif superlative and (re.match(r"^\s*(which|what|in which|for which|who)\b", text) or group_cols
-                          or (spec.time_grain and not plain_funcs) or (categorical and numeric)):
+    elif superlative and not _of_each(text, group_cols) and (
+            re.match(r"^\s*(which|what|in which|for which|who)\b", text) or group_cols
+            or (spec.time_grain and not plain_funcs) or (categorical and numeric)):
         if numeric and not plain_funcs and (group_cols or categorical or spec.time_grain) and counted_noun(
                 p, numeric[0], table, ("most", "fewest", "least"), (superlative,)) == "sum":
             # "which country had the most births": the births of each country added up, not their mean
@@ -365,3 +366,8 @@ def _compare(p: Pieces, spec: QuerySpec, group_cols, numeric, categorical, plain
                          "columns ('compare price and cost').")
 
 
+def _of_each(text: str, group_cols: list[str]) -> bool:
+    """'the highest price of each shop', 'lowest qty per site': the superlative is a statistic of every group (the
+    maximum in each), not a ranking of the groups; 'which shop has the highest price' ranks them."""
+    return bool(group_cols) and bool(re.search(r"\b(?:each|every|per)\b", text)) \
+        and not re.match(r"^\s*(?:which|in which|for which|who)\b", text)
