@@ -146,3 +146,17 @@ def test_the_most_births_is_the_largest_total_and_its_births_stay_totals(chat):
     chat.ask("which country had the most births in 2010?")
     r = chat.ask("what were its births over all years?")
     assert value(r) == f[f.country == "France"].births.sum(), r.answer
+
+
+@pytest.mark.parametrize("question", ["How many stations have 'Central' in their name?",
+                                      "how many names contain Central", "average depth of names containing Central"])
+def test_a_value_said_to_be_inside_a_text_column_declines_never_counts_whole_values(tmp_path, question):
+    stations = pd.DataFrame({"name": ["Central", "Central Park", "North Central", "Harbor", "Central"],
+                             "depth": [3.0, 5.0, 7.0, 9.0, 11.0]})
+    with Analyst(settings=Settings.load({"home": tmp_path})) as analyst:
+        s = analyst.session()
+        s.add_frame("stations", stations)
+        r = s.ask(question)
+        exact = s.ask("average depth where name is Central")
+    assert r.status == "declined" and "whole values of `name`" in r.answer
+    assert exact.status == "ok" and exact.tables[0].rows[0][0] == pytest.approx(7.0)  # equality still answers

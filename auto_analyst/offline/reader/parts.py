@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from auto_analyst.data.description import DatasetDescription, TableDescription
-from auto_analyst.offline.reader.comparable import text_compared_with_number
+from auto_analyst.offline.reader.comparable import text_compared_with_number, text_contained
 from auto_analyst.offline.reader.constraints import OTHERWISE, STATISTICS_MODULE, interpretation_only, normality_rule
 from auto_analyst.offline.reader.followups import resolve
 from auto_analyst.offline.reader.grammar import decide
@@ -223,7 +223,8 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             spec = ratio[0]
         per_row(pieces.text, spec, table)
         any_amount(pieces, spec, table)
-        dropped = dropped_grouping(pieces.text, spec, table) or text_compared_with_number(spec, table)
+        dropped = dropped_grouping(pieces.text, spec, table) or text_compared_with_number(spec, table) \
+            or text_contained(pieces.text, spec, table)
         if dropped:
             spec = QuerySpec(table=spec.table, task="decline", problems=[dropped])
         declined_before = declined_before or not spec.answerable
