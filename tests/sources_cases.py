@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["Case", "CASES", "shop_frames", "says_unanswerable"]
+__all__ = ["Case", "CASES", "shop_frames", "says_unanswerable", "file_and_sqlite_answers"]
 
 
 def shop_frames(seed: int = 23) -> dict[str, pd.DataFrame]:
@@ -134,4 +134,28 @@ def shown_values(result) -> list[float]:
                     out.append(round(float(v), 2))
                 except (TypeError, ValueError):
                     pass
+    return out
+
+
+def file_and_sqlite_answers(folder: Path, table: str, columns: dict[str, str], rows: list[tuple],
+                            questions: list[str]) -> dict[str, dict]:
+    """The offline answers to ``questions`` over the same ``rows`` as a CSV file and as a SQLite table.
+
+    ``columns``: name -> declared SQLite type, in order. Returns ``{"file": {q: Result}, "db": {q: Result}}``; each
+    side in its own home, so no memory crosses between them.
+    """
+    from auto_analyst import Analyst, Settings
+
+    con = sqlite3.connect(folder / "t.db")
+    con.execute(f"CREATE TABLE {table} ({', '.join(f'{c} {t}' for c, t in columns.items())})")
+    con.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * len(columns))})", rows)
+    con.commit()
+    con.close()
+    pd.DataFrame(rows, columns=list(columns)).to_csv(folder / f"{table}.csv", index=False)
+    out: dict[str, dict] = {}
+    for where in ("file", "db"):
+        with Analyst(settings=Settings.load({"home": folder / where}, environ={})) as analyst:
+            s = analyst.session()
+            s.load(str(folder / f"{table}.csv") if where == "file" else f"sqlite:///{folder / 't.db'}")
+            out[where] = {q: s.ask(q) for q in questions}
     return out

@@ -7,14 +7,12 @@ many it left out; the 1000-row sample is not trusted to have seen them.
 
 from __future__ import annotations
 
-import sqlite3
 
 import pandas as pd
 import pytest
 
-from auto_analyst import Analyst, Settings
 from auto_analyst.data.sql_driver import sqlite_numbers_only
-from tests.sources_cases import shown_values
+from tests.sources_cases import file_and_sqlite_answers, shown_values
 
 QUESTIONS = ["What is the total price?", "What is the average price by region?", "What is the maximum price?",
              "How many items have a price above 700?", "Which 2 items have the highest price?"]
@@ -27,19 +25,7 @@ def _rows(bad: str, early: bool) -> list[tuple]:
 
 
 def _answers(tmp_path, rows: list[tuple]) -> dict[str, dict]:
-    con = sqlite3.connect(tmp_path / "t.db")
-    con.execute("CREATE TABLE items (name TEXT, region TEXT, price REAL)")
-    con.executemany("INSERT INTO items VALUES (?, ?, ?)", rows)
-    con.commit()
-    con.close()
-    pd.DataFrame(rows, columns=["name", "region", "price"]).to_csv(tmp_path / "items.csv", index=False)
-    out: dict[str, dict] = {}
-    for where in ("file", "db"):
-        with Analyst(settings=Settings.load({"home": tmp_path / where}, environ={})) as analyst:
-            s = analyst.session()
-            s.load(str(tmp_path / "items.csv") if where == "file" else f"sqlite:///{tmp_path / 't.db'}")
-            out[where] = {q: s.ask(q) for q in QUESTIONS}
-    return out
+    return file_and_sqlite_answers(tmp_path, "items", {"name": "TEXT", "region": "TEXT", "price": "REAL"}, rows, QUESTIONS)
 
 
 @pytest.mark.parametrize("bad, early", [("N/A", False), ("oops", True)], ids=["past-the-sample", "in-the-sample"])

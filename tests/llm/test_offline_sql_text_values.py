@@ -4,32 +4,17 @@ same data's answer as a file, so it declines naming the column (data/sqlite_text
 
 from __future__ import annotations
 
-import sqlite3
 
-import pandas as pd
 import pytest
 
-from auto_analyst import Analyst, Settings
 from auto_analyst.data.sqlite_text import reading
-from tests.sources_cases import shown_values
+from tests.sources_cases import file_and_sqlite_answers, shown_values
 
 QUESTIONS = ["total amount by region", "What is the average amount?", "total qty by region"]
 
 
 def _answers(tmp_path, rows: list[tuple]) -> dict[str, dict]:
-    con = sqlite3.connect(tmp_path / "t.db")
-    con.execute("CREATE TABLE sales (region TEXT, amount REAL, qty INTEGER)")
-    con.executemany("INSERT INTO sales VALUES (?, ?, ?)", rows)
-    con.commit()
-    con.close()
-    pd.DataFrame(rows, columns=["region", "amount", "qty"]).to_csv(tmp_path / "sales.csv", index=False)
-    out: dict[str, dict] = {}
-    for where in ("file", "db"):
-        with Analyst(settings=Settings.load({"home": tmp_path / where}, environ={})) as analyst:
-            s = analyst.session()
-            s.load(str(tmp_path / "sales.csv") if where == "file" else f"sqlite:///{tmp_path / 't.db'}")
-            out[where] = {q: s.ask(q) for q in QUESTIONS}
-    return out
+    return file_and_sqlite_answers(tmp_path, "sales", {"region": "TEXT", "amount": "REAL", "qty": "INTEGER"}, rows, QUESTIONS)
 
 
 def test_text_a_file_reads_as_numbers_is_declined_naming_the_column(tmp_path):
