@@ -123,7 +123,24 @@ def spelled_numbers(text: str) -> str:
         return str(total + current)
 
     text = both.sub(lambda m: f"{m.group(1)} {value(m.group(2))} {m.group(3)} {value(m.group(4))}", text)
-    return pattern.sub(lambda m: f"{m.group(1)} {value(m.group(2))}", text)
+    text = pattern.sub(lambda m: f"{m.group(1)} {value(m.group(2))}", text)
+    return _scaled_numbers(text, words)
+
+
+def _scaled_numbers(text: str, words: dict[str, int]) -> str:
+    """'over 2 million', 'under 1.5 thousand', 'fewer than 500,000' (normalised to '500 000', the SI way of grouping
+    digits) → the digits ('over 2000000'), after a comparison word only (elsewhere '1,2' may be a list). The scale words are the lexicon's ``number_words`` of 1000 or more."""
+    scales = "|".join(sorted((w for w, v in words.items() if v >= 1000), key=len, reverse=True))
+    written = re.compile(rf"\b({_CMP})\s+(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d{{1,3}}(?: \d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+                         rf"(?:\s+({scales}))?\b(?![,.]\d)")
+
+    def digits(m: re.Match) -> str:
+        if not m.group(3) and not re.search(r"[, ]", m.group(2)):
+            return m.group(0)
+        v = float(re.sub(r"[, ]", "", m.group(2))) * (words[m.group(3)] if m.group(3) else 1)
+        return f"{m.group(1)} {int(v) if v.is_integer() else v}"
+
+    return written.sub(digits, text)
 
 
 class Reading:
