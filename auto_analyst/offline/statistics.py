@@ -58,7 +58,11 @@ STATISTICS: tuple[Statistic, ...] = (
               label_words=("mean", "average")),
     Statistic("median", "median", r"\bmedian\b", ".median()", "median({})", label_words=("median",)),
     Statistic("range", "range", r"\b(?:the\s+)?range\s+of\b|\b(?:the\s+)?range\s*\(\s*max(?:imum)?\s*-\s*min(?:imum)?\s*\)"
-              r"|\b(?:the\s+)?range\s+(?:as|is)\s+the\s+difference\s+between\s+the\s+max(?:imum)?\s+and\s+(?:the\s+)?min(?:imum)?\b",
+              r"|\b(?:the\s+)?range\s+(?:as|is)\s+the\s+difference\s+between\s+the\s+max(?:imum)?\s+and\s+(?:the\s+)?min(?:imum)?\b"
+              # 'max minus min of X', 'the difference between the highest and lowest X': the range said in words
+              r"|\b(?:the\s+)?(?:max(?:imum)?|highest|largest)\s+(?:value\s+)?minus\s+(?:the\s+)?(?:min(?:imum)?|lowest|smallest)"
+              r"(?:\s+value)?(?:\s+of)?\b|\b(?:the\s+)?(?:difference|gap)\s+between\s+(?:the\s+)?(?:highest|largest|max(?:imum)?)"
+              r"\s+and\s+(?:the\s+)?(?:lowest|smallest|min(?:imum)?)(?:\s+values?)?(?:\s+of)?\b",
               ".agg(lambda s: s.max() - s.min())", "max({0}) - min({0})", label_words=("range",)),
     Statistic("sum", "total", r"\b(total|sum|summed|sums|totals|how much)\b", ".sum()", "sum({})",
               label_words=("total", "sum")),

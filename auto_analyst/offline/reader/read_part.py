@@ -23,8 +23,8 @@ from auto_analyst.offline.reader.linker import fuzzy_columns, link_columns, link
 from auto_analyst.offline.reader.pieces import COMPARE, OVER_ALL_BEFORE, REFERENCE, WHICH_BEFORE, WHY, Pieces
 from auto_analyst.offline.reader.text import Reading, fold, normalize, spelled_numbers
 from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary, vocabulary
-from auto_analyst.offline.reader.words import (read_chart, read_corr_method, read_funcs, read_significance, read_task_words,
-                                                   read_topn)
+from auto_analyst.offline.reader.words import (FUNC_PATTERNS, read_chart, read_corr_method, read_funcs, read_significance,
+                                                   read_task_words, read_topn)
 from auto_analyst.offline.spec import QuerySpec
 from auto_analyst.offline.tasks import PLUGINS, reserved_spans
 
@@ -271,10 +271,15 @@ def _plugin_words(st: Reading) -> tuple[dict[str, list[str]], dict[str, list[tup
     stage 3 decides which plugin's claim wins and marks its words explained."""
     found: dict[str, list[str]] = {}
     spans: dict[str, list[tuple[int, int]]] = {}
+    # 'the difference between the highest and lowest X' is the range: a word inside a statistic's phrase of several
+    # words is that statistic's, no plugin's ('difference' of a test)
+    phrases = [m.span() for pat, _ in FUNC_PATTERNS for m in pat.finditer(st.text) if " " in m.group(0).strip()]
     for name, plugin in PLUGINS.items():
         if hasattr(plugin, "active") and not plugin.active(st.text):
             continue
         for m in plugin.KEYWORDS.finditer(st.text):
+            if any(a <= m.start() and m.end() <= b and (a, b) != m.span() for a, b in phrases):
+                continue
             if m.end() > m.start() and st.free(m.start(), m.end()):
                 found.setdefault(name, []).append(m.group(0))
                 spans.setdefault(name, []).append((m.start(), m.end()))
