@@ -3,7 +3,8 @@
 Each reader marks the characters it explains in the part's
 :class:`~auto_analyst.offline.reader.text.Reading` and adds :class:`~auto_analyst.offline.spec.Filter`
 objects (or problems) to the spec. Several conditions combine: "average price of AAPL in 2005" is a
-value filter and a year filter, "trips longer than 10 km in March" a comparison and a month.
+value filter and a year filter, "trips longer than 10 km in March" a comparison and a month. Comparisons said
+with adjectives and 'or more' are read by ``comparatives``, compass words ('south of 25 degrees') by ``directions``.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from __future__ import annotations
 import re
 
 from auto_analyst.data.description import TableDescription
+from auto_analyst.offline.reader.comparatives import comparatives, or_more, units_after
+from auto_analyst.offline.reader.directions import direction_filters
 from auto_analyst.offline.reader.forms import absence_filters, derived_values, unit_quantity_columns
-from auto_analyst.offline.reader.morphology import adjective_bases
 from auto_analyst.offline.reader.text import Reading, fold, number
 from auto_analyst.offline.reader.time_read import named_column, time_column
 from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary
@@ -50,7 +52,6 @@ EXCEPT = re.compile(r"(?:\b(?:(?:is|are|was|were|does|do|did)\s+not|not)(?:\s+(?
                     r"|\bexcept(?:\s+for)?|\bexcluding|\bexclude|\bother\s+than|\bapart\s+from|\bbesides|\boutside(?:\s+of)?"
                     r"|\bnon-?|!=|<>)\s*(?:the\s+)?$")
 LIST_AFTER = re.compile(r"\s*(?:,\s*)?(?:and|or|nor|,)\s*(?:the\s+)?")
-COMPARATIVE = re.compile(r"\b(?:(more|less)\s+([a-z]+)|([a-z]+er))\s+than\s+(-?\d+(?:\.\d+)?)\b")
 _ROUNDED = (r"(?:(?:the|your|all|both|these|those|each|its|their|final|all\s+the)\s+)*(?:(?:results?|answers?|values?|outputs?|"
             r"numbers?|figures?|r|p-?\s?values?|coefficients?|measures?|statistics|it|them|\w+)\s+)?")
 ROUND = re.compile(rf"(?:round(?:ed|ing)?\s+(?:off\s+|up\s+)?{_ROUNDED}(?:to|at)\s+(?:the\s+)?)?(\d+|one|two|three|four|five|six)"
@@ -100,13 +101,6 @@ def _value(raw: str, originals: dict[str, str]):
         inner = raw[1:-1]
         return originals.get(inner, inner)
     return number(raw)
-
-
-def _units_after(st: Reading, at: int, vocab: Vocabulary, column: str) -> None:
-    """'above 10 km': the unit of the compared column, written after the number, is explained."""
-    m = re.match(r"\s*([a-z%$€£]+)\b", st.text[at:])
-    if m and (m.group(1) in vocab.units.get(column, []) or m.group(1) in ("%", "percent")):
-        st.take(at + m.start(1), at + m.end(1))
 
 
 def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: TableDescription,
@@ -176,10 +170,11 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
         else:
             spec.filters.append(Filter(column=m.column, op=op, value=v1))
         st.take(m.end, m.end + after.end())
-        _units_after(st, m.end + after.end(), vocab, m.column)
+        units_after(st, m.end + after.end(), vocab, m.column)
         used.add(i)
-    _or_more(st, spec, mentions, used, table, vocab)
-    _comparatives(st, spec, vocab)
+    direction_filters(st, spec, mentions, used, table, vocab)  # 'south of 25 degrees': before '25 degrees' is a unit
+    or_more(st, spec, mentions, used, table, vocab)
+    comparatives(st, spec, vocab)
     _unit_comparisons(st, spec, vocab, mentions, used)
     for s, e, cols, word in absence_filters(text, vocab):  # 'a dry day': no precipitation
         if not st.free(s, e):
@@ -308,66 +303,6 @@ def _unit_comparisons(st: Reading, spec: QuerySpec, vocab: Vocabulary, mentions:
                 if x.column == col and after and x.start == m.end() + after.end():
                     used.add(k)
                     st.take(m.end(), x.end)
-
-
-OR_MORE = re.compile(r"(?P<v1>-?\d+(?:\.\d+)?)\s*(?P<unit>[a-z%$€£]+\s+)??(?:or|and)\s+(?P<word>[a-z]+)\b(?!\s+than\b)")
-_UP = ("more", "above", "over", "higher", "greater", "up", "larger", "bigger")
-_DOWN = ("less", "fewer", "below", "under", "lower", "smaller", "down")
-
-
-def _or_more(st: Reading, spec: QuerySpec, mentions: list[Mention], used: set[int], table: TableDescription,
-             vocab: Vocabulary) -> None:
-    """'aged 60 or older', 'bmi 30 or above', 'patients 65 and over': the number itself included (>= / <=). The
-    column is the one named right before the number, or the one a comparative adjective measures ('older': age)."""
-    for m in OR_MORE.finditer(st.text):
-        if not st.free(m.start(), m.end()):
-            continue
-        word = m.group("word")
-        before = next((k for k, x in enumerate(mentions) if x.end <= m.start()
-                       and st.text[x.end:m.start()].strip() in ("", "of") and k not in used), None)
-        col, up = None, None
-        if word in _UP or word in _DOWN:
-            if before is None:
-                continue
-            col, up = mentions[before].column, word in _UP
-        else:
-            hits = {(c, d) for c, d, _ in vocab.adjective(word)}
-            if len({c for c, _ in hits}) != 1 or not word.endswith("er"):
-                continue
-            col, direction = hits.pop()
-            if before is not None and mentions[before].column != col:
-                continue  # 'bmi 30 or older': the number is not of the column the adjective measures
-            up = direction == "max"
-        if named_column(table, col).kind != "numeric":
-            continue
-        unit = (m.group("unit") or "").strip()
-        if unit and unit not in vocab.units.get(col, []) + ["years", "year"] \
-                and col not in unit_quantity_columns(unit, vocab, among=[col]):
-            continue  # 'a high of 5 degrees or less': degrees measure temp_max, which says no unit of its own
-        spec.filters.append(Filter(column=col, op=">=" if up else "<=", value=number(m.group("v1"))))
-        if unit and unit not in vocab.units.get(col, []) + ["years", "year"]:
-            spec.assumptions.append(f"took '{m.group('v1')} {unit}' as {m.group('v1')} in `{col}` (the unit measures it; "
-                                    "the column does not say its unit)")
-        st.take(mentions[before].start if before is not None else m.start(), m.end())
-        if before is not None:
-            used.add(before)
-
-
-def _comparatives(st: Reading, spec: QuerySpec, vocab: Vocabulary) -> None:
-    """'trips longer than 10 km', 'patients older than 65', 'more expensive than 20'."""
-    for m in COMPARATIVE.finditer(st.text):
-        if not st.free(m.start(), m.end()):
-            continue
-        word = m.group(2) or m.group(3)
-        bases = adjective_bases(word) if m.group(3) else {word}
-        hits = {(c, d) for b in bases for c, d, _ in vocab.adjective(b)}
-        if len({c for c, _ in hits}) != 1:
-            continue
-        col, direction = hits.pop()
-        bigger = (direction == "max") != (m.group(1) == "less")
-        spec.filters.append(Filter(column=col, op=">" if bigger else "<", value=number(m.group(4))))
-        st.take(m.start(), m.end())
-        _units_after(st, m.end(), vocab, col)
 
 
 def _years_not_values(m: re.Match, col, table: TableDescription) -> bool:

@@ -233,10 +233,18 @@ def link_superlatives(st: Reading, vocab: Vocabulary, spec: QuerySpec | None = N
 
     An adjective that fits several columns is left unexplained (the part then declines, naming it).
     """
-    out = _quality_superlatives(st, vocab, spec)
+    from auto_analyst.offline.reader.directions import direction_superlatives
+
+    from auto_analyst.offline.statistics import PATTERNS
+
+    out = [Superlative(*hit) for hit in direction_superlatives(st, spec, vocab)]  # 'northernmost': the latitude
+    out += _quality_superlatives(st, vocab, spec)
+    # 'the difference between the highest and lowest elevation' is the range, not the highest elevation
+    phrases = [x.span() for pat, _ in PATTERNS for x in pat.finditer(st.text) if " " in x.group(0).strip()
+               and st.free(*x.span())]
     for m in re.finditer(r"\b(?:(most|least)\s+)?([a-z]+)\b", st.text):
         word = m.group(2)
-        if not st.free(m.start(2), m.end(2)):
+        if not st.free(m.start(2), m.end(2)) or any(a <= m.start(2) and m.end(2) <= b for a, b in phrases):
             continue
         if m.group(1):
             if not st.free(m.start(1), m.end(1)):
@@ -246,16 +254,30 @@ def link_superlatives(st: Reading, vocab: Vocabulary, spec: QuerySpec | None = N
             bases, flip = adjective_bases(word) - {word}, False
         else:
             continue
-        hits = {(c, d) for b in bases for c, d, _ in vocab.adjective(b)}
-        cols = {c for c, _ in hits}
-        if len(cols) != 1:
+        links = _chosen_links({x for b in bases for x in vocab.adjective_links(b)}, st.text[m.end():], vocab)
+        if len({c for c, _, _, _ in links}) != 1:
             continue
-        col, direction = hits.pop()
+        col, direction, base, inverse = links.pop()
         if flip:
             direction = "min" if direction == "max" else "max"
         out.append(Superlative(m.start(), m.end(), col, direction, m.group(0)))
         st.take(m.start(), m.end())
+        if inverse and spec is not None:
+            spec.assumptions.append(f"took '{m.group(0)}' as the {'lowest' if direction == 'min' else 'highest'} `{col}` "
+                                    f"(a time or duration: '{base}' orders it the other way)")
     return out
+
+
+def _chosen_links(links: set[tuple[str, str, str, bool]], after: str, vocab: Vocabulary) -> set:
+    """The links of a superlative that fit the question: the column named right after it ('the fastest finish time',
+    'the quickest acceleration'), else the columns of the adjective's own measure ('the fastest car': speed) before
+    those it orders the other way (times), which count only when no column of its own measure is there."""
+    named = next(iter(vocab.find(after)), None)
+    if named is not None and not after[:named.start].strip():
+        right = {x for x in links if x[0] == named.column}
+        if right:
+            return right
+    return {x for x in links if not x[3]} or links
 
 
 def _quality_superlatives(st: Reading, vocab: Vocabulary, spec: QuerySpec | None) -> list[Superlative]:

@@ -247,22 +247,27 @@ class Vocabulary:
 
     def adjective(self, word: str) -> list[tuple[str, str, str]]:
         """(column, 'max'|'min', base adjective) for a gradable adjective of some column's measure
-        ('heaviest' → Weight_in_lbs, max)."""
+        ('heaviest' → Weight_in_lbs, max; 'fastest' → finish_time, min)."""
+        return [(c, d, b) for c, d, b, _ in self.adjective_links(word)]
+
+    def adjective_links(self, word: str) -> list[tuple[str, str, str, bool]]:
+        """As :meth:`adjective`, with whether the column is one of the adjective's ``inverse`` measures (the lexicon:
+        'fastest' on a time is its minimum). An inverse measure is read from the column's name or from its unit
+        ('duration' for a column in seconds), never from synonyms."""
         adjectives = lexicon().adjectives
         out = []
         for base in adjective_bases(word) | {word}:
             entry = adjectives.get(base)
             if not entry:
                 continue
-            concepts = {tuple(c.split()) for c in entry["concepts"]}
-            cols = []
-            for t in self.terms:
-                if t.how not in ("name", "words", "expanded", "head") or self.kind(t.column) != "numeric":
-                    continue
-                if t.words in concepts or (t.words[-1:] in concepts):
-                    cols.append(t.column)
-            for col in dict.fromkeys(cols):
-                out.append((col, entry["direction"], base))
+            flip = "min" if entry["direction"] == "max" else "max"
+            for words, direction, inverse, hows in (
+                    (entry["concepts"], entry["direction"], False, ("name", "words", "expanded", "head")),
+                    (entry.get("inverse", []), flip, True, ("name", "words", "expanded", "head", "unit"))):
+                concepts = {tuple(c.split()) for c in words}
+                cols = [t.column for t in self.terms if t.how in hows and self.kind(t.column) == "numeric"
+                        and (t.words in concepts or t.words[-1:] in concepts)]
+                out += [(col, direction, base, inverse) for col in dict.fromkeys(cols)]
         return out
 
     def value_words(self) -> set[str]:
