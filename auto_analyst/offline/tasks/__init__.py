@@ -1,4 +1,5 @@
-"""Task plugins of the offline model: statistical tests, regression, models, outliers, new columns.
+"""Task plugins of the offline model: statistical tests, regression, models, outliers, new columns, changes between
+two periods.
 
 A plugin is a module with:
 
@@ -27,7 +28,7 @@ from typing import Any
 
 __all__ = ["PLUGINS", "claims", "reserved_spans"]
 
-_MODULES: list[str] = ["new_columns", "ols_regression", "hypothesis_tests", "outliers", "models"]
+_MODULES: list[str] = ["new_columns", "ols_regression", "hypothesis_tests", "outliers", "models", "changes"]
 
 
 class _Registry(dict):
