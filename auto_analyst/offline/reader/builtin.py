@@ -130,6 +130,13 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
             plain_funcs = ["sum"]
             spec.assumptions.append(f"'{numeric[0]}' holds whole counts of {numeric[0]}: the most {numeric[0]} "
                                     "is the largest total")
+        row = _superlative_row(p)
+        if row and numeric and not plain_funcs and (group_cols or categorical) and row[0].column == numeric[0]:
+            # "which state has the northernmost airport": the group of the one row with the extreme value, never
+            # the group with the highest mean
+            plain_funcs = [row[0].func]
+            end = "lowest" if row[0].func == "min" else "highest"
+            spec.assumptions.append(f"took '{row[0].word} {row[1]}' as the single {end} `{numeric[0]}` in each group")
         _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs, table)
     elif plain_funcs or superlative:
         _aggregate(p, spec, funcs, group_cols, numeric, categorical, table)
@@ -196,6 +203,16 @@ def flag_filters(p: Pieces, table: TableDescription) -> list[Filter]:
     """'churned customers', 'customers who did not churn', 'airport trips': rows where a yes/no column is so."""
     return [Filter(column=flag, op="==", value=flag not in p.negated)
             for flag in [c.name for c in table.columns if c.kind == "boolean" and c.name in p.categorical]]
+
+
+def _superlative_row(p: Pieces):
+    """(the superlative, the row noun) of 'the northernmost airport', 'the heaviest car': an adjective's superlative
+    followed by a singular row noun, which names one row (not 'the heaviest cars', read as groups' means)."""
+    for s in p.superlatives:
+        r = next((r for r in p.row_nouns if not r.plural and r.start > s.end and not p.text[s.end:r.start].strip()), None)
+        if r is not None:
+            return s, r.word
+    return None
 
 
 def _one_row(p: Pieces) -> bool:
