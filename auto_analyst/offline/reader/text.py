@@ -129,7 +129,8 @@ def spelled_numbers(text: str) -> str:
 
 def _scaled_numbers(text: str, words: dict[str, int]) -> str:
     """'over 2 million', 'under 1.5 thousand', 'fewer than 500,000' (normalised to '500 000', the SI way of grouping
-    digits) → the digits ('over 2000000'), after a comparison word only (elsewhere '1,2' may be a list). The scale words are the lexicon's ``number_words`` of 1000 or more."""
+    digits) → the digits ('over 2000000'), after a comparison word only (elsewhere '1,2' may be a list). The scale
+    words are the lexicon's ``number_words`` of 1000 or more."""
     scales = "|".join(sorted((w for w, v in words.items() if v >= 1000), key=len, reverse=True))
     written = re.compile(rf"\b({_CMP})\s+(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d{{1,3}}(?: \d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
                          rf"(?:\s+({scales}))?\b(?![,.]\d)")
