@@ -118,7 +118,7 @@ def users_remove(ctx, name: str, keep_data: bool, yes: bool) -> None:
 def users_passwd(ctx, name: str) -> None:
     """Change NAME's password (its browsers are signed out and its API tokens revoked)."""
     store = _store(ctx)
-    revoked = len(store.tokens(name)) if store.get(name) is not None else 0
+    revoked, name = (len(store.tokens(name)) if store.get(name) is not None else 0), store.resolve(name)
     store.set_password(name, _read_password())
     click.echo(f"Changed the password of {name}; its browsers are signed out and its {revoked} API token(s) "
                "revoked (make new ones on the account page or with `auto-analyst tokens create`).")
@@ -153,7 +153,7 @@ def tokens_create(ctx, name: str, label: str) -> None:
     """Create a token for the account NAME and print it (only now: it is stored hashed)."""
     record, token = _store(ctx).create_token(name, label)
     click.echo(token)
-    click.echo(f"Token {record.id} for {name}; send it as `Authorization: Bearer <token>`. It is not shown again.",
+    click.echo(f"Token {record.id} for {record.user}; send it as `Authorization: Bearer <token>`. It is not shown again.",
                err=True)
 
 
