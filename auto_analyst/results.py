@@ -41,7 +41,9 @@ class PlanStep(BaseModel):
 
 
 class ErrorInfo(BaseModel):
-    """An error in a result: ``kind`` is machine-readable (e.g. KeyError, timeout, model), ``message`` is for people."""
+    """An error: ``kind`` is machine-readable, ``message`` is for people. A Result's own ``error.kind`` is one of
+    ``errors.ERROR_KINDS`` (``internal``, ``model``, ...); a run's (``RunResult``, ``Attempt``) is the script's
+    exception class or a limit (``KeyError``, ``timeout``), see ``run_errors.reported``."""
 
     kind: str
     message: str
