@@ -173,3 +173,11 @@ def test_model_picker(browser, monkeypatch):
     assert browser.post("/api/model", json={"model": "openai/gpt-4o-mini", "api_key": "k"}).json["model"] == "openai/gpt-4o-mini"
     assert browser.get("/api/state").json["model"] == "openai/gpt-4o-mini"
     assert browser.post("/api/model", json={"model": "offline"}).json["model"] == "offline"
+
+
+def test_a_result_table_downloaded_as_csv_has_no_float_noise_and_its_json_keeps_the_computed_values(browser, grunfeld):
+    code = "import pandas as pd\nshow(pd.DataFrame({'k': ['a', 'c'], 'v': [0.1 + 0.2, 1.1 * 3]}), name='noise')"
+    _, r = browser.run_job(grunfeld, "run", {"code": code})
+    assert r["tables"][0]["rows"] == [["a", 0.30000000000000004], ["c", 3.3000000000000003]]
+    csv = browser.get(r["tables"][0]["csv_url"]).get_data(as_text=True)
+    assert csv.splitlines() == ["k,v", "a,0.3", "c,3.3"], csv
