@@ -41,7 +41,8 @@ ERROR_KINDS: dict[str, tuple[int, int]] = {  # kind: (CLI exit code, HTTP status
     "unknown_signature": (1, 502), "sandbox": (1, 500), "cancelled": (1, 409), "budget": (1, 402),
     "internal": (1, 500),
 }
-"""Error kind → (CLI exit code, HTTP status). A kind not listed (a run error such as ``KeyError``) is (1, 500)."""
+"""Error kind → (CLI exit code, HTTP status). A Result's error has one of these kinds (``run_errors.reported``); a
+kind not listed (a run's own, such as ``KeyError``, in ``Result.attempts``) is (1, 500)."""
 
 
 def exit_code(kind: str) -> int:

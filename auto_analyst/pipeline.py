@@ -45,7 +45,7 @@ from auto_analyst.llm.usage import LMBudget, call_usage
 from auto_analyst.numbers_check import unsupported_numbers
 from auto_analyst.question_text import addressed_agent
 from auto_analyst.results import Attempt, ErrorInfo, PlanStep, ProgressEvent, Result, RunResult, Trace
-from auto_analyst.run_errors import fixable, script_error_sentence, user_sentence
+from auto_analyst.run_errors import fixable, reported, script_error_sentence, user_sentence
 from auto_analyst.turn_context import MemoryPort, TurnContext
 
 __all__ = ["Pipeline", "TurnContext", "MemoryPort", "LMBudget", "plans_with_code"]
@@ -143,7 +143,7 @@ class Pipeline:
         """
         run = self.sandbox.run(code, cancel=cancel)
         result = self._new_result(ctx)
-        result.status, result.code, result.error = ("ok" if run.ok else "error"), code, run.error
+        result.status, result.code, result.error = ("ok" if run.ok else "error"), code, reported(run.error)
         keep_run(result, run)
         result.attempts = [Attempt(code=code, error=run.error)]
         result.trace.source = "ran_code"
@@ -209,7 +209,7 @@ class Pipeline:
                           ctx, script, env, budget, result, emit, cancel, fixed)
         if not run.ok:
             result.status = "error"
-            result.error = run.error
+            result.error = reported(run.error)  # a kind of the one table; the run's own stays in the attempts
             result.answer = (user_sentence(run.error) if run.error and not fixable(run.error) else
                              script_error_sentence(run.error))
             return

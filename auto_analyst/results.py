@@ -6,6 +6,7 @@ the web page renders the same JSON, and the history database stores it.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr
@@ -14,6 +15,7 @@ __all__ = [
     "PlanStep",
     "ErrorInfo",
     "TableOut",
+    "display_cell",
     "FigureOut",
     "Attempt",
     "Usage",
@@ -41,7 +43,9 @@ class PlanStep(BaseModel):
 
 
 class ErrorInfo(BaseModel):
-    """An error in a result: ``kind`` is machine-readable (e.g. KeyError, timeout, model), ``message`` is for people."""
+    """An error: ``kind`` is machine-readable, ``message`` is for people. A Result's own ``error.kind`` is one of
+    ``errors.ERROR_KINDS`` (``internal``, ``model``, ...); a run's (``RunResult``, ``Attempt``) is the script's
+    exception class or a limit (``KeyError``, ``timeout``), see ``run_errors.reported``."""
 
     kind: str
     message: str
@@ -54,6 +58,20 @@ class TableOut(BaseModel):
     columns: list[str]
     rows: list[list[Any]]
     n_rows: int
+
+
+def display_cell(value: Any) -> Any:
+    """A table cell as a person is shown it in a file (the CSV download): a float with at most 15
+    significant digits, which drops binary noise (0.1 + 0.2 = 0.30000000000000004 shows as 0.3) and keeps every
+    digit a double holds for sure (C's DBL_DIG is 15); anything else as it is. The Result keeps the computed value.
+
+    Example:
+        >>> display_cell(0.1 + 0.2), display_cell(2 / 3), display_cell("0.1")
+        (0.3, 0.666666666666667, '0.1')
+    """
+    if isinstance(value, float) and math.isfinite(value):
+        return float(f"{value:.15g}")
+    return value
 
 
 class FigureOut(BaseModel):

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import re
 
+from auto_analyst.errors import ERROR_KINDS
 from auto_analyst.results import ErrorInfo
 
-__all__ = ["NOT_FIXABLE", "WALL_REFUSAL", "fixable", "script_error_sentence", "user_sentence"]
+__all__ = ["NOT_FIXABLE", "WALL_REFUSAL", "fixable", "reported", "script_error_sentence", "user_sentence"]
 
 NOT_FIXABLE: dict[str, str] = {
     "sandbox": "The script could not run here: the sandbox is missing or broke on this machine, which no change "
@@ -58,6 +59,23 @@ def _kind(error: ErrorInfo) -> str:
 def fixable(error: ErrorInfo | None) -> bool:
     """True when a changed script could make this run succeed (the error is the script's own)."""
     return error is not None and _kind(error) not in NOT_FIXABLE
+
+
+def reported(error: ErrorInfo | None) -> ErrorInfo | None:
+    """The error a Result reports for a failed run: its kind one of :data:`~auto_analyst.errors.ERROR_KINDS` (what
+    ``ask --json`` and the web API show and the exit code and HTTP status come from), never a Python class name.
+
+    ``cancelled`` stays; a run the sandbox stopped (a kind of :data:`NOT_FIXABLE`: its budgets, a lost worker, the
+    wall's refusal) is ``sandbox``; the script's own failure (``KeyError``, ``output_limit``, a refused or failed
+    SQL query) is ``internal``: the script is Auto-Analyst's own work. The message is kept, naming the exception's
+    class, and the run's own kind stays in ``Result.attempts`` (what the fixer and the error-fix memory read).
+    """
+    if error is None:
+        return None
+    kind = _kind(error)
+    if kind not in ERROR_KINDS:
+        kind = "sandbox" if kind in NOT_FIXABLE else "internal"
+    return ErrorInfo(kind=kind, message=error.message)
 
 
 def user_sentence(error: ErrorInfo) -> str:

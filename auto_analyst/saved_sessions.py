@@ -117,17 +117,31 @@ def upload_name(original_name: str) -> tuple[str, str]:
 _NAMES_LOCK = threading.Lock()
 
 
-def record_upload(history: History, user: str, session_id: str, upload: Upload, owner: str | None = None) -> None:
-    """Store an upload: its path and tables in the history, its original name beside the file."""
+def record_upload(history: History, user: str, session_id: str, upload: Upload, owner: str | None = None) -> bool:
+    """Store an upload: its path and tables in the history, its original name beside the file.
+
+    Returns:
+        False, with nothing more stored, when the account ``user`` no longer has the id ``owner`` (removed while
+        the file was written; checked as every write for an account is, ``storage.owners``): the caller deletes
+        the file, which the removal's sweep of the account's folders may have run too early to see.
+    """
+    from auto_analyst.storage import owner_present, read
+
     path = Path(upload.path)
+    for table in upload.tables:  # first: a removed account's upload must not write its name file either
+        if not history.record_upload(user, session_id, str(path), table, owner=owner):
+            return False
+    if not upload.tables and owner is not None:  # a data dictionary has no row to check with: check alone
+        with read(history.engine) as conn:
+            if not owner_present(conn, user, owner):
+                return False
     with _NAMES_LOCK:
         names = _read_names(path.parent)
         names[path.name] = upload.original_name
         tmp = path.parent / f".{NAMES_FILE}.tmp"
         tmp.write_text(json.dumps(names, ensure_ascii=False), encoding="utf-8")
         tmp.replace(path.parent / NAMES_FILE)
-    for table in upload.tables:
-        history.record_upload(user, session_id, str(path), table, owner=owner)
+    return True
 
 
 def stored_results(history: History, user: str, session_id: str) -> list[Result]:

@@ -24,7 +24,7 @@ from auto_analyst.data.duck import load_duckdb, use_duckdb
 from auto_analyst.data.load import LoadedTable, LoadReport, load, load_all, table_name
 from auto_analyst.data.sql_source import is_sql_url
 from auto_analyst.data.sql_url import unknown_url_scheme
-from auto_analyst.errors import BadInputError, DataLoadError
+from auto_analyst.errors import BadInputError, DataLoadError, NotFoundError
 from auto_analyst.saved_sessions import Upload, record_upload, upload_folder, upload_name
 
 if TYPE_CHECKING:
@@ -129,6 +129,7 @@ class TableMethods:
         Raises:
             BadUploadError: no file name, or a type that is no table format nor a data dictionary.
             DataLoadError: the file is not a loadable table (the message names it by ``original_name``).
+            NotFoundError: the account the session writes for (``owner``) was removed meanwhile; the file is deleted.
         """
         name, suffix = upload_name(original_name)
         folder = upload_folder(self.settings, self.user, self.id)
@@ -141,7 +142,12 @@ class TableMethods:
             path.unlink(missing_ok=True)
             raise DataLoadError(str(exc).replace(str(path), name).replace(path.name, name)) from None
         upload = Upload(str(path), name, tuple(t.name for t in loaded))
-        record_upload(self.runtime.memory.history, self.user, self.id, upload, getattr(self, "owner", None))
+        if not record_upload(self.runtime.memory.history, self.user, self.id, upload, getattr(self, "owner", None)):
+            for t in loaded:
+                self.drop(t.name)
+            _discard(path)
+            raise NotFoundError(f"The account {self.user!r} was removed while {name} was being uploaded; the file "
+                                "was not kept.")
         self.save_state()
         return upload
 
@@ -240,3 +246,13 @@ class TableMethods:
         """The loaded tables with their load reports, and the dataset description the agents get."""
         return SessionDescription(list(self.tables.values()), self.description)
 
+
+def _discard(path: Path) -> None:
+    """Delete an upload's file, and its session's and user's upload folders when that leaves them empty (made again
+    by the upload after the removal's sweep had deleted them)."""
+    path.unlink(missing_ok=True)
+    for folder in (path.parent, path.parent.parent):
+        try:
+            folder.rmdir()
+        except OSError:  # not empty: another upload's files are there
+            break

@@ -154,3 +154,37 @@ def test_an_unknown_provider_is_a_configuration_error_before_any_call():
     with pytest.raises(ModelConfigError, match="Unknown model provider in 'nosuchprovider/xyz'"):
         check_model(Settings.load(overrides={"model": "nosuchprovider/xyz", "api_key": "k"}))
     check_model(Settings.load(overrides={"model": "openai/bridge", "api_key": "k"}))  # a known provider passes
+
+
+@pytest.mark.parametrize("kind,message,expected", [
+    ("KeyError", "KeyError: 'Fare'", "internal"), ("output_limit", "the script printed more than 1 MiB", "internal"),
+    ("sql_error", "no such column: fare", "internal"), ("sandbox", "bubblewrap is not installed", "sandbox"),
+    ("PermissionError", "PermissionError: the sandbox does not allow network access: socket.connect", "sandbox"),
+    ("timeout", "TimeoutError: the script ran longer than 60 s", "sandbox"), ("worker_lost", "it died", "sandbox"),
+    ("memory", "MemoryError: (run_memory_mb=2048)", "sandbox"), ("cancelled", "the run was cancelled", "cancelled")])
+def test_a_failed_run_is_reported_under_a_kind_of_the_table(kind, message, expected):
+    from auto_analyst.results import ErrorInfo
+    from auto_analyst.run_errors import reported
+
+    shown = reported(ErrorInfo(kind=kind, message=message))
+    assert (shown.kind, shown.message) == (expected, message) and shown.kind in E.ERROR_KINDS
+
+
+def test_ask_json_never_carries_a_python_class_name_as_the_errors_kind(settings, capsys):
+    import json
+
+    from auto_analyst.cli.output import exit_code, print_result
+
+    with Analyst(settings=settings) as analyst:
+        s = analyst.session()
+        s.add_frame("t", pd.DataFrame({"x": [1.0, 2.0]}))
+        for code, cls, message in (("1/0", "ZeroDivisionError", "division by zero"),
+                                   ("t['nope']", "KeyError", "'nope'")):
+            result = s.run_code(code)
+            print_result(result, as_json=True)
+            out = json.loads(capsys.readouterr().out)
+            assert out["status"] == "error" and out["error"]["kind"] == "internal", out["error"]
+            assert out["error"]["message"] == f"{cls}: {message}" and out["attempts"][0]["error"]["kind"] == cls
+            assert exit_code(result) == 1
+            print_result(result, show_code=False)  # the text says the message, never the class nor 'internal'
+            assert capsys.readouterr().out.splitlines()[0] == f"Error: {message}"

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from auto_analyst.cli.confirm import confirm_or_refuse
 from auto_analyst.cli.context import CliContext, Group
 
 __all__ = ["facts"]
@@ -64,7 +65,7 @@ def search_cmd(ctx: click.Context, text: str, user: str | None, limit: int, as_j
 @facts.command("forget")
 @click.argument("fact_id", required=False)
 @click.option("--all", "everything", is_flag=True, help="Forget every fact of yours.")
-@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (with --all).")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (with --all; needed without a terminal).")
 @_USER
 @click.pass_context
 def forget_cmd(ctx: click.Context, fact_id: str | None, everything: bool, yes: bool, user: str | None) -> None:
@@ -74,7 +75,7 @@ def forget_cmd(ctx: click.Context, fact_id: str | None, everything: bool, yes: b
         raise click.UsageError("Give one FACT_ID (see `memory facts list`) or --all.")
     if everything:
         if not yes:
-            click.confirm(f"Forget every fact of {view.user!r}?", abort=True)
+            confirm_or_refuse(f"Forget every fact of {view.user!r}?", f"Not forgetting the facts of {view.user!r}")
         click.echo(f"Forgot {view.clear()} facts.")
         return
     view.forget(fact_id)

@@ -6,6 +6,7 @@ import json
 
 import click
 
+from auto_analyst.cli.confirm import confirm_or_refuse
 from auto_analyst.cli.context import CliContext, Group
 from auto_analyst.errors import BadInputError
 
@@ -93,7 +94,7 @@ def _no_answer(result_json: str | None) -> str:
 @click.argument("turn_id", type=int, required=False)
 @click.option("--session", "session", default=None, help="Forget a whole session.")
 @click.option("--all", "forget_all", is_flag=True, help="Forget all your history.")
-@click.option("--yes", is_flag=True, help="Do not ask for confirmation (with --all).")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (with --all; needed without a terminal).")
 @click.pass_context
 def forget(ctx: click.Context, turn_id: int | None, session: str | None, forget_all: bool, yes: bool) -> None:
     """Forget one turn (ID), a session (--session S) or everything (--all)."""
@@ -108,6 +109,6 @@ def forget(ctx: click.Context, turn_id: int | None, session: str | None, forget_
         click.echo(f"Forgot session {session} ({n} turns).")
     else:
         if not yes:
-            click.confirm(f"Forget all history of user {store.user!r}?", abort=True)
+            confirm_or_refuse(f"Forget all history of user {store.user!r}?", f"Not forgetting the history of {store.user!r}")
         n = store.forget_all()
         click.echo(f"Forgot all history ({n} turns).")

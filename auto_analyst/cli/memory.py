@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from auto_analyst.cli.confirm import confirm_or_refuse
 from auto_analyst.cli.context import CliContext, Group
 from auto_analyst.cli.facts import facts
 
@@ -82,14 +83,14 @@ def forget_cmd(ctx: click.Context, entry_id: str, user: str | None) -> None:
 
 @memory.command("clear")
 @click.option("--user", "-u", required=True, help="The user whose entries to delete ('global' for shared ones).")
-@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (needed without a terminal).")
 @click.pass_context
 def clear_cmd(ctx: click.Context, user: str, yes: bool) -> None:
     """Delete every entry of one user: your own, or the shared ones ('global')."""
     mem = _memory(ctx)
     mem.check_clear(user)
     if not yes:
-        click.confirm(f"Delete every error-fix entry of {user!r}?", abort=True)
+        confirm_or_refuse(f"Delete every error-fix entry of {user!r}?", f"Not deleting the error-fix entries of {user!r}")
     click.echo(f"Deleted {mem.clear(user)} entries of {user!r}.")
 
 

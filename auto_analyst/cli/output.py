@@ -43,10 +43,15 @@ def print_result(result: Result, as_json: bool = False, show_trace: bool = False
         return
     result = escape_result(result)  # a script's escape sequences are shown, not obeyed by the terminal
     if result.status == "error" and result.error:
-        kind = result.error.kind  # "LookupError: No rows ..." names its kind already: say it once
-        message = result.error.message.removeprefix(kind + ': ')
-        # a run error's kind is a Python class name ('LookupError'), which says nothing to a user: only ours are shown
-        click.secho(f"Error ({kind}): {message}" if kind in ERROR_KINDS else f"Error: {message}", fg="red", err=False)
+        kind = result.error.kind
+        run = result.attempts[-1].error if result.attempts else None
+        if run is not None and run.message == result.error.message:
+            # a failed run ('internal', 'sandbox'): its own kind, a Python class name ('LookupError') or a limit
+            # ('timeout'), says nothing to a user, and "LookupError: No rows ..." names it already: the message only
+            click.secho(f"Error: {result.error.message.removeprefix(run.kind + ': ')}", fg="red", err=False)
+        else:
+            message = result.error.message.removeprefix(kind + ': ')
+            click.secho(f"Error ({kind}): {message}" if kind in ERROR_KINDS else f"Error: {message}", fg="red", err=False)
     else:
         click.echo(result.answer)
     unchecked = result.trace.unsupported_numbers

@@ -10,6 +10,7 @@ import sys
 
 import click
 
+from auto_analyst.cli.confirm import confirm_or_refuse
 from auto_analyst.cli.context import CliContext, Command, Group
 from auto_analyst.errors import BadInputError
 
@@ -31,10 +32,6 @@ def _read_password() -> str:
                                 "auto-analyst users add NAME`.")
         return password
     return click.prompt("Password", hide_input=True, confirmation_prompt=True)
-
-
-def _stdin_is_terminal() -> bool:
-    return sys.stdin is not None and sys.stdin.isatty()
 
 
 def _limit(value: str | None, cast):
@@ -82,7 +79,7 @@ def users_list(ctx) -> None:
 @click.argument("name")
 @click.option("--keep-data", is_flag=True, help="Keep NAME's conversations, facts, profile, error-fix entries and "
                                                  "files stored under the name (an account added again as NAME sees them).")
-@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (needed without a terminal).")
 @click.pass_context
 def users_remove(ctx, name: str, keep_data: bool, yes: bool) -> None:
     """Delete the account NAME, its API tokens and browser logins, and its data unless --keep-data (asks first)."""
@@ -101,11 +98,9 @@ def users_remove(ctx, name: str, keep_data: bool, yes: bool) -> None:
     analyst = context.analyst(user=name)
     if not yes:
         found = count_user_data(analyst, context.settings, name)
-        if not _stdin_is_terminal():  # a script's stdin cannot answer the question: say how, not click's 'Aborted!'
-            raise BadInputError(f"Not removing {name}: there is no terminal to confirm deleting its data "
-                                f"({found.sentence()}); pass --yes to remove without asking (or --keep-data to keep it).")
-        click.confirm(f"Remove the account {name} and delete its data: {found.sentence()}? "
-                      "(`--keep-data` keeps the data)", abort=True)
+        confirm_or_refuse(f"Remove the account {name} and delete its data: {found.sentence()}? "
+                          "(`--keep-data` keeps the data)", f"Not removing {name} and its data ({found.sentence()})",
+                          "pass --yes to remove without asking (or --keep-data to keep the data)")
     store.remove(name)  # first, so nothing signed in as NAME writes while its data goes
     gone = delete_user_data(analyst, context.settings, name)
     click.echo(f"Removed {name}: its browser logins ended, its API tokens are revoked and its data is deleted "
@@ -118,7 +113,7 @@ def users_remove(ctx, name: str, keep_data: bool, yes: bool) -> None:
 def users_passwd(ctx, name: str) -> None:
     """Change NAME's password (its browsers are signed out and its API tokens revoked)."""
     store = _store(ctx)
-    revoked = len(store.tokens(name)) if store.get(name) is not None else 0
+    revoked, name = (len(store.tokens(name)) if store.get(name) is not None else 0), store.resolve(name)
     store.set_password(name, _read_password())
     click.echo(f"Changed the password of {name}; its browsers are signed out and its {revoked} API token(s) "
                "revoked (make new ones on the account page or with `auto-analyst tokens create`).")
@@ -153,7 +148,7 @@ def tokens_create(ctx, name: str, label: str) -> None:
     """Create a token for the account NAME and print it (only now: it is stored hashed)."""
     record, token = _store(ctx).create_token(name, label)
     click.echo(token)
-    click.echo(f"Token {record.id} for {name}; send it as `Authorization: Bearer <token>`. It is not shown again.",
+    click.echo(f"Token {record.id} for {record.user}; send it as `Authorization: Bearer <token>`. It is not shown again.",
                err=True)
 
 

@@ -6,9 +6,12 @@ import math
 import re
 from typing import Any
 
-__all__ = ["fmt", "write_answer"]
+__all__ = ["fmt", "shown", "write_answer"]
 
 LIST_ROWS = 15
+
+P_VALUE = re.compile(r"\bp[ -]?values?\b|\bp>\|", re.I)
+"""A label naming a p-value: 'p-value', 'p-value of that correlation', a column 'p-value' or statsmodels' 'P>|t|'."""
 
 
 def fmt(v: Any, digits: int | None = None) -> str:
@@ -28,6 +31,24 @@ def fmt(v: Any, digits: int | None = None) -> str:
         s = f"{v:.{d}f}"
         return s.rstrip("0").rstrip(".") if "." in s else s
     return str(v)
+
+
+def shown(label: Any, v: Any, digits: int | None = None) -> str:
+    """``v`` as the answer's prose shows it beside ``label`` (its name, or its column and row): :func:`fmt`, except a
+    p-value too small for the digits shown, which reads ``< 0.001`` (``< 0.0001`` at 4 digits), never ``0``: a test's
+    p-value is not 0 (a float underflows to 0.0 below about 1e-308), and 0 reads as certainty. Only the text changes;
+    the ``@name[...]`` lines (:func:`format_lines`) keep :func:`fmt`, compared exactly by the benchmarks.
+
+    Example:
+        >>> shown("p-value", 0.0), shown("p-value", 2.4e-15), shown("p-value", 0.00004, 4), shown("mean", 0.0)
+        ('< 0.001', '2.4e-15', '< 0.0001', '0')
+    """
+    text = fmt(v, digits)
+    if (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+            and P_VALUE.search(str(label)) and float(text) == 0):
+        d = digits or 3
+        return f"< {10.0 ** -d:.{d}f}"
+    return text
 
 
 def format_lines(names: list[str], tables: list[dict], digits: int | None, format_text: str = "") -> str:
@@ -103,21 +124,22 @@ def _table_text(t: dict, digits: int | None) -> str:
         # a statistic of rows whose values are all missing: there is no figure, never the word 'None'
         return f"**{_sentence_case(name)}**: no value (every value of those rows is missing)."
     if cols == ["value"] and n == 1 and rows:
-        return f"**{_sentence_case(name)}**: {fmt(rows[0][0], digits)}."
+        return f"**{_sentence_case(name)}**: {shown(name, rows[0][0], digits)}."
     if "(first rows)" in name:
         return f"**{_sentence_case(name.replace(' (first rows)', ''))}**: added; its first rows are in the table below."
     if not rows:
         return f"**{_sentence_case(name)}**: no rows."
     if n <= 3 and len(cols) > 4:
         # a few wide rows (e.g. summary statistics of one column): one line per row, each value labelled
-        lines = [f"- {fmt(r[0], digits)}: " + ", ".join(f"{c} {fmt(x, digits)}" for c, x in zip(cols[1:], r[1:])
-                                                         if x is not None) for r in rows]
+        lines = [f"- {fmt(r[0], digits)}: " + ", ".join(f"{c} {shown(f'{c} {r[0]}', x, digits)}"
+                                                         for c, x in zip(cols[1:], r[1:]) if x is not None) for r in rows]
         return f"**{_sentence_case(name)}**:\n" + "\n".join(lines)
     if n <= LIST_ROWS and len(cols) <= 4:
         head = f"**{_sentence_case(name)}**"
         if len(cols) >= 2:
             head += f" ({', '.join(cols[1:])})" if len(cols) > 2 else ""
-        lines = [f"- {fmt(r[0], digits)}: " + ", ".join(fmt(x, digits) for x in r[1:]) for r in rows]
+        lines = [f"- {fmt(r[0], digits)}: " + ", ".join(shown(f"{cols[i] if i < len(cols) else ''} {r[0]}", x, digits)
+                                                         for i, x in enumerate(r[1:], 1)) for r in rows]
         return head + ":\n" + "\n".join(lines)
     return (f"**{_sentence_case(name)}**: a table of {n} rows with columns "
             f"{', '.join(cols[:8])}{', ...' if len(cols) > 8 else ''}; see the table below.")

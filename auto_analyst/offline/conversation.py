@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from auto_analyst.offline.answer import fmt
+from auto_analyst.offline.answer import shown
 from auto_analyst.offline.request import Request
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import lemmas
@@ -100,11 +100,11 @@ def _value_lines(turn: dict, asked: set[str]) -> list[str]:
         name, cols, rows = t.get("name", ""), t.get("columns", []), t.get("rows", [])
         if cols == ["value"] and rows:
             if _words(name) & asked:
-                out.append(f"{name}: {fmt(rows[0][0])}")
+                out.append(f"{name}: {shown(name, rows[0][0])}")
             continue
         for r in rows:
             if r and _words(str(r[0])) & asked:
-                out.append(f"{name}, {r[0]}: " + ", ".join(f"{c} {fmt(v)}" for c, v in zip(cols[1:], r[1:])))
+                out.append(f"{name}, {r[0]}: " + ", ".join(f"{c} {shown(f'{c} {r[0]}', v)}" for c, v in zip(cols[1:], r[1:])))
     return out
 
 
@@ -249,7 +249,8 @@ def _group_lines(turn: dict, groups: set[tuple[str, str]]) -> list[str]:
             continue
         for r in rows:
             if r and (str(cols[0]), _norm(r[0])) in groups:
-                out.append(f"{t.get('name', '')}, {cols[0]} {r[0]}: " + ", ".join(f"{c} {fmt(v)}" for c, v in zip(cols[1:], r[1:])))
+                out.append(f"{t.get('name', '')}, {cols[0]} {r[0]}: " + ", ".join(f"{c} {shown(f'{c} {r[0]}', v)}"
+                                                                                  for c, v in zip(cols[1:], r[1:])))
     return out
 
 

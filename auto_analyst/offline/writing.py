@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from auto_analyst.offline.answer import fmt, format_lines, write_answer
+from auto_analyst.offline.answer import fmt, format_lines, shown, write_answer
 from auto_analyst.offline.request import Request
 from auto_analyst.question_text import split_format
 
@@ -63,9 +63,9 @@ def _one_sentence(tables: list[dict], figures: list[dict]) -> str:
     for t in tables:
         name, cols, rows = t.get("name", ""), t.get("columns", []), t.get("rows", [])
         if cols == ["value"] and rows:
-            parts.append(f"{name} {fmt(rows[0][0])}")
+            parts.append(f"{name} {shown(name, rows[0][0])}")
         elif rows and len(cols) >= 2 and len(rows) <= 6 and "(first rows)" not in name:
-            parts.append(f"{name}: " + ", ".join(f"{fmt(r[0])} {fmt(r[1])}" for r in rows))
+            parts.append(f"{name}: " + ", ".join(f"{fmt(r[0])} {shown(f'{cols[1]} {r[0]}', r[1])}" for r in rows))
         elif rows:
             parts.append(f"{name} in a table of {t.get('n_rows', len(rows))} rows")
         if len(parts) == 3:

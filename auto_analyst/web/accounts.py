@@ -358,11 +358,11 @@ class AccountStore(LoginRows, TokenRows):
             values)
 
     def usage(self, user: str | None = None, since: str | None = None) -> list[DayUsage]:
-        """Usage rows, newest day first (``user`` None = everyone; ``since`` a ``YYYY-MM-DD`` day)."""
+        """Usage rows, newest day first (``user`` None = everyone, ``BOB`` = bob's; ``since`` a day YYYY-MM-DD)."""
         where, params = [], {}
         if user:
             where.append('"user" = :u')
-            params["u"] = user
+            params["u"] = self.resolve(user)
         if since:
             where.append("day >= :s")
             params["s"] = since

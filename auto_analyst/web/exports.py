@@ -13,6 +13,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, send_file
 
+from auto_analyst.results import display_cell
 from auto_analyst.web.chat import conversation
 from auto_analyst.web.conversations import Conversation
 from auto_analyst.web.errors import ApiError
@@ -103,6 +104,7 @@ def table_csv(sid: str, index: int, tab: int):
 
 
 def _cell(value):
+    value = display_cell(value)  # the file a person opens: no float noise (the JSON keeps the computed value)
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
         try:
             float(value)

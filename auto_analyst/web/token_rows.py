@@ -41,7 +41,7 @@ class ApiToken:
 
 class TokenRows:
     """The API-token part of :class:`~auto_analyst.web.accounts.AccountStore` (needs ``self.engine``,
-    ``self._existing`` and ``self.get``)."""
+    ``self._existing``, ``self.get`` and ``self.resolve``, the one reading of an account name a user typed)."""
 
     def create_token(self, user: str, label: str = "") -> tuple[ApiToken, str]:
         """A new API token for ``user``: (its public record, the token itself, shown only now).
@@ -61,8 +61,9 @@ class TokenRows:
         return ApiToken(tid, user, label, now, None), token
 
     def tokens(self, user: str | None = None) -> list[ApiToken]:
-        """The tokens of ``user`` (every user's when None), oldest first."""
+        """The tokens of ``user`` (every user's when None; ``BOB`` is the account ``bob``), oldest first."""
         sql = 'SELECT id, "user", label, created_at, last_used_at FROM api_tokens'
+        user = self.resolve(user) if user else user
         with read(self.engine) as conn:
             rows = conn.execute(text(sql + (' WHERE "user" = :u' if user else "") + " ORDER BY created_at"),
                                 {"u": user}).all()

@@ -71,13 +71,13 @@ def _ask(tmp_path, kind, message):
 def test_the_fixer_is_never_called_for_an_error_the_script_cannot_fix(tmp_path, kind, message):
     result, engine, sandbox = _ask(tmp_path, kind, message)
     assert engine.calls(FIXER) == [] and sandbox.runs == 1
-    assert result.status == "error" and result.error.kind == kind
-    assert result.answer == user_sentence(result.error) and result.answer.startswith("[")
+    assert result.status == "error" and result.error.kind == "sandbox" and result.attempts[-1].error.kind == kind
+    assert result.answer == user_sentence(result.attempts[-1].error) and result.answer.startswith("[")
 
 
 def test_the_fixer_is_called_for_the_scripts_own_error(tmp_path):
     result, engine, sandbox = _ask(tmp_path, "KeyError", "KeyError: 'x'")
     assert len(engine.calls(FIXER)) >= 1 and sandbox.runs >= 2
-    assert result.status == "error" and result.error.kind == "KeyError"
+    assert result.status == "error" and result.error.kind == "internal" and result.attempts[-1].error.kind == "KeyError"
     # the user reads the message, never the Python class name
     assert result.answer == "The analysis could not be completed: 'x'", result.answer

@@ -106,7 +106,7 @@ def test_unchanged_fix_is_not_rerun(tmp_path):
     with analyst:
         r = s.ask("What is the total revenue?")
     assert r.status == "error" and len(r.attempts) == 1
-    assert r.error.kind == "KeyError"
+    assert r.error.kind == "internal" and r.attempts[0].error.kind == "KeyError"
 
 
 def test_fix_attempts_are_bounded_and_stop_when_the_error_repeats(tmp_path):

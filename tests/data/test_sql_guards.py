@@ -110,7 +110,7 @@ def test_a_parquet_folder_source_reads_its_view_but_no_other_file(tmp_path):
         ok = s.run_code("show(sql('SELECT sum(amount) AS s FROM sales'), name='s')")
         assert ok.status == "ok" and ok.tables[0].rows[0][0] == 3.0
         bad = s.run_code(f"sql(\"SELECT * FROM '{tmp_path}/secret.csv'\")")
-        assert bad.error.kind == "sql_refused" and "the tables are: sales." in bad.error.message
+        assert bad.attempts[0].error.kind == "sql_refused" and "the tables are: sales." in bad.error.message
     finally:
         s.close()
 

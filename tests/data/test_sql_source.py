@@ -99,7 +99,7 @@ def test_script_reads_the_database_with_sql_and_a_delete_changes_nothing(shop_db
         assert {row[0]: row[1] for row in table.rows} == want
         # a model reply that deletes is refused before anything runs; the table keeps its rows
         bad = s.run_code("sql('DELETE FROM orders')\nshow(1)")
-        assert bad.status == "error" and bad.error.kind == "sql_refused" and "DELETE" in bad.error.message
+        assert bad.status == "error" and bad.attempts[0].error.kind == "sql_refused" and "DELETE" in bad.error.message
         assert bad.stdout == "" and not bad.tables
         assert sqlite3.connect(url.removeprefix("sqlite:///")).execute("SELECT count(*) FROM orders").fetchone() == (200,)
         # a query made at run time cannot be read from the text: one clear sentence
@@ -198,10 +198,10 @@ def test_postgresql_source_joins_and_refuses_writes():
         assert r.status == "ok", r.error
         assert {row[0]: float(row[1]) for row in r.tables[0].rows} == truth(orders, customers)
         bad = s.run_code("sql('DELETE FROM orders')")
-        assert bad.error.kind == "sql_refused"
+        assert bad.attempts[0].error.kind == "sql_refused"
         # past the parser (a function that deletes), the transaction is read-only
         wiped = s.run_code("sql('SELECT wipe() AS n')")
-        assert wiped.error.kind == "sql_error" and "read-only transaction" in wiped.error.message
+        assert wiped.attempts[0].error.kind == "sql_error" and "read-only transaction" in wiped.error.message
         s.close()
         with admin.connect() as c:
             assert c.execute(text(f"SELECT count(*) FROM {schema}.orders")).scalar() == 200
@@ -226,7 +226,7 @@ def test_parquet_folder_with_hive_partitions_is_read_in_place(tmp_path):
         assert r.status == "ok", r.error
         assert {row[0]: row[1] for row in r.tables[0].rows} == truth(orders, customers)
         refused = s.run_code(f"sql(\"SELECT * FROM read_csv('{tmp_path}/x.csv')\")")
-        assert refused.error.kind == "sql_refused"
+        assert refused.attempts[0].error.kind == "sql_refused"
     finally:
         s.close()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from unittest.mock import patch
 
 import pytest
 from click.testing import CliRunner
@@ -59,7 +60,10 @@ def test_forget_clear_reindex_prune(settings, filled):
     res = _invoke(settings, "forget", filled["bob"], user="bob")
     assert res.exit_code == 2 and "no entry" in res.output
     assert _invoke(settings, "clear", "--user", "alice", "--yes", user="bob").exit_code == 2  # not bob's to clear
-    res = _invoke(settings, "clear", "--user", "alice", input="n\n", user="alice")
+    res = _invoke(settings, "clear", "--user", "alice", input="y\n", user="alice")
+    assert res.exit_code == 2 and "pass --yes" in res.output  # no terminal to answer on: nothing deleted
+    with patch("auto_analyst.cli.confirm.stdin_is_terminal", return_value=True):
+        res = _invoke(settings, "clear", "--user", "alice", input="n\n", user="alice")
     assert res.exit_code == 1  # aborted at the prompt
     res = _invoke(settings, "clear", "--user", "alice", "--yes", user="alice")
     assert res.exit_code == 0 and "Deleted 1 entries" in res.output

@@ -201,6 +201,8 @@ def test_search_without_fts_falls_back_to_word_overlap(db: Path) -> None:
 
 
 def test_history_cli_list_show_forget(settings) -> None:
+    from unittest.mock import patch
+
     from click.testing import CliRunner
 
     from auto_analyst.cli.history import history
@@ -225,7 +227,9 @@ def test_history_cli_list_show_forget(settings) -> None:
     assert out.exit_code == 0 and out.output == f"Forgot turn {ids[0]}.\n"
     out = run(history, ["sessions", "--json"], obj=obj)
     assert [(s["session_id"], s["n_turns"]) for s in json.loads(out.output)] == [("s1", 3)]
-    assert run(history, ["forget", "--all"], obj=obj, input="n\n").exit_code == 1  # declined: aborted
+    assert run(history, ["forget", "--all"], obj=obj, input="y\n").exit_code == 2  # no terminal: pass --yes
+    with patch("auto_analyst.cli.confirm.stdin_is_terminal", return_value=True):
+        assert run(history, ["forget", "--all"], obj=obj, input="n\n").exit_code == 1  # declined: aborted
     out = run(history, ["forget", "--all", "--yes"], obj=obj)
     assert out.exit_code == 0 and out.output == "Forgot all history (3 turns).\n"
     assert run(history, ["list"], obj=obj).output == "No history.\n"

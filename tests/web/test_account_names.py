@@ -63,3 +63,36 @@ def test_an_admin_picking_the_offline_model_on_a_priced_server_gets_it(priced_se
         assert alice.get(f"/api/sessions/{sid}").json["session"]["model"] == "offline"
     finally:
         app.extensions["auto_analyst"].close()
+
+
+def test_every_command_and_admin_route_taking_an_account_name_finds_it_in_any_case(settings):
+    from types import SimpleNamespace
+
+    from click.testing import CliRunner
+
+    from auto_analyst.cli import cli
+
+    store = AccountStore(settings=settings)
+    store.add("alice", "alice-password", role="admin")
+    store.add("Bob", "bob-password")
+    token, _ = store.create_token("bob", "notebook")
+    store.record("bob", SimpleNamespace(lm_calls=2, prompt_tokens=10, completion_tokens=5, cost_usd=0.25))
+    assert [t.id for t in store.tokens("BOB")] == [token.id]  # the stored spelling is 'bob'
+    assert [(u.user, u.lm_calls) for u in store.usage("bOb")] == [("bob", 2)] and store.spent_today("BOB") == 0.25
+
+    def run(*args, input=None):
+        return CliRunner().invoke(cli, list(args), input=input, env={"AUTO_ANALYST_HOME": str(settings.home)})
+
+    listed = run("tokens", "list", "BOB")
+    assert listed.exit_code == 0 and f"{token.id}\tbob\tnotebook" in listed.output, listed.output
+    created = run("tokens", "create", "Bob", "--label", "second")
+    assert created.exit_code == 0 and "for bob;" in created.output, created.output
+    changed = run("users", "passwd", "BOB", input="new-bob-password\n")
+    assert changed.exit_code == 0 and "its 2 API token(s) revoked" in changed.output, changed.output
+    app = create_app({"TESTING": True, "SECRET_KEY": "k", "SETTINGS": settings})
+    try:
+        alice = Browser(app.test_client(), login=("alice", "alice-password"))
+        r = alice.post("/api/admin/users/BOB", json={"daily_cost_usd": 3})
+        assert r.status_code == 200 and r.json["user"]["name"] == "bob" and r.json["user"]["spent_today_usd"] == 0.25
+    finally:
+        app.extensions["auto_analyst"].close()

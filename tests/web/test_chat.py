@@ -61,7 +61,9 @@ def test_edited_script_runs_again_in_the_session(browser, grunfeld):
     assert r["status"] == "ok" and r["tables"][0]["name"] == "top" and r["tables"][0]["rows"] == [[1486.7]]
     assert r["question"] == "q (edited)"
     _, bad = browser.run_job(grunfeld, "run", {"code": "1/0"})
-    assert bad["status"] == "error" and bad["error"]["kind"] == "ZeroDivisionError"
+    # the error's kind is one of errors.ERROR_KINDS; the exception's class is in the message and the attempt
+    assert bad["status"] == "error" and bad["error"]["kind"] == "internal", bad["error"]
+    assert bad["error"]["message"].startswith("ZeroDivisionError") and bad["attempts"][0]["error"]["kind"] == "ZeroDivisionError"
     assert browser.post(f"/api/sessions/{grunfeld}/run", json={"code": "  "}).status_code == 400
 
 
@@ -171,3 +173,11 @@ def test_model_picker(browser, monkeypatch):
     assert browser.post("/api/model", json={"model": "openai/gpt-4o-mini", "api_key": "k"}).json["model"] == "openai/gpt-4o-mini"
     assert browser.get("/api/state").json["model"] == "openai/gpt-4o-mini"
     assert browser.post("/api/model", json={"model": "offline"}).json["model"] == "offline"
+
+
+def test_a_result_table_downloaded_as_csv_has_no_float_noise_and_its_json_keeps_the_computed_values(browser, grunfeld):
+    code = "import pandas as pd\nshow(pd.DataFrame({'k': ['a', 'c'], 'v': [0.1 + 0.2, 1.1 * 3]}), name='noise')"
+    _, r = browser.run_job(grunfeld, "run", {"code": code})
+    assert r["tables"][0]["rows"] == [["a", 0.30000000000000004], ["c", 3.3000000000000003]]
+    csv = browser.get(r["tables"][0]["csv_url"]).get_data(as_text=True)
+    assert csv.splitlines() == ["k,v", "a,0.3", "c,3.3"], csv

@@ -14,7 +14,7 @@ from auto_analyst.web import AccountStore
 @contextmanager
 def _a_terminal():
     """``users remove`` asks its question only on a terminal: the test's piped input stands for one."""
-    with patch("auto_analyst.cli.users._stdin_is_terminal", return_value=True):
+    with patch("auto_analyst.cli.confirm.stdin_is_terminal", return_value=True):
         yield
 
 
