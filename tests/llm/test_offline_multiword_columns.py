@@ -145,6 +145,9 @@ def test_a_second_table(answers):
     ("sensors", "median max pressure by site", "median of `max pressure` by `site`"),
     ("cancer", "plot mean radius by target", "bar chart of mean of `mean radius` by `target`"),
     ("sensors", "How many rows have a mean pressure above 1000?", "count of rows where `mean pressure` > 1000"),
+    # a chart of no groups is the column's; a superlative word in a name ('worst') is no statistic of it
+    ("sensors", "plot mean pressure", "histogram of `mean pressure`"),
+    ("cancer", "What is the worst radius?", "decline: I can't tell which statistic"),
     # single words unchanged
     ("sensors", "average pressure by site", "decline: 'average pressure' could be the column `mean pressure`"),
     ("sensors", "median pressure by site", "median of `pressure` by `site`"),

@@ -59,8 +59,9 @@ def _statistic_word(m: Mention) -> tuple[str, str, int, int] | None:
     phrase = m.text
     for pat, func in FUNC_PATTERNS:
         hit = pat.search(phrase)
-        if hit and hit.group(0).strip():
-            return func, hit.group(0).strip(), hit.start(), hit.end()
+        word = hit.group(0).strip() if hit else ""
+        if word and (func not in SUPERLATIVES or word in PLAIN):  # 'worst radius' is no minimum of anything
+            return func, word, hit.start(), hit.end()
     return None
 
 
@@ -90,8 +91,11 @@ def statistic_in_name(p, vocab: Vocabulary) -> None:
     # pressure by site' still want a statistic for their groups, which the word could be
     valued = any(f not in SUPERLATIVES or w in PLAIN for _, f, w in p.funcs) or p.task_word or p.compare or spec.percent
     said = valued or p.funcs or p.superlatives or p.chart or p.n is not None
+    # a statistic the word could be is wanted when nothing else asks for one, or for groups ('plot mean pressure'
+    # alone is the column's histogram, 'plot mean pressure by site' a statistic per site)
+    wanted = not valued and (not said or bool(p.group_cols or p.categorical))
     for m, (func, word, a, b) in named:
-        others = _rest_columns(m, (a, b), vocab) if m.column in p.numeric and not valued else []
+        others = _rest_columns(m, (a, b), vocab) if m.column in p.numeric and wanted else []
         if others:  # a condition compares row by row: only the column is read there
             spec.problems.append(f"'{m.text}' could be the column `{m.column}` or the {func} of "
                                  f"{' or '.join(f'`{c}`' for c in others)}; say which one.")
