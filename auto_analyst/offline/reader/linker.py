@@ -15,6 +15,7 @@ from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import adjective_bases, lemmas
 from auto_analyst.offline.reader.text import Reading, words_of
 from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary
+from auto_analyst.offline.reader.whole_names import ambiguous_parts
 from auto_analyst.offline.spec import QuerySpec
 
 __all__ = ["RowNoun", "Superlative", "link_columns", "link_row_nouns", "link_superlatives", "link_table", "fuzzy_columns"]
@@ -333,6 +334,11 @@ def fuzzy_columns(unknown: list[str], vocab: Vocabulary, spec: QuerySpec) -> lis
             spec.problems.append(f"'{rest[i]}' could be any of the columns {', '.join(hits)}; say which one.")
             return None
         i += 1
+    shared = ambiguous_parts(rest, vocab)
+    if shared:  # 'radius' with `mean radius`, `worst radius`, `radius error`: a part of several names, never one picked
+        phrase, cols = shared[0]
+        spec.problems.append(f"'{phrase}' could be any of the columns {', '.join(cols)}; say which one.")
+        return None
     if rest:
         spec.problems.append(
             f"I can't tell what {', '.join(repr(w) for w in rest)} refers to: no column or value of table "

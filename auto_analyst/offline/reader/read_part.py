@@ -22,6 +22,7 @@ from auto_analyst.offline.reader.ratios import read_per_unit, read_value_rate
 from auto_analyst.offline.reader.linker import fuzzy_columns, link_columns, link_row_nouns, link_superlatives, link_table
 from auto_analyst.offline.reader.pieces import COMPARE, OVER_ALL_BEFORE, REFERENCE, WHICH_BEFORE, WHY, Pieces
 from auto_analyst.offline.reader.text import Reading, fold, normalize, spelled_numbers
+from auto_analyst.offline.reader import whole_names
 from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary, vocabulary
 from auto_analyst.offline.reader.words import (FUNC_PATTERNS, read_chart, read_corr_method, read_funcs, read_significance,
                                                    read_task_words, read_topn)
@@ -73,6 +74,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     reserved = reserved_spans(text)
     for _, a, b in reserved:  # e.g. the name of a new column: not a mention of existing columns
         st.take(a, b)
+    held = whole_names.hold(st, vocab)  # 'average mean radius', 'GDP per capita': column names, read by the linker
     read_round_sentence(st, spec)
     notes = read_constraints(st)  # the longer constraint phrases first ('do not ... before calculating the correlation')
     drop_missing = read_instructions(st, spec)
@@ -82,6 +84,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
 
     per = read_per_unit(st, spec, vocab)  # 'per capita', 'per square metre': before 'square metre' reads as a unit
     value_rate = read_value_rate(st, spec, vocab)  # 'churn rate' with a status value 'churned'
+    whole_names.release(st, held)
     mentions = _key_qualifiers(qualify(link_columns(st, vocab, spec), table, text), table, text)
     for m in mentions:  # 'bounce rate', 'churn rates': the percent of rows where the yes/no column is true
         r = re.match(r"\s+rates?\b", text[m.end:])
@@ -177,6 +180,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
     for name in ("numeric", "categorical", "dates", "group_cols"):  # a column written twice is one column
         setattr(p, name, list(dict.fromkeys(getattr(p, name))))
     _superlative_of_rows(p, all_mentions)
+    whole_names.statistic_in_name(p, vocab)  # 'mean' of `mean radius`: part of the name, or its statistic
     return p
 
 

@@ -15,9 +15,10 @@ from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import plural, singular
 from auto_analyst.offline.reader.text import fold, normalize, words_of
+from auto_analyst.offline.statistics import PATTERNS
 
 __all__ = ["Term", "STRENGTH", "GENERIC", "column_terms", "extreme_units", "content_words", "split_compound", "row_nouns", "id_columns",
-           "identifying_column", "listed_values"]
+           "identifying_column", "listed_values", "meaning_name"]
 
 GENERIC = {"column", "columns", "field", "fields", "variable", "variables", "feature", "features", "unnamed", "col",
            "code", "codes", "number", "numbers", "name", "names", "value", "values", "count", "total", "level",
@@ -156,6 +157,8 @@ def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]]
     expanded = _expansions(content, abbreviations)
     for e in expanded:
         terms.append(Term(tuple(e), col.name, "expanded"))
+    if content != words:  # the whole name expanded, its unit kept: 'average weekly hours' for avgWeeklyHours
+        terms += [Term(tuple(e), col.name, "expanded") for e in _expansions(words, abbreviations)]
     # initials of a name of three words or more: Miles_per_Gallon → mpg, Body_Mass_Index → bmi
     if len(words) >= 3 and all(w.isalpha() for w in words):
         terms.append(Term(("".join(w[0] for w in words),), col.name, "initials"))
@@ -163,6 +166,10 @@ def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]]
     heads: list[list[str]] = []
     if "per" not in content[1:]:
         heads = [content[-1:]] + [e[-1:] for e in expanded] + [e[-2:] for e in expanded if len(e) >= 2]
+        if len(content) >= 3 and content[-2] not in FUNCTION_WORDS:
+            # the last two words of a longer name are a head too, so that a tail two names share ('concave points' of
+            # mean_concave_points and worst_concave_points) names neither, not only the one whose expansion made it
+            heads.append(content[-2:])
     for h in heads:
         if h and list(h) != content and not (len(h) == 1 and (h[0] in GENERIC or len(h[0]) < 3)):
             terms.append(Term(tuple(h), col.name, "head"))
@@ -186,7 +193,9 @@ def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]]
         terms += [Term(t, col.name, "extreme_rest") for t in extreme_rests(rests)]
         forms = set(lex.extremes[direction])
         terms = [t for t in terms if not (t.how == "head" and set(t.words) <= forms)]  # 'max' alone is the statistic
-    parts = [w for w in content if len(w) >= 4 and w not in GENERIC and not w.isdigit()]
+    # a statistic's word ('mean' of `mean pressure`) is no part: alone it is the statistic, never the column
+    parts = [w for w in content if len(w) >= 4 and w not in GENERIC and not w.isdigit()
+             and not any(p.fullmatch(w) for p, _ in PATTERNS)]
     return [t for t in terms if not (len(t.words) == 1 and t.words[0] in FUNCTION_WORDS)], parts
 
 
@@ -245,3 +254,35 @@ def listed_values(table: TableDescription) -> list[tuple[str, object, str]]:
     return out
 
 
+# words that end the naming phrase of a dictionary line ('net amount after refunds' names 'net amount')
+_PHRASE_ENDS = {"in", "after", "before", "for", "from", "at", "on", "when", "where", "which", "that", "with", "by",
+                "per", "as", "if", "is", "are", "was", "were", "including", "excluding", "without", "and", "or"}
+_LEADING = {"the", "a", "an", "this", "each", "every", "its", "their"}
+
+
+def meaning_name(meaning: str, column: str) -> tuple[str, ...]:
+    """The name a data-dictionary meaning gives ``column``: the noun phrase it starts with, at most 4 words.
+
+    ``"net amount after refunds, in EUR"`` → ``("net", "amount")``. Empty when the meaning is a sentence that
+    only mentions the column ("Rows with a negative qty are refunds."), or its phrase is a generic word or
+    the column's own name (nothing new to link).
+    """
+    if not meaning:
+        return ()
+    head = meaning.replace("\u2014", ",").replace(" - ", ",")
+    for mark in ",;:.()[]":
+        head = head.split(mark, 1)[0]
+    words = [w[:-2] if w.endswith("'s") else w for w in words_of(head) if w != "s"]  # "the customer's key"
+    while words and words[0] in _LEADING:
+        words = words[1:]
+    for k in range(1, len(words)):
+        if words[k] in _PHRASE_ENDS or (words[k] == "of" and k + 1 < len(words) and words[k + 1] in _LEADING):
+            words = words[:k]
+            break
+    own = words_of(column)
+    if not words or len(words) > 4 or all(w in GENERIC for w in words) or tuple(words) == tuple(own):
+        return ()
+    if set(own) & set(words_of(meaning)) and not set(own) & set(words):
+        return ()  # a sentence that mentions the column ('Rows with a negative qty are refunds.') names other things
+
+    return tuple(words)

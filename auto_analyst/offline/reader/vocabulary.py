@@ -47,12 +47,13 @@ from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.forms import paired_extremes, said_of_rows
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import adjective_bases, lemmas
-from auto_analyst.offline.reader.terms import (FUNCTION_WORDS, GENERIC, STRENGTH, Term, column_terms, content_words,
-                                               extreme_units, id_columns, identifying_column, listed_values, row_nouns,
-                                               split_compound)
+from auto_analyst.offline.reader.terms import (FUNCTION_WORDS, STRENGTH, Term, column_terms, content_words,
+                                               extreme_units, id_columns, identifying_column, listed_values,
+                                               meaning_name, row_nouns, split_compound)
 from auto_analyst.offline.reader.text import fold, normalize, tokenize, words_of
+from auto_analyst.offline.statistics import PATTERNS
 
-__all__ = ["Mention", "Term", "Vocabulary", "vocabulary", "split_compound", "words_of", "CLOSE_MATCH"]
+__all__ = ["Mention", "Term", "Vocabulary", "vocabulary", "split_compound", "words_of", "CLOSE_MATCH", "meaning_name"]
 
 CLOSE_MATCH = 0.8
 """difflib ratio a misspelling must reach to be taken as a column (click's 'did you mean' uses 0.6;
@@ -82,6 +83,11 @@ def _spelled_by(key: str, words: list[str]) -> bool:
         if (k >= 3 or k == len(w)) and key.startswith(w[:k]) and _spelled_by(key[k:], words[1:]):
             return True
     return False
+
+
+def _statistic(token: str) -> bool:
+    """Whether ``token`` alone is a statistic's word ('average', 'mean', 'total')."""
+    return any(p.fullmatch(token) for p, _ in PATTERNS)
 
 
 def _adjective_before(toks: list, k: int) -> bool:
@@ -142,26 +148,14 @@ class Vocabulary:
                     out.append(Mention(t.start, t.end, col, "backtick" if t.kind == "backtick" else "quoted", t.text))
                 i += 1
                 continue
-            best: list[tuple[int, int, Term]] = []
-            for term in self._candidates(t.text):
-                n = len(term.words)
-                if i + n > len(toks) or any(toks[i + k].kind not in ("word", "number") for k in range(n)):
+            best = self._best_at(toks, i)
+            if best and max(n for n, _, _ in best) >= 2 and _statistic(t.text):
+                # 'average radius error': 'average radius' (`mean radius` said otherwise) and 'radius error' overlap;
+                # the phrase reaching further wins and the statistic word stands alone ('mean radius' alone stays)
+                after = self._best_at(toks, i + 1) if i + 1 < len(toks) else []
+                if after and i + 1 + max(n for n, _, _ in after) > i + max(n for n, _, _ in best):
+                    i += 1
                     continue
-                if not all(_matches(term.words[k], toks[i + k].text) for k in range(n)):
-                    continue
-                if term.how == "event" and n == 1 and not _verb_form(t.text):
-                    continue  # 'ordered' reads the order date; 'orders' are rows
-                if term.how == "verb" and not _verb_form(t.text) and (t.text.endswith("s") or _is_noun(t.text)):
-                    continue  # 'spent', 'spend' name the measure; 'orders' is a noun
-                if term.how == "extreme_alone" and not t.text.endswith("s") and _adjective_before(toks, i + 1):
-                    continue  # 'a high of 5', 'the daily high' name temp_max; 'high wind', 'a high correlation' do not
-                if term.how in ("extreme", "extreme_alone") and said_of_rows(toks, i, n):
-                    continue  # 'days with high temperatures', 'had a high temperature': hot days, no threshold said
-                best.append((n, term.strength, term))
-            clipped = self._clipped(toks, i)
-            if clipped is not None and (not best or (clipped[0], STRENGTH["clipped"]) > max((n, s) for n, s, _ in best)):
-                best = [(clipped[0], STRENGTH["clipped"], Term(tuple(toks[i + k].text for k in range(clipped[0])),
-                                                                clipped[1], "clipped"))]
             if not best:
                 i += 1
                 continue
@@ -173,6 +167,32 @@ class Vocabulary:
                 out.append(Mention(t.start, end, col, how, text[t.start:end]))
             i += top[0]
         return out
+
+    def _best_at(self, toks: list, i: int) -> list[tuple[int, int, "Term"]]:
+        """(words, strength, term) of every term matching from ``toks[i]`` on (the clipped name when it is longer
+        or stronger)."""
+        t = toks[i]
+        best: list[tuple[int, int, Term]] = []
+        for term in self._candidates(t.text):
+            n = len(term.words)
+            if i + n > len(toks) or any(toks[i + k].kind not in ("word", "number") for k in range(n)):
+                continue
+            if not all(_matches(term.words[k], toks[i + k].text) for k in range(n)):
+                continue
+            if term.how == "event" and n == 1 and not _verb_form(t.text):
+                continue  # 'ordered' reads the order date; 'orders' are rows
+            if term.how == "verb" and not _verb_form(t.text) and (t.text.endswith("s") or _is_noun(t.text)):
+                continue  # 'spent', 'spend' name the measure; 'orders' is a noun
+            if term.how == "extreme_alone" and not t.text.endswith("s") and _adjective_before(toks, i + 1):
+                continue  # 'a high of 5', 'the daily high' name temp_max; 'high wind', 'a high correlation' do not
+            if term.how in ("extreme", "extreme_alone") and said_of_rows(toks, i, n):
+                continue  # 'days with high temperatures', 'had a high temperature': hot days, no threshold said
+            best.append((n, term.strength, term))
+        clipped = self._clipped(toks, i)
+        if clipped is not None and (not best or (clipped[0], STRENGTH["clipped"]) > max((n, s) for n, s, _ in best)):
+            best = [(clipped[0], STRENGTH["clipped"], Term(tuple(toks[i + k].text for k in range(clipped[0])),
+                                                            clipped[1], "clipped"))]
+        return best
 
     def _clipped(self, toks: list, i: int) -> tuple[int, str] | None:
         """(words, column) when the words from ``toks[i]`` on are spelled, clipped, by one column's name:
@@ -352,40 +372,6 @@ def vocabulary(table: TableDescription) -> Vocabulary:
         _CACHE.clear()
     _CACHE[key] = vocab
     return vocab
-
-
-# words that end the naming phrase of a dictionary line ('net amount after refunds' names 'net amount')
-_PHRASE_ENDS = {"in", "after", "before", "for", "from", "at", "on", "when", "where", "which", "that", "with", "by",
-                "per", "as", "if", "is", "are", "was", "were", "including", "excluding", "without", "and", "or"}
-_LEADING = {"the", "a", "an", "this", "each", "every", "its", "their"}
-
-
-def meaning_name(meaning: str, column: str) -> tuple[str, ...]:
-    """The name a data-dictionary meaning gives ``column``: the noun phrase it starts with, at most 4 words.
-
-    ``"net amount after refunds, in EUR"`` → ``("net", "amount")``. Empty when the meaning is a sentence that
-    only mentions the column ("Rows with a negative qty are refunds."), or its phrase is a generic word or
-    the column's own name (nothing new to link).
-    """
-    if not meaning:
-        return ()
-    head = meaning.replace("\u2014", ",").replace(" - ", ",")
-    for mark in ",;:.()[]":
-        head = head.split(mark, 1)[0]
-    words = [w[:-2] if w.endswith("'s") else w for w in words_of(head) if w != "s"]  # "the customer's key"
-    while words and words[0] in _LEADING:
-        words = words[1:]
-    for k in range(1, len(words)):
-        if words[k] in _PHRASE_ENDS or (words[k] == "of" and k + 1 < len(words) and words[k + 1] in _LEADING):
-            words = words[:k]
-            break
-    own = words_of(column)
-    if not words or len(words) > 4 or all(w in GENERIC for w in words) or tuple(words) == tuple(own):
-        return ()
-    if set(own) & set(words_of(meaning)) and not set(own) & set(words):
-        return ()  # a sentence that mentions the column ('Rows with a negative qty are refunds.') names other things
-
-    return tuple(words)
 
 
 @lru_cache(maxsize=4096)
