@@ -131,9 +131,15 @@ def preprocessing(spec: QuerySpec, i: int) -> str:
                      f"{GRAIN_CODE[spec.time_grain]})")
     if spec.filters:
         lines.append(f"print('rows kept after filtering:', len(data_{i}))")
+    if spec.filters and not spec.yes_no:  # asked as yes or no, no rows kept is the answer 'no'
         where = _where(spec).strip(" ()")
-        lines += [f"if data_{i}.empty:",
-                  f"    raise LookupError({f'No rows match {where}, so there is nothing to compute.'!r})"]
+        named = [(f.column, f.value) for f in spec.filters if f.op == "==" and isinstance(f.value, str)]
+        lines += [f"if data_{i}.empty:"]
+        if len({c for c, _ in named}) > 1:  # 'Asia' kept from an earlier turn, 'France' said now: which, said
+            pairs = ", ".join(f"({c!r}, pick_value({spec.table}[{c!r}], {v!r}))" for c, v in named)
+            lines.append(f"    raise LookupError(no_rows({spec.table}, [{pairs}], {where!r}))")
+        else:
+            lines.append(f"    raise LookupError({f'No rows match {where}, so there is nothing to compute.'!r})")
     return "\n".join(lines)
 
 
@@ -158,16 +164,22 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
         if not groups:
             for k, m in enumerate(spec.measures):
                 out += [f"value_{i}_{k} = {_round(_agg_expr(m, d, []), spec)}",
-                        f"print({m.label()!r} + ':', value_{i}_{k})",
-                        f"show(value_{i}_{k}, name={m.label() + _where(spec)!r})"]
+                        f"print({m.label()!r} + ':', value_{i}_{k})"]
+                if spec.yes_no and m.func == "count":  # the yes or no first, then the count it rests on
+                    out += [f"any_{i}_{k} = 'yes' if value_{i}_{k} > 0 else 'no'",
+                            f"show(any_{i}_{k}, name={'any rows' + _where(spec)!r})"]
+                out.append(f"show(value_{i}_{k}, name={m.label() + _where(spec)!r})")
                 if m.func == "std" and m.column:
                     out += formula_check(f"{d}[{_c(m.column)}]", f"value_{i}_{k}", spec.rounding, m.label(), f"pop_{i}_{k}")
                 if spec.percent and spec.filters and m.func in ("sum", "count"):
-                    whole = _agg_expr(m, spec.table, [])
-                    share = f"100 * {_agg_expr(m, d, [])} / {whole}"
+                    base, of = spec.table, "the whole table"
+                    if spec.percent_of:  # the wider set an earlier turn counted, not the whole table
+                        base, of = f"base_{i}", "the rows with " + _where(QuerySpec(filters=spec.percent_of)).strip(" ()")
+                        out += [f"base_{i} = {spec.table}"] + _filter_lines(spec.percent_of, base, spec.table)
+                    share = f"100 * {_agg_expr(m, d, [])} / {_agg_expr(m, base, [])}"
                     out += [f"share_{i}_{k} = {_round(share, spec.model_copy(update={'rounding': spec.rounding if spec.rounding is not None else 2}))}",
-                            f"print('share of the whole table (%):', share_{i}_{k})",
-                            f"show(share_{i}_{k}, name={m.label() + ' as a percent of the whole table' + _where(spec)!r})"]
+                            f"print('share of {of} (%):', share_{i}_{k})",
+                            f"show(share_{i}_{k}, name={m.label() + ' as a percent of ' + of + _where(spec)!r})"]
         else:
             parts = ", ".join(f"{_agg_expr(m, d, groups)}.rename({m.label()!r})" for m in spec.measures)
             label = " and ".join(m.label() for m in spec.measures) + " by " + ", ".join(groups) + _where(spec)

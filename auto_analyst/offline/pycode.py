@@ -1,7 +1,7 @@
 """Code snippets the offline analysts and the task plugins share (no plugin or spec dependencies here).
 
 ``PICK_HELPER`` finds a value a question names in a column (exact, else ignoring case and spaces,
-never another value); ``func_call`` writes a statistic as a pandas call.
+never another value) and says why conditions keep no row (two named values no row has together); ``func_call`` writes a statistic as a pandas call.
 """
 
 from __future__ import annotations
@@ -21,6 +21,20 @@ PICK_HELPER = '''def pick_value(series, wanted):
         return hits[0]
     shown = ", ".join(map(str, values[:12]))
     raise LookupError(f"No value {wanted!r} in column {series.name!r}. Values there include: {shown}.")
+
+
+def no_rows(table, named, where):
+    """Why the conditions keep no row: two named values of different columns that no row has together ('Asia'
+    with 'France', whose rows are in Europe), the newest first; else the plain 'No rows match'."""
+    for b, y in reversed(named):
+        for a, x in named:
+            rows = table[table[b] == y]
+            if a != b and len(rows) and not (rows[a] == x).any():
+                held = ", ".join(map(str, rows[a].dropna().unique()[:3]))
+                return (f"No row has both {a} = {x} and {b} = {y} (the rows of {y} have {a} = {held}), so there "
+                        f"is nothing to compute. Ask again naming only the one you mean (for example without "
+                        f"{a} = {x}).")
+    return f"No rows match {where}, so there is nothing to compute."
 '''
 
 # statistics as pandas calls: one row each in statistics.STATISTICS (pct_true is written by codegen)

@@ -17,7 +17,9 @@ from auto_analyst.offline.reader.measures import (SUPERLATIVES, counted_noun, co
                                                       when_column as _when_column)
 from auto_analyst.offline.reader.pieces import Pieces
 from auto_analyst.offline.reader.rankings import period_groups as _period_groups, rank as _rank, top_n as _top_n
+from auto_analyst.offline.reader.row_ids import counted_ids
 from auto_analyst.offline.reader.vocabulary import vocabulary
+from auto_analyst.offline.reader.yes_no import yes_no_count
 from auto_analyst.offline.reader.words import PLAIN, with_formula
 from auto_analyst.offline.spec import FUNC_WORDS, Filter, Measure, QuerySpec
 from auto_analyst.offline.statistics import NUMERIC_ONLY
@@ -150,6 +152,8 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         # "what percent of orders come from North", "share of revenue by region"
         spec.task, spec.group_by = "aggregate", group_cols or [c for c in categorical][:1]
         spec.measures = [Measure(func="sum", column=numeric[0])] if numeric else [Measure(func="count")]
+    elif yes_no_count(p, spec, numeric, categorical + group_cols):
+        pass  # 'is there any airport above 10000 ft?': the rows kept, counted and said as yes or no
     else:
         spec.problems.append("I can't tell which statistic or chart you want (for example mean, total, count, "
                              "histogram, bar chart).")
@@ -238,6 +242,14 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
                 spec.assumptions.append(f"counted the different values of '{counted}' with at least one row kept "
                                         f"(the table has several rows a {counted})")
                 return
+            ident, problem = counted_ids(p, table) if table is not None and not group_cols else (None, "")
+            if problem:
+                spec.problems.append(problem)
+            elif ident:  # 'how many players' where each player has several rows: the different players
+                spec.measures = [Measure(func="nunique", column=ident)]
+                spec.assumptions.append(f"counted the different values of '{ident}' (the table has several rows for "
+                                        "some of them), not the rows")
+                return
             spec.measures = [Measure(func="count")]
             return
         spec.problems.append("Say which column to compute that on.")
@@ -267,6 +279,10 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
                                          f"of `{col}` (it is not a column of whole counts); ask 'the number of rows' "
                                          f"or 'the total {col}'.")
                     return
+                if noun == "ids":  # 'how many respondents' with a column `respondent`: the different ones
+                    spec.measures.append(Measure(func="nunique", column=col))
+                    spec.assumptions.append(f"counted the different values of '{col}' (who each row is), not the rows")
+                    continue
                 if noun == "sum":
                     # "how many births" with a column 'births' of whole counts: the births, added up (never the rows)
                     spec.measures.append(Measure(func="sum", column=col))

@@ -1,0 +1,137 @@
+"""Conversations a blind set answered wrong (issue 25 item 1/2), each on two tables, checked with pandas.
+
+'What percent of them is that?' after a count narrowed from an earlier count is a percent of that earlier set, never
+of the whole table (or a decline when no earlier set is there); a yes/no question ('is there any airport above
+10000 ft?') is answered yes or no with its count; 'how many players' on rows repeating a player's id counts the
+different players; a value of another column than the kept one ('France' after 'Asia') is never a silent
+'No rows match'.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from auto_analyst import Analyst, Settings
+
+
+def airports() -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    n = 200
+    frame = pd.DataFrame({"iata": [f"A{i:03d}" for i in range(n)], "state": rng.choice(["TX", "CA", "CO", "NY"], n),
+                          "elevation_ft": rng.integers(0, 3000, n), "runways": rng.integers(1, 5, n)})
+    frame.loc[frame.index[frame.state == "CO"][:2], "elevation_ft"] = 10500
+    return frame
+
+
+def cars() -> pd.DataFrame:
+    rng = np.random.default_rng(8)
+    n = 90
+    return pd.DataFrame({"model": [f"car{i}" for i in range(n)], "origin": rng.choice(["USA", "Europe", "Japan"], n),
+                         "cylinders": rng.choice([4, 6, 8], n), "mpg": np.round(rng.uniform(10, 40, n), 1)})
+
+
+def players() -> pd.DataFrame:  # three seasons a player: rows repeat the player's id
+    rng = np.random.default_rng(2)
+    return pd.DataFrame({"player_id": np.repeat(np.arange(1, 31), 3), "season": np.tile([2021, 2022, 2023], 30),
+                         "team": np.repeat(rng.choice(["Hawks", "Bears", "Lions"], 30), 3),
+                         "points": rng.integers(0, 40, 90)})
+
+
+def survey() -> pd.DataFrame:  # two waves a respondent
+    rng = np.random.default_rng(4)
+    return pd.DataFrame({"respondent": np.repeat(np.arange(100, 140), 2), "wave": np.tile([1, 2], 40),
+                         "region": np.repeat(rng.choice(["North", "South"], 40), 2), "score": rng.integers(0, 10, 80)})
+
+
+@pytest.fixture
+def analyst(tmp_path):
+    a = Analyst(settings=Settings.load({"home": tmp_path}), user="noor")
+    yield a
+    a.close()
+
+
+def chat(analyst, name, frame):
+    s = analyst.session()
+    s.add_frame(name, frame)
+    return s
+
+
+def last(r) -> float:
+    assert r.status == "ok", r.answer
+    return r.tables[-1].rows[0][0]
+
+
+@pytest.mark.parametrize("name, make, first, second, wide, narrow", [
+    ("airports", airports, "How many airports are in TX?", "And how many of those are above 1000 ft?",
+     lambda f: f.state == "TX", lambda f: (f.state == "TX") & (f.elevation_ft > 1000)),
+    ("cars", cars, "How many cars are from Japan?", "How many of those have 4 cylinders?",
+     lambda f: f.origin == "Japan", lambda f: (f.origin == "Japan") & (f.cylinders == 4)),
+])
+def test_percent_of_them_is_of_the_earlier_set(analyst, name, make, first, second, wide, narrow):
+    f, s = make(), chat(analyst, name, make())
+    assert last(s.ask(first)) == wide(f).sum()
+    assert last(s.ask(second)) == narrow(f).sum()
+    r = s.ask("What percent of them is that?")
+    assert last(r) == pytest.approx(round(100 * narrow(f).sum() / wide(f).sum(), 2)), r.answer
+    assert "as a percent of the whole table" not in r.answer
+
+
+@pytest.mark.parametrize("name, make, question", [
+    ("airports", airports, "How many airports are in TX?"), ("cars", cars, "How many cars are from Japan?")])
+def test_percent_of_them_with_no_earlier_set_declines(analyst, name, make, question):
+    s = chat(analyst, name, make())
+    s.ask(question)
+    r = s.ask("What percent of them is that?")
+    assert r.status == "declined" and "'them'" in r.answer, r.answer
+
+
+def test_percent_after_a_replaced_value_is_not_of_the_earlier_set(analyst):
+    f, s = airports(), chat(analyst, "airports", airports())
+    s.ask("How many airports are in TX?")
+    s.ask("What about CA?")  # not a narrowing of TX: 'them' has no wider set
+    r = s.ask("What percent of those is that?")
+    assert r.status == "declined", r.answer
+    r = s.ask("What percent of all airports are in CA?")
+    assert last(r) == pytest.approx(round(100 * (f.state == "CA").mean(), 2)), r.answer
+
+
+@pytest.mark.parametrize("name, make, question, kept", [
+    ("airports", airports, "Is there any airport above 10000 ft?", lambda f: f.elevation_ft > 10000),
+    ("airports", airports, "Are there any airports in NY with more than 8 runways?",
+     lambda f: (f.state == "NY") & (f.runways > 8)),
+    ("cars", cars, "Are there any cars with more than 8 cylinders?", lambda f: f.cylinders > 8),
+    ("cars", cars, "Did Japan have any cars with mpg above 35?", lambda f: (f.origin == "Japan") & (f.mpg > 35)),
+])
+def test_a_yes_no_question_says_yes_or_no_with_the_count(analyst, name, make, question, kept):
+    n = int(kept(make()).sum())
+    r = chat(analyst, name, make()).ask(question)
+    assert r.status == "ok", r.answer
+    assert r.tables[0].rows[0][0] == ("yes" if n else "no") and r.tables[1].rows[0][0] == n, r.answer
+
+
+def test_a_yes_no_question_does_not_stay_one_in_the_next_turn(analyst):
+    f, s = airports(), chat(analyst, "airports", airports())
+    s.ask("Is there any airport above 10000 ft?")
+    r = s.ask("And how many of those are in CO?")
+    assert r.status == "ok" and len(r.tables) == 1, r.answer
+    assert last(r) == ((f.elevation_ft > 10000) & (f.state == "CO")).sum()
+
+
+@pytest.mark.parametrize("name, make, question, ident, kept", [
+    ("players", players, "How many players are there?", "player_id", lambda f: f.index >= 0),
+    ("players", players, "How many players are on the Hawks?", "player_id", lambda f: f.team == "Hawks"),
+    ("survey", survey, "How many respondents are from the North?", "respondent", lambda f: f.region == "North"),
+    ("survey", survey, "How many people are there?", "respondent", lambda f: f.index >= 0),
+])
+def test_a_noun_of_a_repeated_id_counts_the_different_ids(analyst, name, make, question, ident, kept):
+    f = make()
+    r = chat(analyst, name, make()).ask(question)
+    assert last(r) == f[kept(f)][ident].nunique(), r.answer
+    assert "different values" in r.answer
+
+
+@pytest.mark.parametrize("name, make", [("players", players), ("survey", survey)])
+def test_rows_and_records_still_count_rows(analyst, name, make):
+    assert last(chat(analyst, name, make()).ask("How many rows are there?")) == len(make())
