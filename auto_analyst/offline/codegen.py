@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from auto_analyst.offline.canonical import render
-from auto_analyst.offline.pycode import FUNC_CALL, GRAIN_CODE, PICK_HELPER, formula_check
+from auto_analyst.offline.pycode import FUNC_CALL, GRAIN_CODE, PICK_HELPER, formula_check, picked
 from auto_analyst.offline.spec import Filter, Measure, QuerySpec
 
 __all__ = ["code_for", "scalar_labels", "ROLES"]
@@ -125,6 +125,10 @@ def preprocessing(spec: QuerySpec, i: int) -> str:
     lines = [f"data_{i} = {spec.table}"]
     if any(f.op in ("==", "!=") and isinstance(f.value, str) for f in spec.filters):  # pick_value is needed
         lines.insert(0, PICK_HELPER)
+    named = [(f.column, f.value) for f in spec.filters if f.op == "==" and isinstance(f.value, str)]
+    # 'what about France?' read in place of 'Asia': only when the two columns nest
+    lines += [f"nested_in_place({spec.table}, {picked(spec.table, [(g.column, g.value)])}, [{picked(spec.table, named)}])"
+              for g in spec.replaced]
     lines += _filter_lines(spec.filters, f"data_{i}", spec.table)
     if spec.time_grain and spec.time_column:
         lines.append(f"data_{i} = data_{i}.assign({spec.time_grain}=pd.to_datetime(data_{i}[{_c(spec.time_column)}])"
@@ -133,13 +137,10 @@ def preprocessing(spec: QuerySpec, i: int) -> str:
         lines.append(f"print('rows kept after filtering:', len(data_{i}))")
     if spec.filters and not spec.yes_no:  # asked as yes or no, no rows kept is the answer 'no'
         where = _where(spec).strip(" ()")
-        named = [(f.column, f.value) for f in spec.filters if f.op == "==" and isinstance(f.value, str)]
-        lines += [f"if data_{i}.empty:"]
-        if len({c for c, _ in named}) > 1:  # 'Asia' kept from an earlier turn, 'France' said now: which, said
-            pairs = ", ".join(f"({c!r}, pick_value({spec.table}[{c!r}], {v!r}))" for c, v in named)
-            lines.append(f"    raise LookupError(no_rows({spec.table}, [{pairs}], {where!r}))")
-        else:
-            lines.append(f"    raise LookupError({f'No rows match {where}, so there is nothing to compute.'!r})")
+        # 'Asia' kept from an earlier turn, 'France' said now: which two no row has together, said
+        why = f"no_rows({spec.table}, [{picked(spec.table, named)}], {where!r})" if len({c for c, _ in named}) > 1 \
+            else repr(f"No rows match {where}, so there is nothing to compute.")
+        lines += [f"if data_{i}.empty:", f"    raise LookupError({why})"]
     return "\n".join(lines)
 
 

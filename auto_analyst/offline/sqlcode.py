@@ -287,6 +287,9 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
     Raises:
         Unsupported: a part the offline model does not compute in the database (the message names it).
     """
+    if spec.replaced:  # the check that the two columns nest runs on the rows in pandas only
+        raise Unsupported("I read a value in place of an earlier one of another column, which I check only on a loaded "
+                          "file; ask it whole, naming only the values you mean.")
     src = _Source(spec, desc)
     t, groups = spec.task, _groups(spec)
     where = _filters(spec, src)

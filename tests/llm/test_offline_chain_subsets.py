@@ -135,3 +135,67 @@ def test_a_noun_of_a_repeated_id_counts_the_different_ids(analyst, name, make, q
 @pytest.mark.parametrize("name, make", [("players", players), ("survey", survey)])
 def test_rows_and_records_still_count_rows(analyst, name, make):
     assert last(chat(analyst, name, make()).ask("How many rows are there?")) == len(make())
+
+
+def births() -> pd.DataFrame:
+    rng = np.random.default_rng(9)
+    places = {"Brazil": "Americas", "Chile": "Americas", "France": "Europe", "Spain": "Europe", "Japan": "Asia",
+              "India": "Asia"}
+    return pd.DataFrame([(c, r, y, int(rng.integers(150, 900))) for c, r in places.items() for y in range(2018, 2024)],
+                        columns=["country", "continent", "year", "births"])
+
+
+def sales() -> pd.DataFrame:
+    rng = np.random.default_rng(6)
+    places = {"Lyon": "East", "Nice": "East", "Brest": "West", "Nantes": "West"}
+    return pd.DataFrame([(c, r, y, round(float(rng.uniform(10, 100)), 1)) for c, r in places.items()
+                         for y in (2021, 2022) for _ in range(3)], columns=["city", "zone", "year", "revenue"])
+
+
+def tips() -> pd.DataFrame:  # meal and sex cross: every meal has both sexes
+    rng = np.random.default_rng(1)
+    n = 60
+    return pd.DataFrame({"meal": rng.choice(["Lunch", "Dinner", "Brunch"], n), "sex": np.tile(["Female", "Male"], n // 2),
+                         "tip": np.round(rng.uniform(1, 6, n), 2)})
+
+
+@pytest.mark.parametrize("name, make, turns, expected", [
+    ("births", births, ["What is the average births in Asia?", "What about France?"],
+     lambda f: f[f.country == "France"].births.mean()),
+    ("births", births, ["What is the average births in France?", "How about Asia?"],
+     lambda f: f[f.continent == "Asia"].births.mean()),
+    ("sales", sales, ["What is the total revenue in 2021?", "And in the East zone?", "What about Brest?"],
+     lambda f: f[(f.year == 2021) & (f.city == "Brest")].revenue.sum()),
+])
+def test_a_value_of_a_nesting_column_replaces_the_kept_one(analyst, name, make, turns, expected):
+    f, s = make(), chat(analyst, name, make())
+    for q in turns[:-1]:
+        assert s.ask(q).status == "ok"
+    r = s.ask(turns[-1])
+    assert last(r) == pytest.approx(expected(f)) and "in place of" in r.answer, r.answer
+
+
+def test_the_turn_after_a_replaced_value_keeps_the_new_one(analyst):
+    f, s = births(), chat(analyst, "births", births())
+    s.ask("What is the average births in Asia?")
+    s.ask("What about France?")
+    r = s.ask("And in 2020?")
+    assert last(r) == pytest.approx(f[(f.country == "France") & (f.year == 2020)].births.mean()), r.answer
+
+
+def test_a_value_of_a_crossing_column_declines_naming_both(analyst):
+    s = chat(analyst, "tips", tips())
+    s.ask("What is the average tip at Lunch?")
+    r = s.ask("What about Female?")
+    assert r.status != "ok" and "cross" in r.answer and "meal = Lunch" in r.answer, r.answer
+
+
+@pytest.mark.parametrize("name, make, first, second, words", [
+    ("births", births, "What is the average births in Asia?", "Now only France.", "continent = Europe"),
+    ("sales", sales, "What is the total revenue in the West zone?", "Now only Lyon.", "zone = East"),
+])
+def test_two_values_no_row_has_together_say_why(analyst, name, make, first, second, words):
+    s = chat(analyst, name, make())
+    s.ask(first)
+    r = s.ask(second)
+    assert r.status != "ok" and "No row has both" in r.answer and words in r.answer, r.answer

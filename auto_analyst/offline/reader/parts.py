@@ -12,6 +12,7 @@ from typing import Any
 
 from auto_analyst.data.description import DatasetDescription, TableDescription
 from auto_analyst.offline.reader.comparable import text_compared_with_number, text_contained
+from auto_analyst.offline.reader.conflicts import replace_related
 from auto_analyst.offline.reader.constraints import OTHERWISE, STATISTICS_MODULE, interpretation_only, normality_rule
 from auto_analyst.offline.reader.followups import resolve
 from auto_analyst.offline.reader.grammar import decide
@@ -229,7 +230,10 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
             spec.yes_no = asks_yes_no(pieces) and not spec.group_by and [m.func for m in spec.measures] == ["count"] \
                 and [m.column for m in spec.measures] == [None] and bool(spec.filters)
         if before is previous and previous is not None and not specs:
+            replace_related(pieces, spec, previous, table)  # 'what about France?' after 'in Asia'
             percent_of_earlier(pieces, spec, previous, earlier)
+        elif spec.replaced:
+            spec.replaced = []  # a copy of a turn that replaced a value: this turn replaces none
         any_amount(pieces, spec, table)
         dropped = dropped_grouping(pieces.text, spec, table) or text_compared_with_number(spec, table) \
             or text_contained(pieces.text, spec, table)
