@@ -78,6 +78,20 @@ def test_percent_of_them_is_of_the_earlier_set(analyst, name, make, first, secon
     assert "as a percent of the whole table" not in r.answer
 
 
+@pytest.mark.parametrize("name, make, first, second, third, narrow", [
+    ("airports", airports, "How many airports are in TX?", "And how many of those are above 1000 ft?",
+     "What percent of all airports is that?", lambda f: (f.state == "TX") & (f.elevation_ft > 1000)),
+    ("cars", cars, "How many cars are from Japan?", "How many of those have 4 cylinders?",
+     "What percentage of all cars is that?", lambda f: (f.origin == "Japan") & (f.cylinders == 4)),
+])
+def test_percent_of_all_is_of_the_whole_table_keeping_the_conditions(analyst, name, make, first, second, third, narrow):
+    f, s = make(), chat(analyst, name, make())
+    s.ask(first)
+    s.ask(second)
+    r = s.ask(third)
+    assert last(r) == pytest.approx(round(100 * narrow(f).mean(), 2)) and "of the whole table" in r.answer, r.answer
+
+
 @pytest.mark.parametrize("name, make, question", [
     ("airports", airports, "How many airports are in TX?"), ("cars", cars, "How many cars are from Japan?")])
 def test_percent_of_them_with_no_earlier_set_declines(analyst, name, make, question):
@@ -199,3 +213,18 @@ def test_two_values_no_row_has_together_say_why(analyst, name, make, first, seco
     s.ask(first)
     r = s.ask(second)
     assert r.status != "ok" and "No row has both" in r.answer and words in r.answer, r.answer
+
+
+def test_percent_of_them_and_yes_no_give_the_same_answer_on_a_database_table(tmp_path):
+    from tests.sources_cases import file_and_sqlite_answers
+
+    f = airports()
+    asked = ["How many airports are in TX?", "And how many of those are above 1000 ft?", "What percent of them is that?",
+             "Is there any airport above 10000 ft?"]
+    out = file_and_sqlite_answers(tmp_path, "airports", {"iata": "TEXT", "state": "TEXT", "elevation_ft": "INTEGER",
+                                                        "runways": "INTEGER"}, list(f.itertuples(index=False)), asked)
+    tx, high = f.state == "TX", (f.state == "TX") & (f.elevation_ft > 1000)
+    for where in ("file", "db"):
+        assert last(out[where][asked[2]]) == pytest.approx(round(100 * high.sum() / tx.sum(), 2)), where
+        r = out[where][asked[3]]
+        assert [t.rows[0][0] for t in r.tables] == ["yes", (f.elevation_ft > 10000).sum()], (where, r.answer)

@@ -135,6 +135,8 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs, table)
     elif plain_funcs or superlative:
         _aggregate(p, spec, funcs, group_cols, numeric, categorical, table)
+    elif yes_no_count(p, spec, [c for c in numeric if c not in {f.column for f in spec.filters}], categorical + group_cols):
+        pass  # 'is there any airport above 10000 ft?', 'did any player score above 39?': rows kept, counted, yes or no
     elif task_word == "open":
         _open(spec, group_cols, numeric, categorical, dates)
     elif numeric and spec.filters and not group_cols and not categorical and not task_word:
@@ -152,8 +154,6 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         # "what percent of orders come from North", "share of revenue by region"
         spec.task, spec.group_by = "aggregate", group_cols or [c for c in categorical][:1]
         spec.measures = [Measure(func="sum", column=numeric[0])] if numeric else [Measure(func="count")]
-    elif yes_no_count(p, spec, numeric, categorical + group_cols):
-        pass  # 'is there any airport above 10000 ft?': the rows kept, counted and said as yes or no
     else:
         spec.problems.append("I can't tell which statistic or chart you want (for example mean, total, count, "
                              "histogram, bar chart).")

@@ -207,7 +207,7 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None
     else:
         added = p.spec.filters + flag_filters(p, table)
     new.filters = [g for g in new.filters if not any(_same_target(g, f) for f in added)] + added
-    if ALL_ROWS.search(p.text) and not p.spec.filters:
+    if ALL_ROWS.search(p.text) and not p.spec.filters and not p.spec.percent:  # 'percent of all X': the base, below
         # 'its fertility overall' after 'France's births over all years': 'its' keeps the one group, 'overall' the rest
         one = named is None and named_one_ref(p, prev) is not None
         new.filters = [f for f in new.filters if (one and _names_one(f, table)) or not _widened(f, p)]

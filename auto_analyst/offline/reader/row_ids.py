@@ -3,9 +3,9 @@
 A plural noun counted ('how many players', 'number of respondents') names the rows. When the table has an
 identifying column whose values repeat (player_id: three seasons a player), counting rows would count each player
 several times. The noun is that column's own noun ('player' of `player_id`, the table's name 'players'), or a
-person noun of the lexicon ('people', 'respondents', 'travellers') while the id column names persons or is the only
-one: then the count is of the different ids (said in the assumptions). A person noun beside an id column of something
-else declines; the generic row words ('rows', 'records', 'entries', 'cases', 'observations') count rows.
+person noun of the lexicon ('people', 'respondents', 'travellers') while one repeating id column names persons: then
+the count is of the different ids (said in the assumptions). A person noun beside repeating ids of something else
+(order lines) declines; the generic row words ('rows', 'records', 'entries', 'cases', 'observations') count rows.
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ def counted_ids(p: Pieces, table: TableDescription) -> tuple[str | None, str]:
             return c.name, ""
     if forms & lexicon().person_nouns and repeating:
         persons = [c for c in repeating if names_persons(c.name) or set(words_of(c.name)) & lexicon().person_nouns]
-        if len(persons) == 1 or len(repeating) == 1:
-            return (persons or repeating)[0].name, ""
+        if len(persons) == 1:
+            return persons[0].name, ""
+        # rows repeating an id of something else (order lines): whether each row is one person, the words do not say
         return None, (f"I can't tell whether '{noun.word}' are the rows or the different values of one of "
-                      f"{', '.join(c.name for c in repeating)} (rows repeat each); name the column.")
+                      f"{', '.join(c.name for c in persons or repeating)} (rows repeat each); name the column.")
     return None, ""

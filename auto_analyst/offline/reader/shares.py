@@ -33,8 +33,9 @@ def percent_of_earlier(p: Pieces, spec: QuerySpec, prev: QuerySpec | None, earli
         return
     if _narrowed(prev, earlier):
         spec.percent_of = list(earlier.filters) or None
-        of = "; ".join(f.to_text() for f in earlier.filters) or "all rows"
-        spec.assumptions.append(f"a percent of the rows the question before counted ({of}), not of the whole table")
+        of = "; ".join(f.to_text() for f in earlier.filters)
+        spec.assumptions.append(f"a percent of the rows the question before counted ({of}), not of the whole table" if of
+                                else "a percent of all rows, which the question before counted")
     elif OF_THEM.search(p.text):
         spec.task = "decline"
         spec.problems.append("I can't tell which rows 'them' are a part of: no earlier question counted a wider set "
