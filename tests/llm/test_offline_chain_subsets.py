@@ -228,3 +228,23 @@ def test_percent_of_them_and_yes_no_give_the_same_answer_on_a_database_table(tmp
         assert last(out[where][asked[2]]) == pytest.approx(round(100 * high.sum() / tx.sum(), 2)), where
         r = out[where][asked[3]]
         assert [t.rows[0][0] for t in r.tables] == ["yes", (f.elevation_ft > 10000).sum()], (where, r.answer)
+
+
+@pytest.mark.parametrize("name, make, question, ident, kept", [
+    ("players", players, "How many players scored more than 30 points?", "player_id", lambda f: f.points > 30),
+    ("survey", survey, "How many respondents scored above 7?", "respondent", lambda f: f.score > 7),
+])
+def test_a_condition_column_said_again_still_counts_the_different_ids(analyst, name, make, question, ident, kept):
+    f = make()
+    r = chat(analyst, name, make()).ask(question)
+    assert last(r) == f[kept(f)][ident].nunique(), r.answer
+
+
+@pytest.mark.parametrize("question, column", [("How many respondents have children?", "children"),
+                                              ("How many households have pets?", "pets")])
+def test_have_an_amount_counts_the_rows_where_it_is_above_zero(analyst, question, column):
+    rng = np.random.default_rng(3)
+    f = pd.DataFrame({"children": rng.choice([0.0, 0.0, 1.0, 2.5], 50), "pets": rng.choice([0, 0, 1, 3], 50),
+                      "age": rng.integers(20, 60, 50)})
+    r = chat(analyst, "households", f).ask(question)
+    assert last(r) == (f[column] > 0).sum(), r.answer

@@ -234,6 +234,9 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
         # "number of signups by country": rows with a signup date
         spec.measures = [Measure(func="count", column=d) for d in p.dates[:1]]
         return
+    if cols_in_order and fs0 == {"count"} and not group_cols and table is not None \
+            and set(cols_in_order) <= {f.column for f in spec.filters} and counted_ids(p, table)[0]:
+        cols_in_order = []  # 'how many players scored above 30 points': the players kept, not the values of points
     if not cols_in_order:
         if any(f == "count" for _, f, _ in funcs):
             counted = _counted_periods(p, table) if table is not None and not group_cols else None
