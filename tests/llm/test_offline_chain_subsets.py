@@ -248,3 +248,15 @@ def test_have_an_amount_counts_the_rows_where_it_is_above_zero(analyst, question
                       "age": rng.integers(20, 60, 50)})
     r = chat(analyst, "households", f).ask(question)
     assert last(r) == (f[column] > 0).sum(), r.answer
+
+
+@pytest.mark.parametrize("name, make, question, ident, column", [
+    ("players", lambda: players().assign(fouls=np.tile([0, 1, 2], 30)), "How many players had any fouls?", "player_id",
+     "fouls"),
+    ("survey", lambda: survey().assign(kids=np.tile([1, 1, 0, 0], 20)), "How many respondents have kids?", "respondent",
+     "kids"),
+])
+def test_presence_on_repeated_ids_counts_the_different_ids(analyst, name, make, question, ident, column):
+    f = make()
+    r = chat(analyst, name, make()).ask(question)
+    assert last(r) == f[f[column] > 0][ident].nunique(), r.answer

@@ -13,6 +13,7 @@ import re
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.pieces import Pieces
+from auto_analyst.offline.reader.row_ids import counted_ids
 from auto_analyst.offline.spec import Filter, Measure, QuerySpec
 
 __all__ = ["any_amount"]
@@ -25,7 +26,8 @@ def any_amount(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:
     """Turn a count of a numeric column said as 'any X' into a count of rows where X > 0 (or a problem)."""
     if spec.task != "aggregate" or not spec.answerable:
         return
-    for i, m in enumerate(spec.measures):
+    for i in reversed(range(len(spec.measures))):  # from the end: a measure may be dropped below
+        m = spec.measures[i]
         if m.func != "count" or m.column is None:
             continue
         said = next((x for x in p.mentions if x.column == m.column and ANY_BEFORE.search(p.text[:x.start])), None)
@@ -41,7 +43,13 @@ def any_amount(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:
                                  f"never negative); say the condition, e.g. '{m.column} above 0'.")
             spec.task = "decline"
             return
-        spec.measures[i] = Measure(func="count")
+        ident = counted_ids(p, table)[0]  # 'how many players had any fouls': the different players (reader/row_ids.py)
+        spec.measures[i] = Measure(func="nunique", column=ident) if ident else Measure(func="count")
+        if any(o.func == "nunique" for j, o in enumerate(spec.measures) if j != i):
+            spec.measures.pop(i)  # 'how many respondents have kids': the respondents counted, kids only a condition
+        elif ident:
+            spec.assumptions.append(f"counted the different values of '{ident}' (the table has several rows for some "
+                                    "of them), not the rows")
         if not any(f.column == m.column for f in spec.filters):
             spec.filters.append(Filter(column=m.column, op=">", value=0))
         spec.assumptions.append(f"read '{lead} {words}' as `{m.column}` > 0")
