@@ -260,3 +260,40 @@ def test_presence_on_repeated_ids_counts_the_different_ids(analyst, name, make, 
     f = make()
     r = chat(analyst, name, make()).ask(question)
     assert last(r) == f[f[column] > 0][ident].nunique(), r.answer
+
+
+@pytest.mark.parametrize("name, make, first, second, wide, narrow", [
+    ("airports", airports, "How many airports are in TX?", "What percent of them are above 1000 ft?",
+     lambda f: f.state == "TX", lambda f: (f.state == "TX") & (f.elevation_ft > 1000)),
+    ("births", births, "What is the total births in Europe?", "What percent of those is France?",
+     lambda f: f.continent == "Europe", lambda f: f.country == "France"),
+])
+def test_percent_of_those_with_a_new_condition_is_of_the_previous_set(analyst, name, make, first, second, wide, narrow):
+    f, s = make(), chat(analyst, name, make())
+    s.ask(first)
+    r = s.ask(second)
+    col = "births" if name == "births" else None
+    share = (f[narrow(f)][col].sum() / f[wide(f)][col].sum()) if col else narrow(f).sum() / wide(f).sum()
+    assert last(r) == pytest.approx(round(100 * share, 2)), r.answer
+
+
+@pytest.mark.parametrize("name, make, first", [("sales", sales, "What is the average revenue in the East zone?"),
+                                               ("births", births, "What is the average births in Asia?")])
+def test_percent_of_a_mean_declines(analyst, name, make, first):
+    s = chat(analyst, name, make())
+    s.ask(first)
+    r = s.ask("What percent of them is that?")
+    assert r.status == "declined" and "count or a total" in r.answer, r.answer
+
+
+@pytest.mark.parametrize("name, make, first, second, kept", [
+    ("airports", airports, "How many airports are in TX?", "Are there any above 2900 ft?",
+     lambda f: (f.state == "TX") & (f.elevation_ft > 2900)),
+    ("cars", cars, "How many cars are from Japan?", "Are there any with mpg above 38?",
+     lambda f: (f.origin == "Japan") & (f.mpg > 38)),
+])
+def test_a_yes_no_follow_up_naming_no_rows_asks_about_the_earlier_ones(analyst, name, make, first, second, kept):
+    n, s = int(kept(make()).sum()), chat(analyst, name, make())
+    s.ask(first)
+    r = s.ask(second)
+    assert r.status == "ok" and [t.rows[0][0] for t in r.tables] == [("yes" if n else "no"), n], r.answer

@@ -3,7 +3,9 @@
 A question opening with a yes/no verb ('is there', 'are there', 'did', 'does', 'has', 'have', 'was', 'were') that
 says 'any' (or 'a', 'an', 'some', 'at least one') and keeps rows by conditions, with nothing to measure, is the number
 of rows those conditions keep, answered 'yes' or 'no' with that number (``QuerySpec.yes_no``): no row kept is the
-answer 'no', never an error. A yes/no question asking a statistic ('is the mean above 5?') is not this.
+answer 'no', never an error. A yes/no question asking a statistic ('is the mean above 5?') is not this. One naming
+no rows ('are there any above 2900 ft?', no noun and no value) is left to the follow-up stage: after 'how many
+airports are in TX?' it asks about those airports, never silently about all rows.
 """
 
 from __future__ import annotations
@@ -31,5 +33,7 @@ def yes_no_count(p: Pieces, spec: QuerySpec, numeric: list[str], categorical: li
     measure; True when it did."""
     if not (asks_yes_no(p) and spec.filters and not numeric and not categorical and not spec.time_grain):
         return False
+    if not p.row_nouns and not any(isinstance(f.value, str) for f in spec.filters):
+        return False  # 'are there any above 2900 ft?' names no rows: the earlier turn's (a follow-up, followups.py)
     spec.task, spec.measures, spec.yes_no, spec.group_by = "aggregate", [Measure(func="count")], True, []
     return True
