@@ -297,3 +297,15 @@ def test_a_yes_no_follow_up_naming_no_rows_asks_about_the_earlier_ones(analyst, 
     s.ask(first)
     r = s.ask(second)
     assert r.status == "ok" and [t.rows[0][0] for t in r.tables] == [("yes" if n else "no"), n], r.answer
+
+
+@pytest.mark.parametrize("name, make, question, kept", [
+    ("players", players, "How many seasons are there?", lambda f: f.index >= 0),
+    ("harvests", lambda: pd.DataFrame({"orchard": np.repeat(["Hill", "Oak", "Mead"], 4), "season": np.tile([2019, 2020,
+                                       2021, 2022], 3), "picked_kg": np.arange(12) * 10.0}),
+     "How many seasons are there?", lambda f: f.index >= 0),
+])
+def test_a_repeated_period_column_counts_its_different_values(analyst, name, make, question, kept):
+    f = make()
+    r = chat(analyst, name, make()).ask(question)
+    assert last(r) == f[kept(f)].season.nunique(), r.answer

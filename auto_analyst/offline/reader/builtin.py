@@ -273,6 +273,14 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
                         spec.task, spec.columns = "value_counts", [col]
                         spec.measures = []
                         return
+                info = next((c for c in table.columns if c.name == col), None) if table is not None else None
+                if f == "count" and col in numeric and _is_period(col) and info is not None \
+                        and 0 < info.distinct < table.n_rows - info.missing:
+                    # 'how many seasons are there?' on rows of player-seasons: the different seasons, not the rows
+                    spec.measures.append(Measure(func="nunique", column=col))
+                    spec.assumptions.append(f"counted the different values of '{col}' (the table has several rows a "
+                                            f"{col})")
+                    continue
                 if f == "count" and col in numeric and col in plural_mention and _is_period(col):
                     spec.measures.append(Measure(func="count"))  # "how many quarters had ...": the rows are periods
                     continue
