@@ -309,3 +309,18 @@ def test_a_repeated_period_column_counts_its_different_values(analyst, name, mak
     f = make()
     r = chat(analyst, name, make()).ask(question)
     assert last(r) == f[kept(f)].season.nunique(), r.answer
+
+
+@pytest.mark.parametrize("name, make, first, second, kept", [
+    ("tips", tips, "What is the average tip at Lunch for Female?", "What about Dinner?",
+     lambda f: (f.meal == "Dinner") & (f.sex == "Female")),
+    ("homes", lambda: pd.DataFrame({"city": np.tile(["London", "Paris", "Rome"], 8), "kind": np.repeat(["flat", "house"], 12),
+                                    "price": np.arange(24) * 1000.0}),
+     "What is the average price of flat in London?", "What about Paris?", lambda f: (f.city == "Paris") & (f.kind == "flat")),
+])
+def test_a_value_of_the_same_column_replaces_it_and_keeps_the_others(analyst, name, make, first, second, kept):
+    f, s = make(), chat(analyst, name, make())
+    assert s.ask(first).status == "ok"
+    r = s.ask(second)
+    col = "tip" if name == "tips" else "price"
+    assert last(r) == pytest.approx(f[kept(f)][col].mean()), r.answer

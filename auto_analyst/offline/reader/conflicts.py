@@ -37,7 +37,10 @@ def replace_related(p: Pieces, spec: QuerySpec, prev: QuerySpec | None, table: T
     def value_of_text(f) -> bool:
         return f.op == "==" and isinstance(f.value, str) and kinds.get(f.column) in TEXT_KINDS and not is_period(f.column)
 
-    added = [f for f in spec.filters if f not in prev.filters and value_of_text(f)]
+    # a value of a column the earlier turn had a value of replaces that value (followups), the others stay:
+    # 'what about Paris?' after 'flats in London' is flats in Paris
+    added = [f for f in spec.filters if f not in prev.filters and value_of_text(f)
+             and not any(g.column == f.column for g in prev.filters)]
     said = {m.column for m in p.mentions} | {f.column for f in p.spec.filters}
     kept = [g for g in spec.filters if g in prev.filters and value_of_text(g) and g.column not in said
             and any(f.column != g.column for f in added)]
