@@ -283,7 +283,7 @@ def test_percent_of_a_mean_declines(analyst, name, make, first):
     s = chat(analyst, name, make())
     s.ask(first)
     r = s.ask("What percent of them is that?")
-    assert r.status == "declined" and "count or a total" in r.answer, r.answer
+    assert r.status == "declined" and "count of rows or of a total" in r.answer, r.answer
 
 
 @pytest.mark.parametrize("name, make, first, second, kept", [
@@ -324,3 +324,29 @@ def test_a_value_of_the_same_column_replaces_it_and_keeps_the_others(analyst, na
     r = s.ask(second)
     col = "tip" if name == "tips" else "price"
     assert last(r) == pytest.approx(f[kept(f)][col].mean()), r.answer
+
+
+@pytest.mark.parametrize("name, make, first, second, ident, kept", [
+    ("players", players, "How many players are on the Hawks?", "And how many of those scored above 35?", "player_id",
+     lambda f: (f.team == "Hawks") & (f.points > 35)),
+    ("survey", survey, "How many respondents are from the North?", "And how many of those scored above 7?",
+     "respondent", lambda f: (f.region == "North") & (f.score > 7)),
+])
+def test_how_many_of_those_after_different_ids_counts_them_again(analyst, name, make, first, second, ident, kept):
+    f, s = make(), chat(analyst, name, make())
+    s.ask(first)
+    r = s.ask(second)
+    assert last(r) == f[kept(f)][ident].nunique(), r.answer
+
+
+@pytest.mark.parametrize("name, make, first, second, kept", [
+    ("cars", cars, "How many cars have 8 cylinders?", "Is there any from Japan?",
+     lambda f: (f.cylinders == 8) & (f.origin == "Japan")),
+    ("airports", airports, "How many airports are in TX?", "Is there any with 4 runways?",
+     lambda f: (f.state == "TX") & (f.runways == 4)),
+])
+def test_a_yes_no_follow_up_with_a_condition_after_any_keeps_the_earlier_rows(analyst, name, make, first, second, kept):
+    n, s = int(kept(make()).sum()), chat(analyst, name, make())
+    s.ask(first)
+    r = s.ask(second)
+    assert r.status == "ok" and [t.rows[0][0] for t in r.tables] == [("yes" if n else "no"), n], r.answer

@@ -232,7 +232,8 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None
             # 'and the median?' after a count of rows: a median of which column the words do not say
             new.problems.append(f"I can't tell which column the {plain[0]} is of (the earlier answer counted rows); "
                                 "name it.")
-        else:
+        elif not (plain[0] == "count" and all(m.func == "nunique" for m in new.measures)):
+            # ('how many of those ...' after 'how many players': the different players again, not their rows)
             new.measures = [m.model_copy(update={"func": plain[0]}) for m in new.measures]
     if prev.task == "top_n" and not prev.group_by and plain and p.numeric and chosen is None and not p.group_cols \
             and REFERS.search(p.text):

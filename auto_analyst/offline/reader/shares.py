@@ -31,9 +31,9 @@ def percent_of_earlier(p: Pieces, spec: QuerySpec, prev: QuerySpec | None, earli
             or prev.task != "aggregate" or prev.group_by or prev.time_grain:
         return
     if not all(m.func in ("count", "sum") for m in spec.measures):
-        if spec.measures == prev.measures:  # 'what percent of them is that?' after a mean: a share of nothing
-            _decline(spec, "A percent is a share of a count or a total, and the earlier answer is neither; ask for the "
-                           "count or the total and its percent.")
+        if spec.measures == prev.measures:  # after a mean (a share of nothing) or different ids (not computed)
+            _decline(spec, "I compute a percent only of a count of rows or of a total, and the earlier answer is another "
+                           "figure; ask for the count or the total and its percent.")
         return
     own = [f for f in spec.filters if f not in prev.filters]
     if own and p.spec.filters and all(f in spec.filters for f in prev.filters):
