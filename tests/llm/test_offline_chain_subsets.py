@@ -350,3 +350,15 @@ def test_a_yes_no_follow_up_with_a_condition_after_any_keeps_the_earlier_rows(an
     s.ask(first)
     r = s.ask(second)
     assert r.status == "ok" and [t.rows[0][0] for t in r.tables] == [("yes" if n else "no"), n], r.answer
+
+
+@pytest.mark.parametrize("name, make, first, second", [
+    ("players", players, "How many teams are there?", "How many rows have points above 30?"),
+    ("airports", airports, "How many states are there?", "How many rows have runways above 2?"),
+])
+def test_percent_of_them_after_a_count_of_other_things_declines(analyst, name, make, first, second):
+    s = chat(analyst, name, make())
+    s.ask(first)
+    s.ask(second)
+    r = s.ask("What percent of them is that?")
+    assert r.status == "declined", r.answer

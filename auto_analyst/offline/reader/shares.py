@@ -62,7 +62,9 @@ def _decline(spec: QuerySpec, problem: str) -> None:
 
 
 def _narrowed(prev: QuerySpec, earlier: QuerySpec | None) -> bool:
-    """Did ``prev`` keep every condition of ``earlier`` (an answered figure over all its rows) and add some?"""
+    """Did ``prev`` keep every condition of ``earlier`` (the same figure, over all its rows) and add some? ('how many
+    firms?' then 'how many rows have invest above 500?' counted other things: no wider set of the same)"""
     return earlier is not None and earlier.answerable and earlier.table == prev.table \
+        and earlier.measures == prev.measures \
         and earlier.task == "aggregate" and not earlier.group_by and not earlier.time_grain \
         and len(earlier.filters) < len(prev.filters) and all(f in prev.filters for f in earlier.filters)
