@@ -96,15 +96,22 @@ def _parse_filters(text: str) -> list[Filter] | None:
     return out
 
 
-SUFFIX = re.compile(r"(?P<body>.*?)(?: where (?P<where>.*?))?(?:, rounded to (?P<r>\d+) decimals)?(?P<pct>, as a percentage)?\Z")
+SUFFIX = re.compile(r"(?P<body>.*?)(?: where (?P<where>.*?))?(?:, in place of the rows(?P<repl> where .*?))?"
+                    r"(?:, rounded to (?P<r>\d+) decimals)?"
+                    r"(?P<pct>, as a percentage(?: of the rows(?P<base> where .*?))?)?(?P<yn>, asked as yes or no)?\Z")
 
 
 def suffix_text(spec: QuerySpec) -> str:
     body = filters_text(spec.filters)
+    if spec.replaced:  # 'what about France?' read in place of the earlier 'Asia' (reader/conflicts.py)
+        body += f", in place of the rows{filters_text(spec.replaced)}"
     if spec.rounding is not None:
         body += f", rounded to {spec.rounding} decimals"
     if spec.percent:
-        body += ", as a percentage"
+        # 'of the rows where ...': the earlier, wider set a narrowed count is a percent of (spec.percent_of)
+        body += ", as a percentage" + (f" of the rows{filters_text(spec.percent_of)}" if spec.percent_of else "")
+    if spec.yes_no:
+        body += ", asked as yes or no"
     return body
 
 
@@ -331,6 +338,15 @@ def parse(text: str, table: TableDescription) -> QuerySpec | None:
     spec.filters = filters
     spec.rounding = int(m.group("r")) if m.group("r") else None
     spec.percent = bool(m.group("pct"))
+    if m.group("base"):
+        spec.percent_of = _parse_filters(m.group("base")[len(" where "):])
+        if spec.percent_of is None:
+            return None
+    if m.group("repl"):
+        spec.replaced = _parse_filters(m.group("repl")[len(" where "):])
+        if spec.replaced is None:
+            return None
+    spec.yes_no = bool(m.group("yn"))
     return spec if _known(spec, table) else None
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from auto_analyst.offline.canonical import render
-from auto_analyst.offline.pycode import FUNC_CALL, GRAIN_CODE, PICK_HELPER, formula_check
+from auto_analyst.offline.pycode import FUNC_CALL, GRAIN_CODE, PICK_HELPER, formula_check, picked
 from auto_analyst.offline.spec import Filter, Measure, QuerySpec
 
 __all__ = ["code_for", "scalar_labels", "ROLES"]
@@ -125,15 +125,22 @@ def preprocessing(spec: QuerySpec, i: int) -> str:
     lines = [f"data_{i} = {spec.table}"]
     if any(f.op in ("==", "!=") and isinstance(f.value, str) for f in spec.filters):  # pick_value is needed
         lines.insert(0, PICK_HELPER)
+    named = [(f.column, f.value) for f in spec.filters if f.op == "==" and isinstance(f.value, str)]
+    # 'what about France?' read in place of 'Asia': only when the two columns nest
+    lines += [f"nested_in_place({spec.table}, {picked(spec.table, [(g.column, g.value)])}, [{picked(spec.table, named)}])"
+              for g in spec.replaced]
     lines += _filter_lines(spec.filters, f"data_{i}", spec.table)
     if spec.time_grain and spec.time_column:
         lines.append(f"data_{i} = data_{i}.assign({spec.time_grain}=pd.to_datetime(data_{i}[{_c(spec.time_column)}])"
                      f"{GRAIN_CODE[spec.time_grain]})")
     if spec.filters:
         lines.append(f"print('rows kept after filtering:', len(data_{i}))")
+    if spec.filters and not spec.yes_no:  # asked as yes or no, no rows kept is the answer 'no'
         where = _where(spec).strip(" ()")
-        lines += [f"if data_{i}.empty:",
-                  f"    raise LookupError({f'No rows match {where}, so there is nothing to compute.'!r})"]
+        # 'Asia' kept from an earlier turn, 'France' said now: which two no row has together, said
+        why = f"no_rows({spec.table}, [{picked(spec.table, named)}], {where!r})" if len({c for c, _ in named}) > 1 \
+            else repr(f"No rows match {where}, so there is nothing to compute.")
+        lines += [f"if data_{i}.empty:", f"    raise LookupError({why})"]
     return "\n".join(lines)
 
 
@@ -158,16 +165,22 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
         if not groups:
             for k, m in enumerate(spec.measures):
                 out += [f"value_{i}_{k} = {_round(_agg_expr(m, d, []), spec)}",
-                        f"print({m.label()!r} + ':', value_{i}_{k})",
-                        f"show(value_{i}_{k}, name={m.label() + _where(spec)!r})"]
+                        f"print({m.label()!r} + ':', value_{i}_{k})"]
+                if spec.yes_no and m.func == "count":  # the yes or no first, then the count it rests on
+                    out += [f"any_{i}_{k} = 'yes' if value_{i}_{k} > 0 else 'no'",
+                            f"show(any_{i}_{k}, name={'any rows' + _where(spec)!r})"]
+                out.append(f"show(value_{i}_{k}, name={m.label() + _where(spec)!r})")
                 if m.func == "std" and m.column:
                     out += formula_check(f"{d}[{_c(m.column)}]", f"value_{i}_{k}", spec.rounding, m.label(), f"pop_{i}_{k}")
                 if spec.percent and spec.filters and m.func in ("sum", "count"):
-                    whole = _agg_expr(m, spec.table, [])
-                    share = f"100 * {_agg_expr(m, d, [])} / {whole}"
+                    base, of = spec.table, "the whole table"
+                    if spec.percent_of:  # the wider set an earlier turn counted, not the whole table
+                        base, of = f"base_{i}", "the rows with " + _where(QuerySpec(filters=spec.percent_of)).strip(" ()")
+                        out += [f"base_{i} = {spec.table}"] + _filter_lines(spec.percent_of, base, spec.table)
+                    share = f"100 * {_agg_expr(m, d, [])} / {_agg_expr(m, base, [])}"
                     out += [f"share_{i}_{k} = {_round(share, spec.model_copy(update={'rounding': spec.rounding if spec.rounding is not None else 2}))}",
-                            f"print('share of the whole table (%):', share_{i}_{k})",
-                            f"show(share_{i}_{k}, name={m.label() + ' as a percent of the whole table' + _where(spec)!r})"]
+                            f"print('share of {of} (%):', share_{i}_{k})",
+                            f"show(share_{i}_{k}, name={m.label() + ' as a percent of ' + of + _where(spec)!r})"]
         else:
             parts = ", ".join(f"{_agg_expr(m, d, groups)}.rename({m.label()!r})" for m in spec.measures)
             label = " and ".join(m.label() for m in spec.measures) + " by " + ", ".join(groups) + _where(spec)

@@ -121,6 +121,18 @@ def previous_turn(p: Request, desc: DatasetDescription, quoted: dict | None = No
     return None, None
 
 
+def earlier_spec(p: Request, desc: DatasetDescription) -> QuerySpec | None:
+    """The answered spec of the turn before the latest one (the wider set 'what percent of them is that?' is of),
+    or None when either of the two turns gave no answer or was planned by another model."""
+    items = [t for t in reversed(turns(p)) if isinstance(t, dict) and (t.get("standalone_question") or t.get("question"))]
+    if len(items) < 2 or any(t.get("answered") in (False, "no") for t in items[:2]):
+        return None
+    tables = [t for t in items[1].get("tables") or [] if t in {d.name for d in desc.tables}]
+    specs = parse_many(items[1].get("standalone_question") or "", desc.model_copy(update={"active": tables[0]})
+                       if tables else desc)
+    return specs[-1] if specs and len(specs) == 1 else None
+
+
 def named_columns(goal: str, desc: DatasetDescription) -> dict[str, set[str]]:
     """Table name -> the columns of it the question names (by the table's own vocabulary)."""
     from auto_analyst.offline.reader.text import fold, normalize
@@ -177,7 +189,7 @@ def planner(p: Request) -> dict[str, Any]:
         return out
     desc = with_joins(desc)  # "total amount by customer region": the two tables joined on their key, as one view
     previous, shown = previous_turn(p, desc, quoted)
-    specs = read_question(goal, desc, previous, shown)
+    specs = read_question(goal, desc, previous, shown, earlier_spec(p, desc) if quoted is None else None)
     for s in specs:
         repeated = repeated_measure(desc, s) if s.answerable else ""
         if repeated:

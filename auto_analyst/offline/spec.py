@@ -110,6 +110,15 @@ class QuerySpec(BaseModel):
     ascending: bool = False
     rounding: int | None = None
     percent: bool = False
+    percent_of: list[Filter] | None = Field(default=None, description=(
+        "The rows a percent is of: None the whole table; else the rows these conditions keep, a part of `filters` "
+        "('what percent of them is that?' after a count narrowed from an earlier one)."))
+    replaced: list[Filter] = Field(default_factory=list, description=(
+        "Conditions of the earlier turn a value of another column was read in place of ('what about France?' after "
+        "'in Asia'); the code checks that each nests with a condition kept (else declines)."))
+    yes_no: bool = Field(default=False, description=(
+        "A count asked as yes or no ('is there any airport above 10000 ft?'): the answer says yes or no with the "
+        "count, and no rows kept is the answer no, not an error."))
     options: dict[str, Any] = Field(default_factory=dict, description="Parameters of a plugin task (target, method, k...).")
     assumptions: list[str] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)

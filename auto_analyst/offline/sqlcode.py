@@ -260,7 +260,7 @@ def _filters(spec: QuerySpec, src: _Source) -> list[tuple]:
 
 def _empty_check(var: str, spec: QuerySpec, empty: str = "{}.empty") -> list[str]:
     """Lines raising as the pandas code does when the filters keep no row (nothing to compute)."""
-    if not spec.filters:
+    if not spec.filters or spec.yes_no:  # asked as yes or no, no rows kept is the answer 'no'
         return []
     where = _where(spec).strip(" ()")
     return [f"if {empty.format(var)}:",
@@ -287,6 +287,9 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
     Raises:
         Unsupported: a part the offline model does not compute in the database (the message names it).
     """
+    if spec.replaced:  # the check that the two columns nest runs on the rows in pandas only
+        raise Unsupported("I read a value in place of an earlier one of another column, which I check only on a loaded "
+                          "file; ask it whole, naming only the values you mean.")
     src = _Source(spec, desc)
     t, groups = spec.task, _groups(spec)
     where = _filters(spec, src)
@@ -308,15 +311,21 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
             for k, m in enumerate(spec.measures):
                 value = f"result_{i}[{m.label()!r}].iloc[0]"
                 out += [f"value_{i}_{k} = {f'round({value}, {spec.rounding})' if spec.rounding is not None else value}",
-                        f"print({m.label()!r} + ':', value_{i}_{k})",
-                        f"show(value_{i}_{k}, name={m.label() + _where(spec)!r})"]
+                        f"print({m.label()!r} + ':', value_{i}_{k})"]
+                if spec.yes_no and m.func == "count":  # the yes or no first, then the count it rests on
+                    out += [f"any_{i}_{k} = 'yes' if value_{i}_{k} > 0 else 'no'",
+                            f"show(any_{i}_{k}, name={'any rows' + _where(spec)!r})"]
+                out.append(f"show(value_{i}_{k}, name={m.label() + _where(spec)!r})")
                 if spec.percent and spec.filters and m.func in ("sum", "count"):
-                    whole = src.aggregate([measures[k]], labels=["whole"])
+                    # of the wider set an earlier turn counted (spec.percent_of), else of the whole table
+                    base = QuerySpec(table=spec.table, filters=spec.percent_of or [])
+                    of = "the rows with " + _where(base).strip(" ()") if spec.percent_of else "the whole table"
+                    whole = src.aggregate([measures[k]], where=_filters(base, src), labels=["whole"])
                     r = spec.rounding if spec.rounding is not None else 2
                     out += [f"whole_{i}_{k} = sql({_q(whole)})['whole'].iloc[0]",
                             f"share_{i}_{k} = round(100 * {value} / whole_{i}_{k}, {r})",
-                            f"print('share of the whole table (%):', share_{i}_{k})",
-                            f"show(share_{i}_{k}, name={m.label() + ' as a percent of the whole table' + _where(spec)!r})"]
+                            f"print('share of {of} (%):', share_{i}_{k})",
+                            f"show(share_{i}_{k}, name={m.label() + ' as a percent of ' + of + _where(spec)!r})"]
         else:
             query = src.aggregate(measures, by=spec.group_by, where=where, grain=grain, labels=labels)
             label = " and ".join(labels) + " by " + ", ".join(groups) + _where(spec)

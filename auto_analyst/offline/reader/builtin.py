@@ -17,7 +17,9 @@ from auto_analyst.offline.reader.measures import (SUPERLATIVES, counted_noun, co
                                                       when_column as _when_column)
 from auto_analyst.offline.reader.pieces import Pieces
 from auto_analyst.offline.reader.rankings import period_groups as _period_groups, rank as _rank, top_n as _top_n
+from auto_analyst.offline.reader.row_ids import counted_ids
 from auto_analyst.offline.reader.vocabulary import vocabulary
+from auto_analyst.offline.reader.yes_no import yes_no_count
 from auto_analyst.offline.reader.words import PLAIN, with_formula
 from auto_analyst.offline.spec import FUNC_WORDS, Filter, Measure, QuerySpec
 from auto_analyst.offline.statistics import NUMERIC_ONLY
@@ -140,6 +142,8 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         _rank(spec, superlative, group_cols, numeric, categorical, plain_funcs, table)
     elif plain_funcs or superlative:
         _aggregate(p, spec, funcs, group_cols, numeric, categorical, table)
+    elif yes_no_count(p, spec, [c for c in numeric if c not in {f.column for f in spec.filters}], categorical + group_cols):
+        pass  # 'is there any airport above 10000 ft?', 'did any player score above 39?': rows kept, counted, yes or no
     elif task_word == "open":
         _open(spec, group_cols, numeric, categorical, dates)
     elif numeric and spec.filters and not group_cols and not categorical and not task_word:
@@ -247,6 +251,9 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
         # "number of signups by country": rows with a signup date
         spec.measures = [Measure(func="count", column=d) for d in p.dates[:1]]
         return
+    if cols_in_order and fs0 == {"count"} and not group_cols and table is not None \
+            and set(cols_in_order) <= {f.column for f in spec.filters} and counted_ids(p, table)[0]:
+        cols_in_order = []  # 'how many players scored above 30 points': the players kept, not the values of points
     if not cols_in_order:
         if any(f == "count" for _, f, _ in funcs):
             counted = _counted_periods(p, table) if table is not None and not group_cols else None
@@ -254,6 +261,14 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
                 spec.measures = [Measure(func="nunique", column=counted)]
                 spec.assumptions.append(f"counted the different values of '{counted}' with at least one row kept "
                                         f"(the table has several rows a {counted})")
+                return
+            ident, problem = counted_ids(p, table) if table is not None and not group_cols else (None, "")
+            if problem:
+                spec.problems.append(problem)
+            elif ident:  # 'how many players' where each player has several rows: the different players
+                spec.measures = [Measure(func="nunique", column=ident)]
+                spec.assumptions.append(f"counted the different values of '{ident}' (the table has several rows for "
+                                        "some of them), not the rows")
                 return
             spec.measures = [Measure(func="count")]
             return
@@ -275,6 +290,14 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
                         spec.task, spec.columns = "value_counts", [col]
                         spec.measures = []
                         return
+                info = next((c for c in table.columns if c.name == col), None) if table is not None else None
+                if f == "count" and col in numeric and _is_period(col) and info is not None \
+                        and 0 < info.distinct < table.n_rows - info.missing:
+                    # 'how many seasons are there?' on rows of player-seasons: the different seasons, not the rows
+                    spec.measures.append(Measure(func="nunique", column=col))
+                    spec.assumptions.append(f"counted the different values of '{col}' (the table has several rows a "
+                                            f"{col})")
+                    continue
                 if f == "count" and col in numeric and col in plural_mention and _is_period(col):
                     spec.measures.append(Measure(func="count"))  # "how many quarters had ...": the rows are periods
                     continue
@@ -284,6 +307,10 @@ def _aggregate(p: Pieces, spec: QuerySpec, funcs: list[tuple[int, str, str]], gr
                                          f"of `{col}` (it is not a column of whole counts); ask 'the number of rows' "
                                          f"or 'the total {col}'.")
                     return
+                if noun == "ids":  # 'how many respondents' with a column `respondent`: the different ones
+                    spec.measures.append(Measure(func="nunique", column=col))
+                    spec.assumptions.append(f"counted the different values of '{col}' (who each row is), not the rows")
+                    continue
                 if noun == "sum":
                     # "how many births" with a column 'births' of whole counts: the births, added up (never the rows)
                     spec.measures.append(Measure(func="sum", column=col))

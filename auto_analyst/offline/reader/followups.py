@@ -207,7 +207,7 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None
     else:
         added = p.spec.filters + flag_filters(p, table)
     new.filters = [g for g in new.filters if not any(_same_target(g, f) for f in added)] + added
-    if ALL_ROWS.search(p.text) and not p.spec.filters:
+    if ALL_ROWS.search(p.text) and not p.spec.filters and not p.spec.percent:  # 'percent of all X': the base, below
         # 'its fertility overall' after 'France's births over all years': 'its' keeps the one group, 'overall' the rest
         one = named is None and named_one_ref(p, prev) is not None
         new.filters = [f for f in new.filters if (one and _names_one(f, table)) or not _widened(f, p)]
@@ -232,7 +232,8 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None
             # 'and the median?' after a count of rows: a median of which column the words do not say
             new.problems.append(f"I can't tell which column the {plain[0]} is of (the earlier answer counted rows); "
                                 "name it.")
-        else:
+        elif not (plain[0] == "count" and all(m.func == "nunique" for m in new.measures)):
+            # ('how many of those ...' after 'how many players': the different players again, not their rows)
             new.measures = [m.model_copy(update={"func": plain[0]}) for m in new.measures]
     if prev.task == "top_n" and not prev.group_by and plain and p.numeric and chosen is None and not p.group_cols \
             and REFERS.search(p.text):

@@ -41,6 +41,7 @@ class Lexicon:
     extremes: dict[str, list[str]] = field(default_factory=dict)
     absence: dict[str, list[str]] = field(default_factory=dict)
     directions: dict[str, dict] = field(default_factory=dict)
+    person_nouns: frozenset[str] = frozenset()
     synonym_index: dict[str, set[str]] = field(default_factory=dict)
 
     def synonyms_of(self, phrase: str) -> set[str]:
@@ -65,4 +66,5 @@ def lexicon() -> Lexicon:
         column_descriptors=frozenset(raw["column_descriptors"]), number_words=raw["number_words"],
         months=raw["months"], grains=raw["grains"], quantities=raw.get("quantities", {}),
         demonyms=raw.get("demonyms", {}), extremes=raw.get("extremes", {}),
-        absence=raw.get("absence", {}), directions=raw.get("directions", {}), synonym_index=index)
+        absence=raw.get("absence", {}), directions=raw.get("directions", {}),
+        person_nouns=frozenset(raw.get("person_nouns", [])), synonym_index=index)

@@ -7,7 +7,7 @@ from auto_analyst.offline.reader.vocabulary import words_of
 from auto_analyst.offline.spec import Measure, QuerySpec
 
 __all__ = ["SUPERLATIVES", "ADDITIVE_HINTS", "default_func", "measure_for", "numeric_like", "when_column", "is_period",
-           "counts_things", "counted_noun"]
+           "counts_things", "counted_noun", "names_persons"]
 
 SUPERLATIVES = {"min", "max"}
 # a measure whose name contains one of these is additive: "which city brought in the most revenue" sums it
@@ -40,6 +40,7 @@ def counted_noun(p, col: str, table: TableDescription, words: tuple[str, ...] = 
                  funcs: tuple[str, ...] = ("count",)) -> str | None:
     """'how many births' with a column named 'births': the noun counted is the column itself, so the question is
     its total ('sum') when it holds whole numbers that are never negative (an integer dtype, smallest value >= 0),
+    'ids' when the column names one person a row ('how many respondents' with `respondent`: its different values),
     'decline' when it does not (a total of fractions or of negative values is not a number of things; the row count
     would answer another question); None when the column is not the noun after 'how many' / 'number of' (``words``
     said as one of ``funcs``: 'the most births' is ('most',) as ('max',), a total too)."""
@@ -49,8 +50,19 @@ def counted_noun(p, col: str, table: TableDescription, words: tuple[str, ...] = 
     if mention is None or _singular(words_of(mention.text)) != _singular(words_of(col)):
         return None
     info = next((c for c in table.columns if c.name == col), None)
+    if names_persons(col):
+        return "ids"  # 'how many respondents' with a column `respondent`: one respondent a value, never their total
     whole = info is not None and info.dtype.lower().lstrip("u").startswith("int")
     return "sum" if whole and isinstance(info.min, (int, float)) and info.min >= 0 else "decline"
+
+
+def names_persons(col: str) -> bool:
+    """A column named by one person in the singular ('respondent', 'individual', 'player_id'): it holds who each row
+    is, so its values are counted, never added. A plural name ('passengers') is a column of counts."""
+    from auto_analyst.offline.reader.lexicon import lexicon
+
+    w = [x for x in words_of(col) if x not in ("id", "ids", "no", "nr", "number", "code", "key")]
+    return len(w) == 1 and not w[0].endswith("s") and w[0] in lexicon().person_nouns
 
 
 def _singular(words: list[str]) -> list[str]:

@@ -12,10 +12,13 @@ from typing import Any
 
 from auto_analyst.data.description import DatasetDescription, TableDescription
 from auto_analyst.offline.reader.comparable import text_compared_with_number, text_contained
+from auto_analyst.offline.reader.conflicts import replace_related
 from auto_analyst.offline.reader.constraints import OTHERWISE, STATISTICS_MODULE, interpretation_only, normality_rule
 from auto_analyst.offline.reader.followups import resolve
 from auto_analyst.offline.reader.grammar import decide
 from auto_analyst.offline.reader.presence import any_amount
+from auto_analyst.offline.reader.shares import percent_of_earlier
+from auto_analyst.offline.reader.yes_no import asks_yes_no
 from auto_analyst.offline.reader.ratios import ratio_parts
 from auto_analyst.offline.reader.read_part import read_pieces
 from auto_analyst.offline.reader.table_choice import table_for, view_notes
@@ -147,9 +150,10 @@ def dropped_grouping(text: str, spec: QuerySpec, table: TableDescription | None 
 
 
 def read_question(question: str, desc: DatasetDescription, previous: QuerySpec | None = None,
-                  shown: Any = None) -> list[QuerySpec]:
+                  shown: Any = None, earlier: QuerySpec | None = None) -> list[QuerySpec]:
     """Every part of ``question`` as a spec (declined parts included, with their problems). ``shown``: the one value
-    the previous turn's answer named first (typed), which 'its', 'from there', 'that year' point at."""
+    the previous turn's answer named first (typed), which 'its', 'from there', 'that year' point at; ``earlier``: the
+    answered spec of the turn before ``previous`` (the wider set 'what percent of them is that?' is of)."""
     prev_spec = previous
     specs: list[QuerySpec] = []
     declined_before = False
@@ -188,7 +192,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         if pieces.empty and here is not None and specs:
             continue  # "and how much was it": already answered by the part before
         if pieces.unknown:
-            spec = pieces.spec
+            spec, before = pieces.spec, None
             spec.task = "decline"
         else:
             fresh = pieces.spec.model_copy(deep=True)
@@ -222,6 +226,14 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         elif ratio is not None:
             spec = ratio[0]
         per_row(pieces.text, spec, table)
+        if spec.answerable and spec.task == "aggregate":  # a copied turn asked as yes or no is not, unless said again
+            spec.yes_no = asks_yes_no(pieces) and not spec.group_by and [m.func for m in spec.measures] == ["count"] \
+                and [m.column for m in spec.measures] == [None] and bool(spec.filters)
+        if before is previous and previous is not None and not specs:
+            replace_related(pieces, spec, previous, table)  # 'what about France?' after 'in Asia'
+            percent_of_earlier(pieces, spec, previous, earlier)
+        elif spec.replaced:
+            spec.replaced = []  # a copy of a turn that replaced a value: this turn replaces none
         any_amount(pieces, spec, table)
         dropped = dropped_grouping(pieces.text, spec, table) or text_compared_with_number(spec, table) \
             or text_contained(pieces.text, spec, table)
