@@ -13,11 +13,12 @@ from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.charts import chart as _chart, trend as _trend
 from auto_analyst.offline.reader.time_read import time_column
 from auto_analyst.offline.reader.measures import (SUPERLATIVES, counted_noun, counts_things as _counts_things, default_func,
-                                                      is_period as _is_period, measure_for as _measure_for,
+                                                      is_period as _is_period,
                                                       when_column as _when_column)
 from auto_analyst.offline.reader.pieces import Pieces
 from auto_analyst.offline.reader.rankings import period_groups as _period_groups, rank as _rank, top_n as _top_n
 from auto_analyst.offline.reader.row_ids import counted_ids
+from auto_analyst.offline.reader.side_by_side import compare
 from auto_analyst.offline.reader.vocabulary import vocabulary
 from auto_analyst.offline.reader.yes_no import yes_no_count
 from auto_analyst.offline.reader.words import PLAIN, with_formula
@@ -62,7 +63,7 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
     plain_funcs = [f for _, f, w in funcs if f not in SUPERLATIVES or w in PLAIN]
     superlative = next((f for _, f, w in funcs if f in SUPERLATIVES and w not in PLAIN), None)
     if p.compare and not chart:
-        _compare(p, spec, group_cols, numeric, categorical, plain_funcs, table)
+        compare(p, spec, group_cols, numeric, categorical, plain_funcs)
     elif chart:
         if chart == "auto" and len(numeric) == 1 and not plain_funcs and re.search(r"\bdistributions?\b", p.text):
             # "plot the distribution of price (by brand)": the values' spread, not a mean per group
@@ -376,38 +377,6 @@ def _interleaved(p: Pieces, funcs, cols: list[str]) -> bool:
         return False
     bounds = fpos[1:] + [len(p.text) + 1]
     return all(f < c < b for f, c, b in zip(fpos, cpos, bounds))
-
-
-def _compare(p: Pieces, spec: QuerySpec, group_cols, numeric, categorical, plain_funcs, table) -> None:
-    """'compare A and B': the statistic for each, side by side (the values named, or two columns)."""
-    by_col: dict[str, list] = {}
-    for f in spec.filters:
-        if f.op in ("==", "year", "month"):
-            by_col.setdefault(f.column + "|" + f.op, []).append(f)
-    named = [k for k, v in by_col.items() if len(v) >= 2]
-    if len(named) == 1:
-        col, op = named[0].split("|")
-        cats = [c for c in categorical if c != col]
-        if op == "==":
-            spec.group_by = [col]
-        else:
-            spec.time_column, spec.time_grain = col, op
-        measures = [_measure_for(c, plain_funcs, spec) for c in numeric] or [Measure(func="count")]
-        spec.task, spec.measures = "aggregate", measures
-        if cats or group_cols:
-            spec.problems.append("Compare one thing at a time: the values of one column, or two columns.")
-        return
-    if not named and group_cols and numeric and not categorical:
-        # "compare the sales of members and non-members": the statistic for each group
-        spec.task, spec.group_by = "aggregate", group_cols[:1]
-        spec.measures = [_measure_for(c, plain_funcs, spec) for c in numeric]
-        return
-    if not named and len(numeric) >= 2 and not group_cols:
-        spec.task = "aggregate"
-        spec.measures = [_measure_for(c, plain_funcs, spec) for c in numeric]
-        return
-    spec.problems.append("Say what to compare: two values of one column ('compare North and South') or two "
-                         "columns ('compare price and cost').")
 
 
 def _of_each(text: str, group_cols: list[str]) -> bool:
