@@ -244,7 +244,9 @@ def main(base: Path) -> dict:
                 report["problems"].append(f"{name}: run_code raised {type(e).__name__}: {e}")
                 continue
             after = a.run_code("print('alive')")
-            entry = {"status": result.status, "kind": result.error.kind if result.error else None,
+            # the run's own kind (the exception's class, a limit): a Result's error.kind is one of ERROR_KINDS
+            run_error = result.attempts[-1].error if result.attempts else result.error
+            entry = {"status": result.status, "kind": run_error.kind if run_error else None,
                      "message": result.error.message if result.error else "", "stdout": result.stdout[:3000],
                      "seconds": round(time.monotonic() - t0, 2), "alive": after.stdout.endswith("alive\n"),
                      "after": (after.stdout[-300:], after.error.message if after.error else ""),
