@@ -44,15 +44,23 @@ class LoginRows:
         return sid
 
     def session_account(self, name: str, sid: str) -> Account | None:
-        """The account of the browser login ``sid`` when it is ``name``'s, open and not expired; else None."""
+        """The account of the browser login ``sid`` when it is ``name``'s, open and not expired; else None.
+
+        Read on every request of a browser: the login row and the account it names come in one statement."""
         if not sid:
             return None
+        from auto_analyst.web.accounts import _COLUMNS, Account
+
+        columns = ", ".join(f"a.{c.strip()}" for c in _COLUMNS.split(","))
         with read(self.engine) as conn:
-            row = conn.execute(text('SELECT "user", expires_at FROM web_sessions WHERE id = :i'),
+            row = conn.execute(text(f'SELECT w."user", w.expires_at, {columns} FROM web_sessions w '
+                                    'LEFT JOIN accounts a ON a.name = w."user" WHERE w.id = :i'),
                                {"i": _token_hash(sid)}).first()
         if not row or row[0] != name or row[1] < to_iso(None):
             return None
-        return self.get(name)
+        if row[2] is not None:
+            return Account(*row[2:])
+        return self.get(name)  # no account of exactly that spelling: matched without regard to case, as get() does
 
     def close_session(self, sid: str) -> None:
         """End the browser login ``sid`` (nothing happens when it is unknown)."""
