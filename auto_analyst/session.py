@@ -71,6 +71,7 @@ class Session(TableMethods, SourceMethods):
         self.dir = session_folder(self.settings, user, self.id)
         self._lock = threading.Lock()
         self._state_lock = threading.Lock()  # the after-answer worker saves the state too
+        self._saved_state = ""  # the state this object last stored (JSON), for save_state(only_changed=True)
         self._runner = SessionRunner(runtime, self.dir)
         self._description: DatasetDescription | None = None
         self.dictionary: DataDictionary | None = None
@@ -245,13 +246,20 @@ class Session(TableMethods, SourceMethods):
         return list(dict.fromkeys(read)) or ([active] if active else [])
 
     # ------------------------------------------------------------- persistence
-    def save_state(self) -> None:
-        """Keep what ``chat --resume`` needs: table sources, short-term memory, turn counter."""
+    def save_state(self, only_changed: bool = False) -> None:
+        """Keep what ``chat --resume`` needs: table sources, short-term memory, turn counter.
+
+        With ``only_changed``, nothing is written when the state is the one this object stored last (the web
+        server notes activity after every job, and a question has stored its state already)."""
         with self._state_lock:  # snapshot and write as one, so the last write holds the newest memory
             state = snapshot(self.tables, self.active, self.memory, self.turn)
             if getattr(self, "dictionary_paths", None):
                 state["dictionaries"] = list(self.dictionary_paths)
-            self.runtime.memory.save_state(Scope(self.user, self.id, owner=self.owner), state)
+            text = json.dumps(state, default=str)
+            if only_changed and text == self._saved_state:
+                return
+            if self.runtime.memory.save_state(Scope(self.user, self.id, owner=self.owner), text):
+                self._saved_state = text
 
     @classmethod
     def resume(cls, runtime: Runtime, user: str, session_id: str | None = None) -> Session:

@@ -70,9 +70,10 @@ class MemoryServices:
         """Keep the answered turn (see :func:`recording.record`)."""
         recording.record(self.stores, scope, question, result)
 
-    def save_state(self, scope: Scope, state: dict) -> None:
-        """Keep what resuming the session needs (table sources, short-term memory, turn counter)."""
-        self.stores.history.save_session_state(scope.user, scope.session_id, state, owner=scope.owner)
+    def save_state(self, scope: Scope, state: dict | str) -> bool:
+        """Keep what resuming the session needs (table sources, short-term memory, turn counter), as a dict or its
+        JSON; False when nothing was stored (the account was removed meanwhile, see ``storage.owners``)."""
+        return bool(self.stores.history.save_session_state(scope.user, scope.session_id, state, owner=scope.owner))
 
     def owner_present(self, scope: Scope) -> bool:
         """True unless ``scope`` is an account's that was removed meanwhile (``storage.owners``; checked before

@@ -93,3 +93,23 @@ def test_an_unchanged_session_cookie_is_not_signed_again_on_every_request(team, 
     assert out.status_code == 200 and _sets_cookie(out)  # logging out clears it
     assert client.get("/api/me").status_code == 401
 
+
+def test_an_answered_question_stores_its_session_state_twice_not_four_times(team, datasets_dir):
+    """The answer stores the state, then its after-answer memory does; the job's notes of activity afterwards (the
+    ask's and the finished job's) find it unchanged and write nothing. A change they see is still stored."""
+    app, store = team
+    alice = Browser(app.test_client(), login=("alice", PASSWORD))
+    sid = alice.new_session()
+    assert alice.upload(sid, datasets_dir / "iris.csv").status_code == 201
+    service = app.extensions["auto_analyst"]
+    conv = next(c for c in service.index.all() if c.id == sid)
+    with statements(store.engine) as seen:
+        r = alice.post(f"/api/sessions/{sid}/ask", json={"question": "how many rows"})
+        alice.get(r.json["job"]["events"])
+        conv.jobs[r.json["job"]["id"]]._thread.join(30)  # its on_done (the note of activity) has run
+        conv.session.settle()
+    assert sum(s.startswith("UPDATE sessions SET state_json") for s in seen) == 2, seen
+    conv.session.active = ""  # changed outside a question: the next note stores it
+    with statements(store.engine) as seen:
+        service.index.touch(conv)
+    assert sum(s.startswith("UPDATE sessions SET state_json") for s in seen) == 1
