@@ -58,9 +58,9 @@ class OfflineAdapter(dspy.Adapter):
 
     def __call__(self, lm: Any, lm_kwargs: dict[str, Any], signature: type[dspy.Signature], demos: list[dict[str, Any]],
                  inputs: dict[str, Any]) -> list[dict[str, Any]]:
-        fields = signature.output_fields
+        fields, given = signature.output_fields, signature.input_fields  # each access rebuilds the dict: read once
         request = Request(outputs=list(fields), instructions=signature.instructions,
-                          inputs={k: v for k, v in inputs.items() if k in signature.input_fields})
+                          inputs={k: v for k, v in inputs.items() if k in given})
         values = self.engine.complete(request)
         out = {name: _typed(values.get(name, ""), f.annotation) for name, f in fields.items()}
         tracker = dspy.settings.usage_tracker
