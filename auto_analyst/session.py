@@ -203,8 +203,10 @@ class Session(TableMethods, SourceMethods):
         self.results.append(result.seal())
         if cancelled and not self.store_cancelled:
             return
-        self.runtime.memory.record(scope, result.question, result)
-        self.save_state()
+        with self._state_lock:  # the state goes with the turn, in its write (as save_state: snapshot and write as one)
+            state = self._state_json()
+            if self.runtime.memory.record(scope, result.question, result, state=state):
+                self._saved_state = state
 
     def _load_notes(self) -> list[str]:
         """Rows the loader left out (they change totals: every answer computed from the data says so)."""
@@ -252,14 +254,17 @@ class Session(TableMethods, SourceMethods):
         With ``only_changed``, nothing is written when the state is the one this object stored last (the web
         server notes activity after every job, and a question has stored its state already)."""
         with self._state_lock:  # snapshot and write as one, so the last write holds the newest memory
-            state = snapshot(self.tables, self.active, self.memory, self.turn)
-            if getattr(self, "dictionary_paths", None):
-                state["dictionaries"] = list(self.dictionary_paths)
-            text = json.dumps(state, default=str)
+            text = self._state_json()
             if only_changed and text == self._saved_state:
                 return
             if self.runtime.memory.save_state(Scope(self.user, self.id, owner=self.owner), text):
                 self._saved_state = text
+
+    def _state_json(self) -> str:
+        state = snapshot(self.tables, self.active, self.memory, self.turn)
+        if getattr(self, "dictionary_paths", None):
+            state["dictionaries"] = list(self.dictionary_paths)
+        return json.dumps(state, default=str)
 
     @classmethod
     def resume(cls, runtime: Runtime, user: str, session_id: str | None = None) -> Session:
