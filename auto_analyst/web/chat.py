@@ -170,17 +170,17 @@ def ask(sid: str):
         from auto_analyst.results import ProgressEvent
 
         meter.before(conv.session)
-        try:
-            # The first question of a session starts its worker (seconds); say so before the API's events.
-            on_progress(ProgressEvent(stage="starting", message="Preparing the session"))
-            result = conv.session.ask(question, on_progress=on_progress, cancel=cancel, asked_at=asked_at)
-        finally:
-            meter.after(conv.user, conv.session, hold)  # records the real cost and drops the hold
+        # The first question of a session starts its worker (seconds); say so before the API's events.
+        on_progress(ProgressEvent(stage="starting", message="Preparing the session"))
+        result = conv.session.ask(question, on_progress=on_progress, cancel=cancel, asked_at=asked_at)
         svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 
+    def then():  # however the job ended: the real cost is recorded and the hold dropped, after the answer is out
+        meter.record(conv.user, conv.session, hold)
+
     with _released_on_error(state, hold):
-        job = svc.start_job(conv, "ask", work, title=question)
+        job = svc.start_job(conv, "ask", work, title=question, then=then)
     return jsonify(_job_json(conv, job)), 202
 
 

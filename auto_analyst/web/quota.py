@@ -123,13 +123,14 @@ class UsageMeter:
             self._seen.setdefault(session, _counts(session.usage))
 
     def after(self, user: str, session: Any, hold: Hold | None = None) -> threading.Thread:
-        """Record ``user``'s new usage once the session's after-answer work is done, and drop the question's
-        budget ``hold`` with it (returns the thread)."""
-        thread = threading.Thread(target=self._record, args=(user, session, hold), daemon=True, name="aa-usage")
+        """:meth:`record` in a background thread (returns the thread)."""
+        thread = threading.Thread(target=self.record, args=(user, session, hold), daemon=True, name="aa-usage")
         thread.start()
         return thread
 
-    def _record(self, user: str, session: Any, hold: Hold | None) -> None:
+    def record(self, user: str, session: Any, hold: Hold | None = None) -> None:
+        """Record ``user``'s new usage once the session's after-answer work is done (waits for it), and drop the
+        question's budget ``hold`` with it. Failures are logged, not raised (the hold is then released)."""
         holds = holds_of(self.store)
         try:
             session.settle()

@@ -113,3 +113,29 @@ def test_an_answered_question_stores_its_session_state_twice_not_four_times(team
     with statements(store.engine) as seen:
         service.index.touch(conv)
     assert sum(s.startswith("UPDATE sessions SET state_json") for s in seen) == 1
+
+
+def test_a_question_starts_one_thread_its_job(team, datasets_dir, monkeypatch):
+    """A thread start waits for the new thread to get the GIL (milliseconds on a busy server): the job's deadline is
+    kept by one shared thread and the usage is recorded by the job's own thread after its last event."""
+    import threading
+
+    app, store = team
+    alice = Browser(app.test_client(), login=("alice", PASSWORD))
+    sid = alice.new_session()
+    assert alice.upload(sid, datasets_dir / "iris.csv").status_code == 201
+    service = app.extensions["auto_analyst"]
+    conv = next(c for c in service.index.all() if c.id == sid)
+
+    def ask(question: str) -> None:
+        r = alice.post(f"/api/sessions/{sid}/ask", json={"question": question})
+        alice.get(r.json["job"]["events"])
+        conv.jobs[r.json["job"]["id"]]._thread.join(30)  # usage recorded: its job thread has ended
+
+    ask("how many rows")  # the first question starts the session's worker and its after-answer thread
+    started: list[str] = []
+    start = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start", lambda self: (started.append(self.name), start(self))[1])
+    ask("how many rows")
+    assert len(started) == 1 and started[0].startswith("aa-job-"), started
+    assert sum(u.questions for u in store.usage("alice")) == 2
