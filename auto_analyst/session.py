@@ -225,14 +225,14 @@ class Session(TableMethods, SourceMethods):
             # kept as no analysis to build on (declined, or stopped by an error): a follow-up of it ('same for Basic')
             # must not be read as a follow-up of the turn before it
             self.memory.add(MemoryItem.declined(question, result))
-            self.save_state()
+            self.save_state(only_changed=True)  # the web server's note of activity may have stored it already
             return
         if result.status != "ok" or result.trace.source != "ran_code":
             return  # only analyses are built upon by follow-ups; other turns stay in the history
         if settled.summary != result.trace.summary:  # the summarizer's, on a copy: the Result stays as returned
             result = result.model_copy(update={"trace": result.trace.model_copy(update={"summary": settled.summary})})
         self.memory.add(MemoryItem.from_result(question, result, tables=tables))
-        self.save_state()
+        self.save_state(only_changed=True)
 
     @staticmethod
     def _tables_read(result: Result, tables: list[str], active: str) -> list[str]:
