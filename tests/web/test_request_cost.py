@@ -139,3 +139,20 @@ def test_a_question_starts_one_thread_its_job(team, datasets_dir, monkeypatch):
     ask("how many rows")
     assert len(started) == 1 and started[0].startswith("aa-job-"), started
     assert sum(u.questions for u in store.usage("alice")) == 2
+
+
+def test_the_events_ready_when_the_stream_reads_go_out_as_one_chunk():
+    from auto_analyst.results import ProgressEvent
+    from auto_analyst.web.jobs import Job
+
+    def work(on_progress, cancel):
+        for stage in ("planning", "coding", "running"):
+            on_progress(ProgressEvent(stage=stage, message=stage))
+        return {"answer": 42}
+
+    job = Job("ask", work).start()
+    assert job.wait(10)
+    chunks = list(job.stream())
+    assert len(chunks) == 1 and chunks[0].count("event: progress") == 3 and chunks[0].endswith('"answer": 42}\n\n')
+    assert [line for line in chunks[0].splitlines() if line.startswith("id: ")] == ["id: 1", "id: 2", "id: 3", "id: 4"]
+    assert list(job.stream(start=3)) == ['id: 4\nevent: result\ndata: {"answer": 42}\n\n']  # a reconnect resumes
