@@ -13,14 +13,22 @@ builds such an LM.
 
 from __future__ import annotations
 
-from typing import Any
+import enum
+from functools import lru_cache
+from typing import Any, Literal, get_origin
 
 import dspy
 from dspy.adapters.utils import parse_value
+from pydantic import TypeAdapter
 
 from auto_analyst.offline.request import Request
 
 __all__ = ["OfflineAdapter"]
+
+
+@lru_cache(maxsize=256)
+def _adapter(annotation: Any) -> TypeAdapter:
+    return TypeAdapter(annotation)
 
 
 def _typed(value: Any, annotation: Any) -> Any:
@@ -34,6 +42,12 @@ def _typed(value: Any, annotation: Any) -> Any:
             except Exception:  # noqa: BLE001 - try the next empty shape (a list type refuses {}, a Literal refuses all)
                 continue
         return None
+    if not isinstance(value, str) and not isinstance(annotation, enum.EnumMeta) and get_origin(annotation) is not Literal:
+        # what parse_value does with a value that is not text, with the field type's adapter built once, not per call
+        try:
+            return _adapter(annotation).validate_python(value)
+        except TypeError:  # an annotation that cannot be a cache key
+            pass
     return parse_value(value, annotation)
 
 
