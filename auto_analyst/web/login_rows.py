@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import timedelta
+from functools import lru_cache
 
 from sqlalchemy import text
 
@@ -20,6 +21,16 @@ __all__ = ["LoginRows", "sign_out_everywhere"]
 
 def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _login_and_account():
+    """The statement of :meth:`LoginRows.session_account`, built once (SQLAlchemy then finds its compiled form)."""
+    from auto_analyst.web.accounts import _COLUMNS
+
+    columns = ", ".join(f"a.{c.strip()}" for c in _COLUMNS.split(","))
+    return text(f'SELECT w."user", w.expires_at, {columns} FROM web_sessions w '
+                'LEFT JOIN accounts a ON a.name = w."user" WHERE w.id = :i')
 
 
 class LoginRows:
@@ -49,13 +60,10 @@ class LoginRows:
         Read on every request of a browser: the login row and the account it names come in one statement."""
         if not sid:
             return None
-        from auto_analyst.web.accounts import _COLUMNS, Account
+        from auto_analyst.web.accounts import Account
 
-        columns = ", ".join(f"a.{c.strip()}" for c in _COLUMNS.split(","))
         with read(self.engine) as conn:
-            row = conn.execute(text(f'SELECT w."user", w.expires_at, {columns} FROM web_sessions w '
-                                    'LEFT JOIN accounts a ON a.name = w."user" WHERE w.id = :i'),
-                               {"i": _token_hash(sid)}).first()
+            row = conn.execute(_login_and_account(), {"i": _token_hash(sid)}).first()
         if not row or row[0] != name or row[1] < to_iso(None):
             return None
         if row[2] is not None:
