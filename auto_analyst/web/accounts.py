@@ -34,11 +34,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from sqlalchemy import text
 
 from auto_analyst.errors import BadInputError, NotFoundError
 from auto_analyst.storage import (Migrations, owner_present, read, real, store_engine, to_iso, transaction,
                                   utc_now)
+from auto_analyst.storage import cached_text as text  # one clause per SQL text (see cached_text)
 from auto_analyst.web.login_rows import LoginRows, sign_out_everywhere
 from auto_analyst.web.token_rows import ApiToken, TokenRows
 

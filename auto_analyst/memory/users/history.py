@@ -15,13 +15,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
 
 from auto_analyst.config import Settings
 from auto_analyst.memory.users.history_schema import PG_DOCUMENT, SessionInfo, TurnRecord, UploadRecord, migrations
 from auto_analyst.memory.users.quotes import QuoteMatch, best_answer, clean_quote
 from auto_analyst.storage import (DEFAULT_FILE, greatest, is_postgres, owner_present, read, sqlite_file,
                                   store_engine, to_iso, transaction)
+from auto_analyst.storage import cached_text as text  # one clause per SQL text (see cached_text)
 
 __all__ = ["History", "TurnRecord", "SessionInfo", "QuoteMatch", "UploadRecord", "HISTORY_FILE", "migrations"]
 
