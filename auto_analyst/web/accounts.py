@@ -169,6 +169,8 @@ class AccountStore(LoginRows, TokenRows):
         settings: used when ``target`` is None.
     """
 
+    _account_columns, _account = _COLUMNS, Account  # what LoginRows reads an account row with, in its login check
+
     def __init__(self, target: Any = None, settings: Any = None) -> None:
         self.engine = store_engine(settings, url=target) if target is not None else store_engine(settings)
         migrations.ensure(self.engine)

@@ -23,19 +23,17 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-@lru_cache(maxsize=1)
-def _login_and_account():
+@lru_cache(maxsize=4)
+def _login_and_account(account_columns: str):
     """The statement of :meth:`LoginRows.session_account`, built once (SQLAlchemy then finds its compiled form)."""
-    from auto_analyst.web.accounts import _COLUMNS
-
-    columns = ", ".join(f"a.{c.strip()}" for c in _COLUMNS.split(","))
+    columns = ", ".join(f"a.{c.strip()}" for c in account_columns.split(","))
     return text(f'SELECT w."user", w.expires_at, {columns} FROM web_sessions w '
                 'LEFT JOIN accounts a ON a.name = w."user" WHERE w.id = :i')
 
 
 class LoginRows:
     """The browser-login part of :class:`~auto_analyst.web.accounts.AccountStore` (needs ``self.engine``,
-    ``self._existing`` and ``self.get``)."""
+    ``self._existing``, ``self.get``, and ``self._account_columns`` / ``self._account`` to read an account row)."""
 
     def open_session(self, name: str, lifetime_s: float) -> str:
         """A new browser login of ``name`` lasting ``lifetime_s`` seconds: the random id for its cookie
@@ -60,14 +58,12 @@ class LoginRows:
         Read on every request of a browser: the login row and the account it names come in one statement."""
         if not sid:
             return None
-        from auto_analyst.web.accounts import Account
-
         with read(self.engine) as conn:
-            row = conn.execute(_login_and_account(), {"i": _token_hash(sid)}).first()
+            row = conn.execute(_login_and_account(self._account_columns), {"i": _token_hash(sid)}).first()
         if not row or row[0] != name or row[1] < to_iso(None):
             return None
         if row[2] is not None:
-            return Account(*row[2:])
+            return self._account(*row[2:])
         return self.get(name)  # no account of exactly that spelling: matched without regard to case, as get() does
 
     def close_session(self, sid: str) -> None:
