@@ -71,6 +71,7 @@ class Session(TableMethods, SourceMethods):
         self.dir = session_folder(self.settings, user, self.id)
         self._lock = threading.Lock()
         self._state_lock = threading.Lock()  # the after-answer worker saves the state too
+        self._saved_state = ""  # the state this object last stored (JSON), for save_state(only_changed=True)
         self._runner = SessionRunner(runtime, self.dir)
         self._description: DatasetDescription | None = None
         self.dictionary: DataDictionary | None = None
@@ -202,8 +203,10 @@ class Session(TableMethods, SourceMethods):
         self.results.append(result.seal())
         if cancelled and not self.store_cancelled:
             return
-        self.runtime.memory.record(scope, result.question, result)
-        self.save_state()
+        with self._state_lock:  # the state goes with the turn, in its write (as save_state: snapshot and write as one)
+            state = self._state_json()
+            if self.runtime.memory.record(scope, result.question, result, state=state):
+                self._saved_state = state
 
     def _load_notes(self) -> list[str]:
         """Rows the loader left out (they change totals: every answer computed from the data says so)."""
@@ -222,14 +225,14 @@ class Session(TableMethods, SourceMethods):
             # kept as no analysis to build on (declined, or stopped by an error): a follow-up of it ('same for Basic')
             # must not be read as a follow-up of the turn before it
             self.memory.add(MemoryItem.declined(question, result))
-            self.save_state()
+            self.save_state(only_changed=True)  # the web server's note of activity may have stored it already
             return
         if result.status != "ok" or result.trace.source != "ran_code":
             return  # only analyses are built upon by follow-ups; other turns stay in the history
         if settled.summary != result.trace.summary:  # the summarizer's, on a copy: the Result stays as returned
             result = result.model_copy(update={"trace": result.trace.model_copy(update={"summary": settled.summary})})
         self.memory.add(MemoryItem.from_result(question, result, tables=tables))
-        self.save_state()
+        self.save_state(only_changed=True)
 
     @staticmethod
     def _tables_read(result: Result, tables: list[str], active: str) -> list[str]:
@@ -245,13 +248,23 @@ class Session(TableMethods, SourceMethods):
         return list(dict.fromkeys(read)) or ([active] if active else [])
 
     # ------------------------------------------------------------- persistence
-    def save_state(self) -> None:
-        """Keep what ``chat --resume`` needs: table sources, short-term memory, turn counter."""
+    def save_state(self, only_changed: bool = False) -> None:
+        """Keep what ``chat --resume`` needs: table sources, short-term memory, turn counter.
+
+        With ``only_changed``, nothing is written when the state is the one this object stored last (the web
+        server notes activity after every job, and a question has stored its state already)."""
         with self._state_lock:  # snapshot and write as one, so the last write holds the newest memory
-            state = snapshot(self.tables, self.active, self.memory, self.turn)
-            if getattr(self, "dictionary_paths", None):
-                state["dictionaries"] = list(self.dictionary_paths)
-            self.runtime.memory.save_state(Scope(self.user, self.id, owner=self.owner), state)
+            text = self._state_json()
+            if only_changed and text == self._saved_state:
+                return
+            if self.runtime.memory.save_state(Scope(self.user, self.id, owner=self.owner), text):
+                self._saved_state = text
+
+    def _state_json(self) -> str:
+        state = snapshot(self.tables, self.active, self.memory, self.turn)
+        if getattr(self, "dictionary_paths", None):
+            state["dictionaries"] = list(self.dictionary_paths)
+        return json.dumps(state, default=str)
 
     @classmethod
     def resume(cls, runtime: Runtime, user: str, session_id: str | None = None) -> Session:

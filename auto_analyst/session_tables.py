@@ -151,7 +151,7 @@ class TableMethods:
         self.save_state()
         return upload
 
-    def save_state(self) -> None:
+    def save_state(self, only_changed: bool = False) -> None:
         raise NotImplementedError  # the session's (auto_analyst.session.Session.save_state)
 
     def add_frame(self, name: str, frame: pd.DataFrame) -> LoadedTable:

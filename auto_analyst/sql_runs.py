@@ -73,8 +73,10 @@ def literal_queries(code: str) -> list[str]:
 
     Returns [] for code that does not parse (the sandbox then reports its SyntaxError).
     """
+    from auto_analyst.agents.merge import parsed
+
     try:
-        tree = ast.parse(code or "")
+        tree = parsed(code or "")  # the session reads the same script's names from this tree too
     except SyntaxError:
         return []
     counts: dict[str, int] = {}

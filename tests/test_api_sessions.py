@@ -102,3 +102,31 @@ def test_a_session_id_that_is_a_path_is_refused_and_deletes_nothing(tmp_path):
             with pytest.raises(BadInputError, match="is not a session id"):
                 Analyst(settings=analyst.settings, user="bob").delete_session(bad)
         assert kept.is_dir()  # bob's '..' named every user's sessions before
+
+
+def test_an_answered_turn_stores_the_session_state_in_its_own_write(tmp_path):
+    """The turn and the state it leaves are one write (one account check, one session row update), and what a
+    reopened session resumes from is that state."""
+    import threading
+
+    from sqlalchemy import event
+
+    settings = Settings.load({"home": tmp_path / "home"})
+    with Analyst(settings=settings, user="alice") as analyst:
+        s = analyst.session()
+        s.upload("sales.csv", _writer(FRAME.to_csv(index=False).encode()))
+        s.settle()
+        seen: list[str] = []
+        engine, asking = analyst.memory.history.engine, threading.get_ident()
+
+        def note(conn, cursor, statement, *args):
+            if threading.get_ident() == asking:  # not the after-answer worker's summary and state
+                seen.append(" ".join(statement.split()[:3]))
+
+        event.listen(engine, "before_cursor_execute", note)
+        try:
+            assert s.ask("total revenue by region").status == "ok"
+        finally:
+            event.remove(engine, "before_cursor_execute", note)
+        assert seen.count('INSERT INTO sessions') == 1 and seen.count("UPDATE sessions SET") == 1, seen
+        assert json.loads(analyst.memory.history.load_session_state("alice", s.id))["turn"] == 1

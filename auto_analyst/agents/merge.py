@@ -22,8 +22,9 @@ import builtins
 import symtable
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-__all__ = ["Merged", "block_names", "merge_blocks", "shown_names", "assigned_names", "names_read"]
+__all__ = ["Merged", "block_names", "merge_blocks", "shown_names", "assigned_names", "names_read", "parsed"]
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -94,10 +95,21 @@ def merge_blocks(blocks: Sequence[str], known: Iterable[str]) -> Merged:
     return Merged(script="\n\n".join(parts))
 
 
+@lru_cache(maxsize=32)
+def parsed(code: str) -> ast.Module:
+    """``ast.parse(code)``, kept for the last scripts: an answer's script is read by several of these functions (which
+    names it binds, shows and reads, its SQL queries), and none of them changes the tree.
+
+    Raises:
+        SyntaxError: the code does not parse (not kept: the next call raises it again).
+    """
+    return ast.parse(code)
+
+
 def assigned_names(code: str) -> list[str]:
     """Names a script binds at module level by assignment (``x = ...``, ``x += ...``, ``for x in``), in order."""
     try:
-        tree = ast.parse(code)
+        tree = parsed(code)
     except SyntaxError:
         return []
     out: list[str] = []
@@ -117,7 +129,7 @@ def assigned_names(code: str) -> list[str]:
 def shown_names(code: str) -> list[str]:
     """Variables a script passes to ``show()`` as its first argument (``show(top, name=...)`` → ``top``), in order."""
     try:
-        tree = ast.parse(code)
+        tree = parsed(code)
     except SyntaxError:
         return []
     out = []
@@ -134,7 +146,7 @@ def names_read(code: str) -> set[str]:
     script does not parse. Which tables a turn read (the session) and which a model cannot read (the
     pipeline's declines) are both read here."""
     try:
-        tree = ast.parse(code or "")
+        tree = parsed(code or "")
     except SyntaxError:
         return set()
     out = set()

@@ -98,6 +98,7 @@ class Registry:
 
     def __init__(self, entries: Iterable[Entry] = ()):
         self._entries: dict[str, Entry] = {}
+        self._identified: dict[tuple[frozenset[str], str], Entry] = {}
         for e in entries:
             self._add(e)
 
@@ -108,6 +109,7 @@ class Registry:
             raise BadInputError(f"{entry.signature.__name__} has the same output fields and instructions as "
                                 f"{clash.name!r}; give it its own docstring so prompts can be told apart.")
         self._entries[entry.name] = entry
+        self._identified.clear()
 
     def __iter__(self) -> Iterator[Entry]:
         return iter(self._entries.values())
@@ -188,7 +190,13 @@ class Registry:
         Raises:
             UnknownSignature: no entry has these output fields, or several do and none has these instructions.
         """
-        outs = frozenset(outputs)
+        key = (frozenset(outputs), instructions)
+        found = self._identified.get(key)  # asked three times per question: each entry's fields are read once
+        if found is None:
+            found = self._identified[key] = self._identify(*key)
+        return found
+
+    def _identify(self, outs: frozenset[str], instructions: str) -> Entry:
         same = [e for e in self._entries.values() if e.outputs == outs]
         text = _words(instructions)
         exact = [e for e in same if e.instructions == text]

@@ -66,13 +66,15 @@ class MemoryServices:
         """The memory parts of ``question``'s prompt, within the budgets (see :func:`recall.prepare`)."""
         return recall.prepare(self.stores, scope, question, dataset_description, short_term)
 
-    def record(self, scope: Scope, question: str, result: Result) -> None:
-        """Keep the answered turn (see :func:`recording.record`)."""
-        recording.record(self.stores, scope, question, result)
+    def record(self, scope: Scope, question: str, result: Result, state: dict | str | None = None) -> bool:
+        """Keep the answered turn, with the session's ``state`` when given (see :func:`recording.record`); False when
+        nothing was stored (the account was removed meanwhile)."""
+        return recording.record(self.stores, scope, question, result, state)
 
-    def save_state(self, scope: Scope, state: dict) -> None:
-        """Keep what resuming the session needs (table sources, short-term memory, turn counter)."""
-        self.stores.history.save_session_state(scope.user, scope.session_id, state, owner=scope.owner)
+    def save_state(self, scope: Scope, state: dict | str) -> bool:
+        """Keep what resuming the session needs (table sources, short-term memory, turn counter), as a dict or its
+        JSON; False when nothing was stored (the account was removed meanwhile, see ``storage.owners``)."""
+        return bool(self.stores.history.save_session_state(scope.user, scope.session_id, state, owner=scope.owner))
 
     def owner_present(self, scope: Scope) -> bool:
         """True unless ``scope`` is an account's that was removed meanwhile (``storage.owners``; checked before

@@ -13,14 +13,22 @@ builds such an LM.
 
 from __future__ import annotations
 
-from typing import Any
+import enum
+from functools import lru_cache
+from typing import Any, Literal, get_origin
 
 import dspy
 from dspy.adapters.utils import parse_value
+from pydantic import TypeAdapter
 
 from auto_analyst.offline.request import Request
 
 __all__ = ["OfflineAdapter"]
+
+
+@lru_cache(maxsize=256)
+def _adapter(annotation: Any) -> TypeAdapter:
+    return TypeAdapter(annotation)
 
 
 def _typed(value: Any, annotation: Any) -> Any:
@@ -34,6 +42,12 @@ def _typed(value: Any, annotation: Any) -> Any:
             except Exception:  # noqa: BLE001 - try the next empty shape (a list type refuses {}, a Literal refuses all)
                 continue
         return None
+    if not isinstance(value, str) and not isinstance(annotation, enum.EnumMeta) and get_origin(annotation) is not Literal:
+        # what parse_value does with a value that is not text, with the field type's adapter built once, not per call
+        try:
+            return _adapter(annotation).validate_python(value)
+        except TypeError:  # an annotation that cannot be a cache key
+            pass
     return parse_value(value, annotation)
 
 
@@ -58,9 +72,9 @@ class OfflineAdapter(dspy.Adapter):
 
     def __call__(self, lm: Any, lm_kwargs: dict[str, Any], signature: type[dspy.Signature], demos: list[dict[str, Any]],
                  inputs: dict[str, Any]) -> list[dict[str, Any]]:
-        fields = signature.output_fields
+        fields, given = signature.output_fields, signature.input_fields  # each access rebuilds the dict: read once
         request = Request(outputs=list(fields), instructions=signature.instructions,
-                          inputs={k: v for k, v in inputs.items() if k in signature.input_fields})
+                          inputs={k: v for k, v in inputs.items() if k in given})
         values = self.engine.complete(request)
         out = {name: _typed(values.get(name, ""), f.annotation) for name, f in fields.items()}
         tracker = dspy.settings.usage_tracker

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import text
-
 from auto_analyst.storage.dialect import is_postgres
+from auto_analyst.storage.engine import cached_text as text
 
 __all__ = ["owner_present"]
 

@@ -34,11 +34,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from sqlalchemy import text
 
 from auto_analyst.errors import BadInputError, NotFoundError
 from auto_analyst.storage import (Migrations, owner_present, read, real, store_engine, to_iso, transaction,
                                   utc_now)
+from auto_analyst.storage import cached_text as text  # one clause per SQL text (see cached_text)
 from auto_analyst.web.login_rows import LoginRows, sign_out_everywhere
 from auto_analyst.web.token_rows import ApiToken, TokenRows
 
@@ -168,6 +168,8 @@ class AccountStore(LoginRows, TokenRows):
         target: an Engine or database URL; None = the database of ``settings`` (``store_engine``).
         settings: used when ``target`` is None.
     """
+
+    _account_columns, _account = _COLUMNS, Account  # what LoginRows reads an account row with, in its login check
 
     def __init__(self, target: Any = None, settings: Any = None) -> None:
         self.engine = store_engine(settings, url=target) if target is not None else store_engine(settings)

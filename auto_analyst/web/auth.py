@@ -21,6 +21,7 @@ page and static files.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import functools
 import hmac
@@ -62,6 +63,8 @@ class WebUser(flask_login.UserMixin):
     """The id of the API token the request came with (``via == "api_token"`` only)."""
     account_id: str = ""
     """The account's id (``Account.id``; empty without an account): the server's memory is keyed by it."""
+    account: Account | None = dataclasses.field(default=None, compare=False, repr=False)
+    """The account row as this request's sign-in read it (caps, rate), so the request need not read it again."""
 
     def get_id(self) -> str:
         return f"{self.name}:{self.login_id}"
@@ -209,7 +212,7 @@ def auth_state() -> AuthState:
 
 
 def _user(account: Account, via: str, login_id: str = "", token_id: str = "") -> WebUser:
-    return WebUser(account.name, account.role, via, login_id, token_id, account.id)
+    return WebUser(account.name, account.role, via, login_id, token_id, account.id, account)
 
 
 def _load_session_user(user_id: str) -> WebUser | None:

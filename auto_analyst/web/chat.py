@@ -42,6 +42,13 @@ def body() -> dict[str, Any]:
     return data
 
 
+def signed_in_account():
+    """The signed-in user's account as this request's sign-in read it (None without one)."""
+    from flask_login import current_user as signed_in
+
+    return getattr(signed_in, "account", None)
+
+
 def conversation(sid: str) -> Conversation:
     """The signed-in user's conversation ``sid`` (raises ApiError 404 otherwise)."""
     return service().get(current_owner(), sid)
@@ -154,7 +161,7 @@ def ask(sid: str):
     state = auth_state()
     # Over the daily cap or the rate: refused before any model call. The hold reserves this question's
     # upper bound until its usage is recorded, so questions asked at once cannot pass the cap together.
-    hold = check_question(state.store, state, conv.user, cost_of(conv.session))
+    hold = check_question(state.store, state, conv.user, cost_of(conv.session), signed_in_account())
     meter = state.meter
 
     svc = service()  # the job thread has no app context
@@ -163,17 +170,17 @@ def ask(sid: str):
         from auto_analyst.results import ProgressEvent
 
         meter.before(conv.session)
-        try:
-            # The first question of a session starts its worker (seconds); say so before the API's events.
-            on_progress(ProgressEvent(stage="starting", message="Preparing the session"))
-            result = conv.session.ask(question, on_progress=on_progress, cancel=cancel, asked_at=asked_at)
-        finally:
-            meter.after(conv.user, conv.session, hold)  # records the real cost and drops the hold
+        # The first question of a session starts its worker (seconds); say so before the API's events.
+        on_progress(ProgressEvent(stage="starting", message="Preparing the session"))
+        result = conv.session.ask(question, on_progress=on_progress, cancel=cancel, asked_at=asked_at)
         svc.index.touch(conv, result)
         return render.result_json(result, conv.id, _index_of(conv, result))
 
+    def then():  # however the job ended: the real cost is recorded and the hold dropped, after the answer is out
+        meter.record(conv.user, conv.session, hold)
+
     with _released_on_error(state, hold):
-        job = svc.start_job(conv, "ask", work, title=question)
+        job = svc.start_job(conv, "ask", work, title=question, then=then)
     return jsonify(_job_json(conv, job)), 202
 
 
@@ -207,7 +214,8 @@ def run_code(sid: str):
     from auto_analyst.web.quota import check_question, holds_of
 
     state = auth_state()
-    hold = check_question(state.store, state, conv.user, NO_MODEL_CALLS)  # the rate only: a script calls no model
+    hold = check_question(state.store, state, conv.user, NO_MODEL_CALLS,  # the rate only: a script calls no model
+                          signed_in_account())
     question = str(data.get("question") or "") or None
     svc = service()  # the job thread has no app context
 

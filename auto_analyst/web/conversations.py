@@ -268,7 +268,7 @@ class HistoryIndex:
             return  # deleted meanwhile (do not bring its row back), or nothing to keep yet
         try:
             with conv.lock:
-                session.save_state()
+                session.save_state(only_changed=True)  # an answered question has stored it already
         except Exception:  # noqa: BLE001 - the answer stands even if the state cannot be saved now
             log.exception("conversation %s: could not save the session state", conv.id)
         if self.check_fresh:

@@ -7,6 +7,8 @@ on, and its result lands in the session (a reconnect replays every event from th
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
 import logging
 import secrets
@@ -29,6 +31,51 @@ def sse(event: str, data: Any, event_id: int | None = None) -> str:
     """One server-sent event frame (``data`` as one JSON line, so no newline can split the frame)."""
     head = f"id: {event_id}\n" if event_id is not None else ""
     return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+
+
+class _Deadlines:
+    """One daemon thread that sets each job's cancel event at its deadline (a ``threading.Timer`` per job cost a
+    thread start, which waits for the new thread to get the GIL: milliseconds on a busy server)."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, int, threading.Event]] = []
+        self._dropped: set[int] = set()
+        self._count = itertools.count()
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def add(self, seconds: float, event: threading.Event) -> int:
+        """Set ``event`` in ``seconds`` unless :meth:`drop` is called with the returned key first."""
+        key = next(self._count)
+        with self._cond:
+            heapq.heappush(self._heap, (time.monotonic() + seconds, key, event))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._loop, name="aa-job-deadlines", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+        return key
+
+    def drop(self, key: int) -> None:
+        with self._cond:
+            self._dropped.add(key)
+
+    def _loop(self) -> None:
+        with self._cond:
+            while True:
+                while self._heap and self._heap[0][1] in self._dropped:
+                    self._dropped.discard(heapq.heappop(self._heap)[1])
+                if not self._heap:
+                    self._cond.wait()
+                    continue
+                at, key, event = self._heap[0]
+                if at > time.monotonic():
+                    self._cond.wait(at - time.monotonic())
+                    continue
+                heapq.heappop(self._heap)
+                event.set()
+
+
+_DEADLINES = _Deadlines()
 
 
 class Job:
@@ -81,9 +128,7 @@ class Job:
         self._push("progress", data)
 
     def _run(self) -> None:
-        timer = threading.Timer(self._timeout, self.cancel.set)
-        timer.daemon = True
-        timer.start()
+        deadline = _DEADLINES.add(self._timeout, self.cancel)
         try:
             self._push("result", self._work(self.progress, self.cancel), final=True)
         except AutoAnalystError as exc:
@@ -93,7 +138,7 @@ class Job:
             self._push("error", {"kind": "internal", "message": "The run failed on the server; the error was logged."},
                        final=True)
         finally:
-            timer.cancel()
+            _DEADLINES.drop(deadline)
             with self._cond:
                 self.finished = True
                 self._cond.notify_all()
@@ -118,19 +163,25 @@ class Job:
             return self.events[-1] if self.finished and self.events else None
 
     def stream(self, start: int = 0) -> Iterator[str]:
-        """SSE frames of every event from index ``start``, ending after the final event."""
+        """SSE frames of every event from index ``start``, ending after the final event. The events there when the
+        reader wakes go out as one chunk: the server writes each chunk with four system calls, and on a busy server
+        several events are ready at once."""
         i = start
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: i < len(self.events) or self.finished, HEARTBEAT_SECONDS)
-                event = self.events[i] if i < len(self.events) else None
+                ready = self.events[i:]
                 done = self.finished
-            if event is None:
+            if not ready:
                 if done:
                     return
                 yield ": keepalive\n\n"
                 continue
-            i += 1
-            yield sse(event[0], event[1], i)
-            if event[0] in ("result", "error"):
-                return
+            frames = []
+            for name, data in ready:
+                i += 1
+                frames.append(sse(name, data, i))
+                if name in ("result", "error"):
+                    yield "".join(frames)
+                    return
+            yield "".join(frames)

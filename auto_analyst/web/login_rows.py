@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import timedelta
+from functools import lru_cache
 
 from sqlalchemy import text
 
@@ -22,9 +23,17 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+@lru_cache(maxsize=4)
+def _login_and_account(account_columns: str):
+    """The statement of :meth:`LoginRows.session_account`, built once (SQLAlchemy then finds its compiled form)."""
+    columns = ", ".join(f"a.{c.strip()}" for c in account_columns.split(","))
+    return text(f'SELECT w."user", w.expires_at, {columns} FROM web_sessions w '
+                'LEFT JOIN accounts a ON a.name = w."user" WHERE w.id = :i')
+
+
 class LoginRows:
     """The browser-login part of :class:`~auto_analyst.web.accounts.AccountStore` (needs ``self.engine``,
-    ``self._existing`` and ``self.get``)."""
+    ``self._existing``, ``self.get``, and ``self._account_columns`` / ``self._account`` to read an account row)."""
 
     def open_session(self, name: str, lifetime_s: float) -> str:
         """A new browser login of ``name`` lasting ``lifetime_s`` seconds: the random id for its cookie
@@ -44,15 +53,18 @@ class LoginRows:
         return sid
 
     def session_account(self, name: str, sid: str) -> Account | None:
-        """The account of the browser login ``sid`` when it is ``name``'s, open and not expired; else None."""
+        """The account of the browser login ``sid`` when it is ``name``'s, open and not expired; else None.
+
+        Read on every request of a browser: the login row and the account it names come in one statement."""
         if not sid:
             return None
         with read(self.engine) as conn:
-            row = conn.execute(text('SELECT "user", expires_at FROM web_sessions WHERE id = :i'),
-                               {"i": _token_hash(sid)}).first()
+            row = conn.execute(_login_and_account(self._account_columns), {"i": _token_hash(sid)}).first()
         if not row or row[0] != name or row[1] < to_iso(None):
             return None
-        return self.get(name)
+        if row[2] is not None:
+            return self._account(*row[2:])
+        return self.get(name)  # no account of exactly that spelling: matched without regard to case, as get() does
 
     def close_session(self, sid: str) -> None:
         """End the browser login ``sid`` (nothing happens when it is unknown)."""

@@ -51,7 +51,7 @@ def holds_of(store: AccountStore) -> BudgetHolds:
         return holds
 
 
-def check_question(store: AccountStore, limiter: Any, user: str, cost: QuestionCost) -> Hold | None:
+def check_question(store: AccountStore, limiter: Any, user: str, cost: QuestionCost, account: Any = None) -> Hold | None:
     """Reserve ``user``'s next question against the daily cap, then count it against the rate.
 
     Args:
@@ -59,6 +59,7 @@ def check_question(store: AccountStore, limiter: Any, user: str, cost: QuestionC
         limiter: an :class:`~auto_analyst.web.auth.AuthState` (its ``hit``).
         cost: the question's bound (:func:`cost_of`; ``NO_MODEL_CALLS`` for an edited script). A free one
             holds nothing and is never refused for cost.
+        account: ``user``'s account as this request's sign-in read it (read here when None or another's).
 
     Returns:
         the question's :class:`Hold` (None without a cap or when free): pass it to :meth:`UsageMeter.after`,
@@ -68,7 +69,8 @@ def check_question(store: AccountStore, limiter: Any, user: str, cost: QuestionC
         ApiError: 402 ``budget`` when the day's cost plus running questions' holds plus this question's bound
             passes the cap; 429 ``rate_limit`` (with ``Retry-After``) over the rate (the hold is released first).
     """
-    account = store.get(user)
+    if account is None or account.name != user:
+        account = store.get(user)
     if account is None:
         return None
     hold = None
@@ -121,13 +123,14 @@ class UsageMeter:
             self._seen.setdefault(session, _counts(session.usage))
 
     def after(self, user: str, session: Any, hold: Hold | None = None) -> threading.Thread:
-        """Record ``user``'s new usage once the session's after-answer work is done, and drop the question's
-        budget ``hold`` with it (returns the thread)."""
-        thread = threading.Thread(target=self._record, args=(user, session, hold), daemon=True, name="aa-usage")
+        """:meth:`record` in a background thread (returns the thread)."""
+        thread = threading.Thread(target=self.record, args=(user, session, hold), daemon=True, name="aa-usage")
         thread.start()
         return thread
 
-    def _record(self, user: str, session: Any, hold: Hold | None) -> None:
+    def record(self, user: str, session: Any, hold: Hold | None = None) -> None:
+        """Record ``user``'s new usage once the session's after-answer work is done (waits for it), and drop the
+        question's budget ``hold`` with it. Failures are logged, not raised (the hold is then released)."""
         holds = holds_of(self.store)
         try:
             session.settle()

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import text
 
 from auto_analyst.storage import Migrations, is_postgres, read, real, to_iso, transaction, utc_now
+from auto_analyst.storage import cached_text as text  # one clause per SQL text (see cached_text)
 from auto_analyst.web.accounts import AccountStore, today
 from auto_analyst.web.accounts import migrations as account_migrations
 

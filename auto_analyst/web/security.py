@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import hmac
 import secrets
+import time
 from pathlib import Path
 
 from flask import Flask, g, request, session
+from flask.sessions import SecureCookieSessionInterface
+from itsdangerous import BadSignature
 
 from auto_analyst.web.errors import ApiError
 
-__all__ = ["CSRF_HEADER", "csrf_token", "current_owner", "current_user", "init_app", "load_secret_key"]
+__all__ = ["CSRF_HEADER", "RESIGN_SECONDS", "SessionCookie", "csrf_token", "current_owner", "current_user", "init_app",
+           "load_secret_key"]
 
 CSRF_HEADER = "X-CSRF-Token"
 _SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
@@ -80,8 +84,47 @@ def _check_csrf() -> None:
         raise ApiError(403, "csrf", "Missing or wrong CSRF token; reload the page and try again.")
 
 
+RESIGN_SECONDS = 3600.0
+"""An unchanged permanent cookie is signed and sent again once it is this old (seconds), not on every request."""
+
+
+class SessionCookie(SecureCookieSessionInterface):
+    """Flask's signed session cookie, sent again only when its content changed or it was signed over
+    :data:`RESIGN_SECONDS` ago.
+
+    Flask re-signs a permanent session on every response (``SESSION_REFRESH_EACH_REQUEST``) to slide its expiry;
+    signing (JSON, zlib, HMAC) and the header cost about a tenth of a millisecond per request, twice per question
+    (the ask and its event stream), for an expiry of a year that then moves by at most an hour. What the cookie
+    proves is unchanged: it is verified on every request as before, and a login still ends at its own ``exp``.
+    """
+
+    def open_session(self, app: Flask, request):
+        signer = self.get_signing_serializer(app)
+        if signer is None:
+            return None
+        value = request.cookies.get(self.get_cookie_name(app))
+        if not value:
+            return self.session_class()
+        try:
+            data, signed = signer.loads(value, max_age=int(app.permanent_session_lifetime.total_seconds()),
+                                        return_timestamp=True)
+        except BadSignature:
+            return self.session_class()
+        opened = self.session_class(data)
+        opened.signed_at = signed.timestamp()
+        return opened
+
+    def should_set_cookie(self, app: Flask, session) -> bool:
+        if session.modified:
+            return True
+        if not (session.permanent and app.config["SESSION_REFRESH_EACH_REQUEST"]):
+            return False
+        return time.time() - getattr(session, "signed_at", 0.0) >= RESIGN_SECONDS
+
+
 def init_app(app: Flask) -> None:
     """Check the CSRF token before every state-changing request, and set safe response headers."""
+    app.session_interface = SessionCookie()
     app.before_request(_check_csrf)
 
     @app.after_request

@@ -204,8 +204,11 @@ class WebService:
         return upload
 
     # ------------------------------------------------------------------- jobs
-    def start_job(self, conv: Conversation, kind: str, work: Callable[..., Any], title: str = "") -> Job:
-        """Run ``work`` for ``conv`` in the background (one job per conversation at a time).
+    def start_job(self, conv: Conversation, kind: str, work: Callable[..., Any], title: str = "",
+                  then: Callable[[], None] | None = None) -> Job:
+        """Run ``work`` for ``conv`` in the background (one job per conversation at a time); ``then`` runs in the
+        job's thread after its last event and the conversation's note of activity (e.g. the usage, which waits for
+        the after-answer work: the answer is streamed first, and no thread is started for it).
 
         Raises:
             ApiError: 409 when the conversation is already running something.
@@ -213,7 +216,7 @@ class WebService:
         with conv.lock:
             if conv.busy:
                 raise ApiError(409, "busy", "This conversation is already working; wait or cancel first.")
-            job = Job(kind, work, timeout=self.job_timeout, on_done=lambda j: self._job_done(conv))
+            job = Job(kind, work, timeout=self.job_timeout, on_done=lambda j: self._job_done(conv, then))
             if self.shared is not None:
                 if not self.shared.claim(conv.id, job.id, kind, conv.user):
                     raise ApiError(409, "busy", "This conversation is already working; wait or cancel first.")
@@ -247,9 +250,13 @@ class WebService:
             job = self.shared.get(conv.id, job_id)
         return job
 
-    def _job_done(self, conv: Conversation) -> None:
-        self.index.touch(conv)
-        self._reap()
+    def _job_done(self, conv: Conversation, then: Callable[[], None] | None = None) -> None:
+        try:
+            self.index.touch(conv)
+            self._reap()
+        finally:
+            if then is not None:
+                then()
 
     def _reap(self) -> None:
         """Stop the workers of the least recently used idle conversations beyond ``max_live_workers``."""

@@ -157,3 +157,14 @@ def test_each_analyst_keeps_its_own_registry():
     a, b = Analyst(), Analyst()
     a.register_agent("forecasting", ForecastingSignature, "statsmodels forecasts.")
     assert "forecasting" in a.agents() and "forecasting" not in b.agents()
+
+
+def test_identify_remembers_its_answers_until_an_agent_is_registered():
+    reg = default_registry()
+    outputs = list(ForecastingSignature.output_fields)
+    with pytest.raises(UnknownSignature):  # analysts share their outputs; no registered one has these instructions
+        reg.identify(outputs, ForecastingSignature.instructions)
+    reg.register_agent("forecasting", ForecastingSignature, "statsmodels: forecasts of a measure over time.")
+    assert reg.identify(outputs, ForecastingSignature.instructions).name == "forecasting"
+    planner = reg.identify(list(sig.PlannerSignature.output_fields), sig.PlannerSignature.instructions)
+    assert reg.identify(list(sig.PlannerSignature.output_fields), sig.PlannerSignature.instructions) is planner

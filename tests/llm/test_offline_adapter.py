@@ -85,3 +85,26 @@ def test_each_model_call_is_one_typed_call_of_the_engine(tmp_path, monkeypatch):
         r = s.ask("mean of x")
     assert r.status == "ok" and calls and all(isinstance(c, Request) for c in calls)
     assert len(calls) >= r.usage.lm_calls  # the summaries after the answer are calls too
+
+
+def test_outputs_are_typed_as_dspy_does_with_each_field_types_adapter_built_once():
+    from typing import Literal
+
+    from dspy.adapters.utils import parse_value
+    from pydantic import BaseModel
+
+    from auto_analyst.offline.adapter import _adapter, _typed
+
+    class Step(BaseModel):
+        agent: Literal["a", "b"]
+        instruction: str
+
+    cases = [(["x", "y"], list[str]), ([{"agent": "a", "instruction": "go"}], list[Step]), (True, bool),
+             ("b", Literal["a", "b"]), ('["x"]', list[str]), (3, float), ({"k": 1}, dict[str, int])]
+    for value, annotation in cases:
+        assert _typed(value, annotation) == parse_value(value, annotation), (value, annotation)
+    before = _adapter.cache_info().hits
+    _typed(["z"], list[str])
+    assert _adapter.cache_info().hits == before + 1
+    with pytest.raises(ValueError):  # a wrong value fails as parse_value fails (pydantic's ValidationError)
+        _typed([{"agent": "c", "instruction": "go"}], list[Step])

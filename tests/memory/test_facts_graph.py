@@ -77,6 +77,16 @@ def test_usage_and_recency_order_facts_of_equal_relevance(graph) -> None:
     assert graph.get_facts("alice", [older.id])[0].uses == 3
 
 
+def test_facts_are_read_without_their_links_for_a_prompt(graph) -> None:
+    west = fact("alice", "region=West", "mean price", 50.0, measure="price")
+    graph.add_facts([west])
+    full, bare = graph.get_facts("alice", [west.id])[0], graph.get_facts("alice", [west.id], links=False)[0]
+    assert {lk.entity for lk in full.links} == {"region=West", "region", "price", "sales"} and bare.links == []
+    assert bare.model_dump(exclude={"links"}) == full.model_dump(exclude={"links"})
+    scope = Scope(user="alice", session_id="x")
+    assert retrieve(graph, scope, "West price", now=NOW, current={"fp1"}, links=False).hits[0].fact.links == []
+
+
 def test_users_never_see_each_others_facts(graph) -> None:
     graph.add_facts([fact("alice", "region=West", "mean revenue", 1.0), fact("bob", "region=West", "mean revenue", 2.0)])
     assert [f.value for f in graph.list_facts("alice")] == [1.0]

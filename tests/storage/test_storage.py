@@ -51,6 +51,35 @@ def test_writes_reuse_pooled_connections(tmp_path: Path) -> None:
     assert len(opened) <= 1  # at most the first write opened a connection; the other 19 reused it
 
 
+def test_a_write_takes_the_lock_at_its_start_and_a_read_is_one_snapshot(tmp_path: Path) -> None:
+    from auto_analyst.storage import read
+
+    engine = engine_for(tmp_path / "h.sqlite3")
+    other = sqlite3.connect(tmp_path / "h.sqlite3", timeout=0, isolation_level=None)
+    with transaction(engine) as conn:  # BEGIN IMMEDIATE: no other writer gets in, before any statement of ours
+        assert conn.connection.dbapi_connection.in_transaction
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            other.execute("BEGIN IMMEDIATE")
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("ROLLBACK")
+    with read(engine) as conn:
+        assert conn.connection.dbapi_connection.in_transaction  # BEGIN: its statements read one snapshot
+    other.close()
+
+
+def test_a_stores_statements_are_built_once_per_sql_text(tmp_path: Path) -> None:
+    from auto_analyst.storage import cached_text
+
+    assert cached_text("SELECT 1 WHERE :x = 1") is cached_text("SELECT 1 WHERE :x = 1")
+    h = History(path=tmp_path / "h.sqlite3")
+    h.record_turn("alice", "s", 1, "q1", state_json={"turn": 1})
+    before = cached_text.cache_info()
+    h.record_turn("alice", "s", 2, "q2", state_json={"turn": 2})
+    after = cached_text.cache_info()
+    assert after.misses == before.misses and after.hits > before.hits  # the second turn built no clause
+    assert h.load_session_state("alice", "s") == '{"turn": 2}'
+
+
 def test_migrations_run_once_and_are_recorded(tmp_path: Path) -> None:
     m = Migrations("demo")
 

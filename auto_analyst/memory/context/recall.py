@@ -105,7 +105,7 @@ def prepare(stores: MemoryStores, scope: Scope, question: str, dataset_descripti
 def _facts_for(stores: MemoryStores, scope: Scope, question: str) -> list[tuple[str, str]]:
     """The current (not stale) facts around the question's entities, best first, as (id, line) for the context."""
     try:
-        found = fact_recall.retrieve(stores.graph, scope, question, k=stores.settings.facts_k)
+        found = fact_recall.retrieve(stores.graph, scope, question, k=stores.settings.facts_k, links=False)
     except Exception:  # noqa: BLE001 - the question is answered without remembered facts rather than not at all
         return []
     return [(h.fact.id, render_fact(h.fact)) for h in found.current]
@@ -114,7 +114,7 @@ def _facts_for(stores: MemoryStores, scope: Scope, question: str) -> list[tuple[
 def facts_for_memory(stores: MemoryStores, scope: Scope, question: str) -> tuple[list[dict], list[MemoryHit]]:
     """Rows of remembered facts (stale ones marked) for a question about earlier findings, and the hits."""
     try:
-        found = fact_recall.retrieve(stores.graph, scope, question, k=stores.settings.facts_k)
+        found = fact_recall.retrieve(stores.graph, scope, question, k=stores.settings.facts_k, links=False)
     except Exception:  # noqa: BLE001
         return [], []
     rows = fact_recall.memory_rows(found, question, limit=stores.settings.facts_k)

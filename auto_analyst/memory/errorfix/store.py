@@ -19,9 +19,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
 
 from auto_analyst.storage import Migrations, engine_for, greatest, read, real, transaction
+from auto_analyst.storage import cached_text as text  # one clause per SQL text (see cached_text)
 
 __all__ = ["GLOBAL", "ErrorStore", "document_hash", "entry_id", "normalise_document", "migrations"]
 

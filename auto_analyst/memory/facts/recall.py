@@ -156,8 +156,9 @@ def _age_hours(ts: str, now: datetime) -> float:
 
 
 def retrieve(graph: GraphStore, scope: Scope, question: str, k: int = CANDIDATES, now: datetime | None = None,
-             current: set[str] | None = None) -> Retrieved:
-    """The user's facts around the question's entities, ranked (see the module docstring), at most ``k``."""
+             current: set[str] | None = None, links: bool = True) -> Retrieved:
+    """The user's facts around the question's entities, ranked (see the module docstring), at most ``k``; their
+    ``links`` are read only when asked (a prompt renders none)."""
     now = now or datetime.now(timezone.utc)
     seeds = question_entities(question, scope, graph)
     walked = graph.walk(scope.user, seeds, WALK_DEPTH)
@@ -178,7 +179,7 @@ def retrieve(graph: GraphStore, scope: Scope, question: str, k: int = CANDIDATES
     ranked.sort(key=lambda r: (-r[0], -r[1], r[2], r[3]))  # relevance, count x recency, newest
     current = current_fingerprints(graph, scope) if current is None else current
     top = ranked[: 2 * k]
-    facts = {f.id: f for f in graph.get_facts(scope.user, [r[3] for r in top])}
+    facts = {f.id: f for f in graph.get_facts(scope.user, [r[3] for r in top], links=links)}
     hits, claims = [], set()
     for relevance, s, _, fid in top:
         f = facts.get(fid)

@@ -19,16 +19,18 @@ __all__ = ["record", "record_facts"]
 log = logging.getLogger(__name__)
 
 
-def record(stores: MemoryStores, scope: Scope, question: str, result: Result) -> None:
-    """Store the turn (its whole Result as JSON) in the user's history, the entities it used and its facts."""
+def record(stores: MemoryStores, scope: Scope, question: str, result: Result, state: dict | str | None = None) -> bool:
+    """Store the turn (its whole Result as JSON) in the user's history, with the session's ``state`` when given (in
+    the turn's own write), the entities it used and its facts. False when nothing was stored: the account it was
+    asked for is gone (storage.owners)."""
     stored = stores.history.record_turn(
         scope.user, scope.session_id, result.turn, question, intent=result.trace.intent,
         plan_json=[s.model_dump() for s in result.plan], code=result.code,
         result_summary=(result.trace.standalone_question or "")[:500], answer=result.answer,
         model=stores.settings.model, timings_json=result.timings, usage_json=result.usage.model_dump(),
-        result_json=result.model_dump(mode="json"), owner=scope.owner)
+        result_json=result.model_dump(mode="json"), owner=scope.owner, state_json=state)
     if not stored:
-        return  # the account it was asked for is gone (storage.owners): nothing of the turn is kept
+        return False  # the account it was asked for is gone (storage.owners): nothing of the turn is kept
     ents = extract_entities(question, result.code, scope.columns, list(scope.frames))
     if ents:
         stores.entities.record(scope.user, scope.session_id, ents)
@@ -36,6 +38,7 @@ def record(stores: MemoryStores, scope: Scope, question: str, result: Result) ->
         record_facts(stores, scope, result)
     except Exception:  # noqa: BLE001 - the answer and its history stand even if the facts cannot be written
         log.exception("The facts of turn %s could not be stored", result.turn)
+    return True
 
 
 def record_facts(stores: MemoryStores, scope: Scope, result: Result) -> int:

@@ -15,13 +15,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
 
 from auto_analyst.config import Settings
 from auto_analyst.memory.users.history_schema import PG_DOCUMENT, SessionInfo, TurnRecord, UploadRecord, migrations
 from auto_analyst.memory.users.quotes import QuoteMatch, best_answer, clean_quote
 from auto_analyst.storage import (DEFAULT_FILE, greatest, is_postgres, owner_present, read, sqlite_file,
                                   store_engine, to_iso, transaction)
+from auto_analyst.storage import cached_text as text  # one clause per SQL text (see cached_text)
 
 __all__ = ["History", "TurnRecord", "SessionInfo", "QuoteMatch", "UploadRecord", "HISTORY_FILE", "migrations"]
 
@@ -67,13 +67,15 @@ class History:
         self, user: str, session: str, turn: int, question: str, intent: str = "", plan_json: Any = "[]",
         code: str = "", result_summary: str = "", answer: str = "", model: str = "", timings_json: Any = "{}",
         usage_json: Any = "{}", result_json: Any = "{}", *, at: Any = None, owner: str | None = None,
+        state_json: Any = None,
     ) -> int:
         """Store one turn (committed before returning) and return its id; 0 (nothing stored) when ``owner`` (an
         account id) is given and the account ``user`` no longer has it (removed meanwhile; see ``storage.owners``).
 
         ``*_json`` arguments may be JSON text or any JSON-serialisable value (dumped here). ``at``
         (a datetime, default now) sets ``created_at``. The session row is created on first use,
-        titled with its first question.
+        titled with its first question. ``state_json`` (when not None) is stored as the session's state, as
+        :meth:`save_session_state` does, in the same transaction (an answered turn changes both).
         """
         created = to_iso(at)
         with transaction(self.engine) as conn:
@@ -90,6 +92,8 @@ class History:
                  "answer": answer, "model": model, "timings": _as_json(timings_json), "usage": _as_json(usage_json),
                  "result": _as_json(result_json)},
             ).first()
+            if state_json is not None:
+                self._set_state(conn, user, session, state_json)
             return int(row[0])
 
     @staticmethod
@@ -111,9 +115,13 @@ class History:
             if not owner_present(conn, user, owner):
                 return False
             self._touch_session(conn, user, session, now)
-            conn.execute(text('UPDATE sessions SET state_json = :state WHERE "user" = :user AND session = :session'),
-                         {"state": _as_json(state_json), "user": user, "session": session})
+            self._set_state(conn, user, session, state_json)
         return True
+
+    @staticmethod
+    def _set_state(conn: Any, user: str, session: str, state_json: Any) -> None:
+        conn.execute(text('UPDATE sessions SET state_json = :state WHERE "user" = :user AND session = :session'),
+                     {"state": _as_json(state_json), "user": user, "session": session})
 
     def record_upload(self, user: str, session: str, path: str | Path, name: str, *, owner: str | None = None) -> int:
         """Remember that ``user`` loaded the file ``path`` as table ``name`` in ``session``; returns its id (0, nothing

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import text
 
 from auto_analyst.config import Settings
 from auto_analyst.errors import BadInputError
 from auto_analyst.storage import Migrations, read, sqlite_file, store_engine, to_iso, transaction
+from auto_analyst.storage import cached_text as text  # one clause per SQL text (see cached_text)
 
 __all__ = ["Profile", "ProfileStore", "render", "FIELDS", "MAX_VALUE_CHARS", "MAX_NOTES"]
 

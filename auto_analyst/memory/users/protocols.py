@@ -25,8 +25,9 @@ class HistoryPort(Protocol):
     def record_turn(self, user: str, session: str, turn: int, question: str, intent: str = "", plan_json: Any = "[]",
                     code: str = "", result_summary: str = "", answer: str = "", model: str = "",
                     timings_json: Any = "{}", usage_json: Any = "{}", result_json: Any = "{}", *,
-                    at: Any = None, owner: str | None = None) -> int:
-        """Store one turn (``*_json``: JSON text or a JSON-serialisable value); returns its id, or 0 without storing
+                    at: Any = None, owner: str | None = None, state_json: Any = None) -> int:
+        """Store one turn (``*_json``: JSON text or a JSON-serialisable value), and with ``state_json`` the session's
+        state as :meth:`save_session_state` would, in the same write; returns its id, or 0 without storing
         when ``owner`` (an account id) is given and the account ``user`` no longer has it (``storage.owners``)."""
 
     def save_session_state(self, user: str, session: str, state_json: Any, *, owner: str | None = None) -> bool:

@@ -141,8 +141,9 @@ class GraphStore(Protocol):
         return [Walked(f, via, d, ts, int(uses or 0), last or "") for (f, via), (d, ts, uses, last) in best.items()]
 
     @abstractmethod
-    def get_facts(self, user: str, ids: Sequence[str]) -> list[Fact]:
-        """The user's facts with these ids (with links), in the order of ``ids``; unknown ids are skipped."""
+    def get_facts(self, user: str, ids: Sequence[str], links: bool = True) -> list[Fact]:
+        """The user's facts with these ids (with their links unless ``links`` is False: a prompt reads none, and they
+        are most of what is read), in the order of ``ids``; unknown ids are skipped."""
 
     @abstractmethod
     def list_facts(self, user: str, limit: int | None = None, text: str = "", session: str | None = None) -> list[Fact]:

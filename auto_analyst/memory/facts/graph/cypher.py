@@ -135,9 +135,10 @@ class CypherGraph(GraphStore):
                          keys=[_fkey(user, i) for i in facts])
         return [(r[0], r[1]) for r in rows]
 
-    def get_facts(self, user: str, ids: Sequence[str]) -> list[Fact]:
+    def get_facts(self, user: str, ids: Sequence[str], links: bool = True) -> list[Fact]:
         ids = list(dict.fromkeys(ids))
-        return self._facts(user, "f.key IN $keys", order=ids, keys=[_fkey(user, i) for i in ids]) if ids else []
+        return self._facts(user, "f.key IN $keys", order=ids, with_links=links,
+                           keys=[_fkey(user, i) for i in ids]) if ids else []
 
     def list_facts(self, user: str, limit: int | None = None, text: str = "", session: str | None = None) -> list[Fact]:
         where = "f.user = $user" + (" AND f.session = $session" if session is not None else "")
@@ -145,13 +146,14 @@ class CypherGraph(GraphStore):
         tail = " ORDER BY f.at DESC, f.id" + (f" LIMIT {int(limit)}" if limit is not None else "")
         return self._facts(user, where, tail=tail, user_=user, session=session, text=text.lower())
 
-    def _facts(self, user: str, where: str, order: Sequence[str] | None = None, tail: str = "", **params) -> list[Fact]:
+    def _facts(self, user: str, where: str, order: Sequence[str] | None = None, tail: str = "", with_links: bool = True,
+               **params) -> list[Fact]:
         params = {("user" if k == "user_" else k): v for k, v in params.items() if v is not None}
         params.setdefault("user", user)
         rows = self._run(f"MATCH (f:Fact) WHERE {where} AND f.user = $user RETURN {_RETURN}{tail}", **params)
         keys = [_fkey(user, r[0]) for r in rows]
         links: dict[str, list[Link]] = {}
-        for k in range(0, len(keys), 500):
+        for k in range(0, len(keys) if with_links else 0, 500):
             for fid, name, kind, role in self._run(
                     "MATCH (f:Fact)-[a:ABOUT]->(e:Entity) WHERE f.key IN $keys RETURN f.id, e.name, e.kind, a.role",
                     keys=keys[k:k + 500]):
