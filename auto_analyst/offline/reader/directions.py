@@ -13,7 +13,7 @@ import re
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.lexicon import lexicon
-from auto_analyst.offline.reader.text import Reading, number
+from auto_analyst.offline.reader.text import Reading, number, words_of
 from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary
 from auto_analyst.offline.spec import Filter, QuerySpec
 
@@ -36,6 +36,12 @@ def coordinate_column(word: str, vocab: Vocabulary, table: TableDescription) -> 
         found = f"several columns could be the {coord} ({', '.join(cols)})" if cols else f"no column is the {coord}"
         return None, f"'{word}' orders the {coord}, and {found}; name the column to compare."
     col = next(c for c in table.columns if c.name == cols[0])
+    hemisphere = next((w for w in words_of(col.name)[1:] if w in _SIGN and _SIGN[w] < 0), None)
+    if hemisphere is not None:
+        # `longitude_W`, `lat_s`: degrees counted positive to the west (south), the other way round from ISO 6709
+        return None, (f"'{word}' orders the {coord}, and `{col.name}` may count degrees positive to the "
+                      f"{'west' if coord == 'longitude' else 'south'} ('{hemisphere}' in its name); name the condition "
+                      f"on `{col.name}` as a number.")
     if not (isinstance(col.min, (int, float)) and isinstance(col.max, (int, float)) and -limit <= col.min
             and col.max <= limit):
         return None, (f"'{word}' orders the {coord} in degrees from -{limit} to {limit}, and `{col.name}` has values "
