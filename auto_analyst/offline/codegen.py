@@ -131,10 +131,17 @@ def preprocessing(spec: QuerySpec, i: int) -> str:
                      f"{GRAIN_CODE[spec.time_grain]})")
     if spec.filters:
         lines.append(f"print('rows kept after filtering:', len(data_{i}))")
+    if spec.filters and not counts_rows(spec):
         where = _where(spec).strip(" ()")
         lines += [f"if data_{i}.empty:",
                   f"    raise LookupError({f'No rows match {where}, so there is nothing to compute.'!r})"]
     return "\n".join(lines)
+
+
+def counts_rows(spec: QuerySpec) -> bool:
+    """A count of rows in no groups: no row kept is the answer 0 ('how many cities under 1.5 thousand?'), no failure."""
+    return spec.task == "aggregate" and not spec.group_by and not spec.time_grain and bool(spec.measures) \
+        and all(m.func in ("count", "nunique") for m in spec.measures)
 
 
 def _groups(spec: QuerySpec) -> list[str]:

@@ -24,7 +24,7 @@ from auto_analyst.data.description import DatasetDescription
 from auto_analyst.data.duck_sql import DIALECTS, aggregate_sql, quote, rows_sql
 from auto_analyst.data.relations import relationship
 from auto_analyst.data.sql_driver import NUMBER_CLASSES, sqlite_numbers_only
-from auto_analyst.offline.codegen import ISO_DAY, _where, grouped_tail, statistics, visualisation
+from auto_analyst.offline.codegen import ISO_DAY, _where, counts_rows, grouped_tail, statistics, visualisation
 from auto_analyst.offline.joins import join_of, view_columns, with_joins
 from auto_analyst.offline.join_links import NO_MATCH, view_tables
 from auto_analyst.offline.spec import QuerySpec
@@ -260,7 +260,7 @@ def _filters(spec: QuerySpec, src: _Source) -> list[tuple]:
 
 def _empty_check(var: str, spec: QuerySpec, empty: str = "{}.empty") -> list[str]:
     """Lines raising as the pandas code does when the filters keep no row (nothing to compute)."""
-    if not spec.filters:
+    if not spec.filters or counts_rows(spec):
         return []
     where = _where(spec).strip(" ()")
     return [f"if {empty.format(var)}:",

@@ -160,3 +160,60 @@ def test_a_hemisphere_in_the_column_name_declines(rename, question):
     no longitude at all."""
     text, _ = read(harbours().rename(columns=rename), question)
     assert text.startswith("decline:") and (next(iter(rename.values())) in text or "no column is the" in text), text
+
+
+# -- 5. a range of group statistics is never the range of the rows ----------------------------------------------------
+
+@pytest.mark.parametrize("question", [
+    "What is the difference between the highest and lowest total berths by country?",
+    "What is the max minus min of the average berths of countries?",
+])
+def test_a_range_of_group_statistics_declines(question):
+    text, _ = read(harbours(), question)
+    assert text.startswith("decline:") and "range of group statistics" in text, text
+
+
+def test_the_range_of_a_column_named_total_still_answers():
+    frame = harbours().rename(columns={"berths": "total_berths"})
+    text, _ = read(frame, "What is the difference between the highest and lowest total berths?")
+    assert "range of `total_berths`" in text, text
+
+
+# -- 6. lesser: percent change from a base of 0 or below, an empty count, 'the 3 northernmost', two tables ------------
+
+def profits() -> pd.DataFrame:
+    return pd.DataFrame({"shop": ["Northgate", "Northgate", "Oakfield", "Oakfield", "Pinewood", "Pinewood"], "year": [2019, 2022] * 3,
+                         "margin": [-4.0, 6.0, 0.0, 3.0, 8.0, 10.0]})
+
+
+def test_percent_change_from_a_base_of_zero_or_below(tmp_path):
+    (grouped,) = ask(tmp_path / "a", profits(), "shops",
+                     ["What is the percent change in margin from 2019 to 2022 for each shop?"])
+    (single,) = ask(tmp_path / "b", profits(), "shops", ["What is the percent change in margin of Northgate from 2019 to 2022?"])
+    assert grouped.status == "ok", grouped.answer
+    rows = {r[0]: r[-1] for r in grouped.tables[0].rows}
+    assert rows["Pinewood"] == pytest.approx(25.0) and rows["Northgate"] is None and rows["Oakfield"] is None, rows
+    assert "undefined or misleading" in grouped.answer
+    assert single.status != "ok" and "undefined or misleading" in single.answer, single.answer
+
+
+def test_an_empty_filtered_count_is_zero(tmp_path):
+    (r,) = ask(tmp_path, harbours(), "harbours", ["How many harbours have berths under 1 thousand and lat over 80?"])
+    assert r.status == "ok" and r.tables[0].rows[0][0] == 0, r.answer
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What are the 3 northernmost harbours?", "top 3 `harbour` by mean of `lat`"),
+    ("Which are the 2 harbours furthest west?", "bottom 2 `harbour` by mean of `lon`"),
+])
+def test_n_compass_superlatives_are_n_rows(question, expected):
+    text, _ = read(harbours(), question)
+    assert text == expected
+
+
+def test_a_compass_word_with_two_tables_says_which():
+    desc = describe_tables({"harbours": harbours(), "lights": harbours().rename(columns={"harbour": "light"})},
+                           active="harbours")
+    s = read_question("How many harbours are north of 50 degrees?", desc, None)[-1]
+    assert s.table == "harbours"
+    assert any("'lights' has a latitude too" in a for a in s.assumptions), s.assumptions

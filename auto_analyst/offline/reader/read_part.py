@@ -119,6 +119,13 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
         keywords.setdefault(name, []).insert(0, text[a:b])
         spans.setdefault(name, []).insert(0, (a, b))
     funcs = read_funcs(st)
+    for (a, f, w), (b, g, _) in zip(funcs, funcs[1:]):
+        if f == "range" and g not in ("range", "min", "max") and not re.sub(r"\b(?:the|of)\b", "", text[a + len(w):b]).strip():
+            # 'the difference between the highest and lowest total population of states' is the range of the states'
+            # totals, not of the rows: never answered as the range of the rows
+            spec.problems.append(f"'{w} {text[b:].split()[0]}' is a range of group statistics (each group's figure, "
+                                 "then the highest minus the lowest), which I can't compute offline; ask for the "
+                                 "figures by group.")
     p = Pieces(text=text, raw=question, spec=spec, funcs=funcs, chart=read_chart(st), task_word=read_task_words(st),
                n=n, keywords=keywords, keyword_spans=spans, mentions=all_mentions, superlatives=superlatives,
                drop_missing=drop_missing, significance=significance, negated=negated - both, both=both,
