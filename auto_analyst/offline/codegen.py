@@ -138,6 +138,9 @@ def preprocessing(spec: QuerySpec, i: int) -> str:
     return "\n".join(lines)
 
 
+ONE_ROW_SAME = ("mean", "median", "sum", "min", "max")  # statistics of one value that are that value
+
+
 def counts_rows(spec: QuerySpec) -> bool:
     """A count of rows in no groups: no row kept is the answer 0 ('how many cities under 1.5 thousand?'), no failure."""
     return spec.task == "aggregate" and not spec.group_by and not spec.time_grain and bool(spec.measures) \
@@ -194,10 +197,12 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
                     f"best_{i} = tied_{i}[0] if len(tied_{i}) == 1 else ' and '.join(tied_{i})",
                     f"if len(tied_{i}) > 1:",
                     f"    print('Tie:', best_{i}, 'share the {word} value.')",
-                    f"print({g!r}, 'with the {word} {m.label()}:', best_{i}, top_value_{i})",
-                    f"show(best_{i}, name={f'{g} with the {word} {m.label()}{_where(spec)}'!r})",
-                    f"show(top_value_{i}, name={f'its {m.label()}'!r})",
-                    f"show(totals_{i}.rename({m.label()!r}).reset_index(), name={f'{m.label()} by {g}{_where(spec)}'!r})"]
+                    # each group one row ('which city is northernmost?'): its mean is its value, and is named so
+                    f"one_row_{i} = {m.column is not None and m.func in ONE_ROW_SAME} and bool({d}.groupby({groups!r}).size().max() == 1)",
+                    f"label_{i} = {m.column!r} if one_row_{i} else {m.label()!r}",
+                    f"print({g!r}, 'with the {word}', label_{i} + ':', best_{i}, top_value_{i})",
+                    f"show(best_{i}, name={f'{g} with the {word} '!r} + label_{i} + {_where(spec)!r})",
+                    f"show(top_value_{i}, name='its ' + label_{i})", f"show(totals_{i}.rename(label_{i}).reset_index(), name=label_{i} + {f' by {g}{_where(spec)}'!r})"]
         else:
             which = "bottom" if spec.ascending else "top"
             out += [f"top_{i} = totals_{i}.head({spec.n}).rename({m.label()!r}).reset_index()",

@@ -332,7 +332,8 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
         out += [f"grouped_{i} = sql({_q(query)})"] + _empty_check(f"grouped_{i}", spec)
         out.append(f"totals_{i} = grouped_{i}.set_index({groups if len(groups) > 1 else groups[0]!r})[{m.label()!r}]"
                    f".sort_values(ascending={spec.ascending})")
-        out += _rest_of(statistics(spec, i))
+        # the rows are not brought back, so a group of one row is not known: the label keeps the statistic
+        out += [f"one_row_{i} = False" if x.startswith(f"one_row_{i} =") else x for x in _rest_of(statistics(spec, i))]
     elif t == "top_n" and spec.measures and spec.measures[0].column:
         _measures(spec, src)
         if src.view:

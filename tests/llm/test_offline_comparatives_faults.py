@@ -217,3 +217,13 @@ def test_a_compass_word_with_two_tables_says_which():
     s = read_question("How many harbours are north of 50 degrees?", desc, None)[-1]
     assert s.table == "harbours"
     assert any("'lights' has a latitude too" in a for a in s.assumptions), s.assumptions
+
+
+def test_a_superlative_of_one_row_groups_is_named_by_the_value(tmp_path):
+    """Each harbour is one row: 'the highest mean lat' of a harbour is its lat, and the answer says 'lat'; groups of
+    several rows keep 'mean'."""
+    h = harbours()
+    one, many = ask(tmp_path, h, "harbours", ["Which harbour is the northernmost?",
+                                              "Which country has the highest average berths?"])
+    assert head(one).startswith("**Harbour with the highest lat**"), one.answer
+    assert "mean berths" in head(many), many.answer
