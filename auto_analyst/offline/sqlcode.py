@@ -24,7 +24,8 @@ from auto_analyst.data.description import DatasetDescription
 from auto_analyst.data.duck_sql import DIALECTS, aggregate_sql, quote, rows_sql
 from auto_analyst.data.relations import relationship
 from auto_analyst.data.sql_driver import NUMBER_CLASSES, sqlite_numbers_only
-from auto_analyst.offline.codegen import ISO_DAY, _where, grouped_tail, statistics, visualisation
+from auto_analyst.offline.codegen import counts_rows, grouped_tail, statistics, visualisation
+from auto_analyst.offline.filtercode import ISO_DAY, where_said as _where
 from auto_analyst.offline.joins import join_of, view_columns, with_joins
 from auto_analyst.offline.join_links import NO_MATCH, view_tables
 from auto_analyst.offline.spec import QuerySpec
@@ -260,7 +261,7 @@ def _filters(spec: QuerySpec, src: _Source) -> list[tuple]:
 
 def _empty_check(var: str, spec: QuerySpec, empty: str = "{}.empty") -> list[str]:
     """Lines raising as the pandas code does when the filters keep no row (nothing to compute)."""
-    if not spec.filters or spec.yes_no:  # asked as yes or no, no rows kept is the answer 'no'
+    if not spec.filters or spec.yes_no or counts_rows(spec):  # 'no' / a count of 0 is the answer
         return []
     where = _where(spec).strip(" ()")
     return [f"if {empty.format(var)}:",
@@ -341,7 +342,8 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
         out += [f"grouped_{i} = sql({_q(query)})"] + _empty_check(f"grouped_{i}", spec)
         out.append(f"totals_{i} = grouped_{i}.set_index({groups if len(groups) > 1 else groups[0]!r})[{m.label()!r}]"
                    f".sort_values(ascending={spec.ascending})")
-        out += _rest_of(statistics(spec, i))
+        # the rows are not brought back, so a group of one row is not known: the label keeps the statistic
+        out += [f"one_row_{i} = False" if x.startswith(f"one_row_{i} =") else x for x in _rest_of(statistics(spec, i))]
     elif t == "top_n" and spec.measures and spec.measures[0].column:
         _measures(spec, src)
         if src.view:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 
-from auto_analyst.data.description import TableDescription
+from auto_analyst.data.description import DatasetDescription, TableDescription
 from auto_analyst.offline.reader.lexicon import lexicon
-from auto_analyst.offline.reader.text import Reading, number
-from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary
+from auto_analyst.offline.reader.text import Reading, number, words_of
+from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary, vocabulary
 from auto_analyst.offline.spec import Filter, QuerySpec
 
-__all__ = ["coordinate_column", "direction_filters", "direction_superlatives"]
+__all__ = ["coordinate_column", "direction_filters", "direction_superlatives", "other_tables_note"]
 
 _WORDS = r"(north|south|east|west)"
 OF = re.compile(rf"\b(?:to\s+the\s+)?{_WORDS}\s+of\s+(?:(?P<v>-?\d+(?:\.\d+)?)\s*(?:degrees?|deg|°)?"
@@ -36,6 +36,12 @@ def coordinate_column(word: str, vocab: Vocabulary, table: TableDescription) -> 
         found = f"several columns could be the {coord} ({', '.join(cols)})" if cols else f"no column is the {coord}"
         return None, f"'{word}' orders the {coord}, and {found}; name the column to compare."
     col = next(c for c in table.columns if c.name == cols[0])
+    hemisphere = next((w for w in words_of(col.name)[1:] if w in _SIGN and _SIGN[w] < 0), None)
+    if hemisphere is not None:
+        # `longitude_W`, `lat_s`: degrees counted positive to the west (south), the other way round from ISO 6709
+        return None, (f"'{word}' orders the {coord}, and `{col.name}` may count degrees positive to the "
+                      f"{'west' if coord == 'longitude' else 'south'} ('{hemisphere}' in its name); name the condition "
+                      f"on `{col.name}` as a number.")
     if not (isinstance(col.min, (int, float)) and isinstance(col.max, (int, float)) and -limit <= col.min
             and col.max <= limit):
         return None, (f"'{word}' orders the {coord} in degrees from -{limit} to {limit}, and `{col.name}` has values "
@@ -121,3 +127,20 @@ def direction_superlatives(st: Reading, spec: QuerySpec | None, vocab: Vocabular
                                     f" `{col}` ({entry['coordinate']} grows to the "
                                     f"{'north' if entry['coordinate'] == 'latitude' else 'east'})")
     return out
+
+
+def other_tables_note(text: str, table: TableDescription, desc: DatasetDescription) -> list[str]:
+    """With several tables loaded, a compass word read on ``table`` says so when another table has that coordinate
+    too ('south of 25' on cities, while citiesm has a latitude): never a silent choice of table. ``text`` is folded."""
+    words = {m.group(1) for m in OF.finditer(text)} | {next(g for g in m.groups() if g) for m in MOST.finditer(text)}
+    notes = []
+    for coord in dict.fromkeys(lexicon().directions[w]["coordinate"] for w in sorted(words)):
+        word = next(w for w in sorted(words) if lexicon().directions[w]["coordinate"] == coord)
+        names = {t.name for t in desc.tables}
+        joins = {t.name for t in desc.tables if "__" in t.name and set(t.name.split("__")) <= names}  # 'a__b' views
+        others = [t.name for t in desc.tables if t.name not in joins | {table.name}
+                  and coordinate_column(word, vocabulary(t), t)[0]]
+        if others:
+            notes.append(f"read the {coord} of table '{table.name}' ({', '.join(repr(o) for o in others)} has a {coord} "
+                         "too; name the table to read it instead)")
+    return notes

@@ -252,6 +252,15 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None
         # 'and s5?' after an answer with no measured column to replace: never answered as the earlier one again
         new.problems.append(f"I can't tell what to do with `{p.numeric[0]}` in the earlier question; ask it whole.")
     superlative = next((f for _, f, w in p.funcs if f in ("min", "max") and w not in PLAIN), None)
+    if superlative is None and p.superlatives:
+        # 'and the southernmost?', 'and the slowest?': an adjective's order is a superlative as 'the lowest' is, its
+        # column already swapped in above (the direction said in the assumptions)
+        superlative = p.superlatives[0].func
+        new.assumptions += p.spec.assumptions
+        if prev.task == "top_n" and not new.group_by:
+            new.ascending = superlative == "min"
+        elif not new.group_by and not new.time_grain:  # 'and the northernmost?' after a mean: of what, unsaid
+            new.problems.append(f"I can't tell what '{p.superlatives[0].word}' asks of the earlier answer; ask it whole.")
     if superlative and not p.chart and new.group_by and new.measures and chosen is None:
         # "which of those is the highest?": rank the previous result's groups (a top N: among those N)
         if prev.task == "top_n" and prev.group_by and prev.n:

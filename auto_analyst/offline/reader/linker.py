@@ -256,6 +256,10 @@ def link_superlatives(st: Reading, vocab: Vocabulary, spec: QuerySpec | None = N
         else:
             continue
         links = _chosen_links({x for b in bases for x in vocab.adjective_links(b)}, st.text[m.end():], vocab)
+        if len({c for c, _, _, _ in links}) > 1 and spec is not None and not m.group(1):
+            # 'the fastest runner' with km_per_hour and laps_per_min: either could be meant, so neither is guessed
+            spec.problems.append(f"'{m.group(0)}' could order several columns ("
+                                 f"{', '.join(sorted({f'`{c}`' for c, _, _, _ in links}))}); name the column.")
         if len({c for c, _, _, _ in links}) != 1:
             continue
         col, direction, base, inverse = links.pop()
@@ -274,10 +278,9 @@ def _chosen_links(links: set[tuple[str, str, str, bool]], after: str, vocab: Voc
     'the quickest acceleration'), else the columns of the adjective's own measure ('the fastest car': speed) before
     those it orders the other way (times), which count only when no column of its own measure is there."""
     named = next(iter(vocab.find(after)), None)
-    if named is not None and not after[:named.start].strip():
-        right = {x for x in links if x[0] == named.column}
-        if right:
-            return right
+    if named is not None and not after[:named.start].strip() and vocab.kind(named.column) == "numeric":
+        # 'the fastest km per hour': the order comes from the column the answer uses, never from another one
+        return {x for x in links if x[0] == named.column}
     return {x for x in links if not x[3]} or links
 
 

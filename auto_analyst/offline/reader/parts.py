@@ -13,6 +13,7 @@ from typing import Any
 from auto_analyst.data.description import DatasetDescription, TableDescription
 from auto_analyst.offline.reader.comparable import text_compared_with_number, text_contained
 from auto_analyst.offline.reader.conflicts import replace_related
+from auto_analyst.offline.reader.directions import other_tables_note
 from auto_analyst.offline.reader.constraints import OTHERWISE, STATISTICS_MODULE, interpretation_only, normality_rule
 from auto_analyst.offline.reader.followups import resolve
 from auto_analyst.offline.reader.grammar import decide
@@ -24,6 +25,7 @@ from auto_analyst.offline.reader.read_part import read_pieces
 from auto_analyst.offline.reader.table_choice import table_for, view_notes
 from auto_analyst.offline.reader.restate import (covered_by, inherit_method, missing_detail, refine_formula, share_threshold,
                                                     spec_columns)
+from auto_analyst.offline.reader.text import fold, normalize
 from auto_analyst.offline.reader.vocabulary import vocabulary
 from auto_analyst.offline.spec import QuerySpec
 
@@ -170,7 +172,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         # a part read against another table than the spec it would follow is a question of its own
         here = prev_spec if prev_spec is not None and prev_spec.table == table.name else None
         pieces = read_pieces(part, table)
-        pieces.spec.assumptions += view_notes(part, table)
+        pieces.spec.assumptions += view_notes(part, table) + other_tables_note(fold(normalize(part)), table, desc)
         pieces.elliptical = elliptical and not specs and previous is not None
         if specs and _normality_rule(part, specs):
             continue  # 'If the p-value is less than 0.05, the data is not normal': the normality test's level

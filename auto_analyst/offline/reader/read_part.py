@@ -19,6 +19,7 @@ from auto_analyst.offline.reader.instructions import read_instructions, read_pop
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.read_values import quoted_values, unlisted_values, unquote_statistics
 from auto_analyst.offline.reader.ratios import read_per_unit, read_value_rate
+from auto_analyst.offline.reader.scales import scaled_filters
 from auto_analyst.offline.reader.linker import fuzzy_columns, link_columns, link_row_nouns, link_superlatives, link_table
 from auto_analyst.offline.reader.pieces import COMPARE, OVER_ALL_BEFORE, REFERENCE, WHICH_BEFORE, WHY, Pieces
 from auto_analyst.offline.reader.text import Reading, fold, normalize, spelled_numbers
@@ -99,6 +100,7 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
         if vocab.lookup(named) is None:  # 'the "JAMES LOGAN" column' must be a column, not a value
             spec.problems.append(f"There is no column {named!r}. Columns: {', '.join(vocab.columns)}.")
     in_filters = read_filters(st, spec, mentions, table, originals, vocab)
+    scaled_filters(spec, question, table)  # 'under 2 million' on population_millions: 2
     unlisted_values(st, spec, question, table)
     quoted_values(st, spec, mentions, table, originals)
     mentions = [m for i, m in enumerate(mentions) if i not in in_filters]
@@ -117,6 +119,13 @@ def read_pieces(question: str, table: TableDescription, vocab: Vocabulary | None
         keywords.setdefault(name, []).insert(0, text[a:b])
         spans.setdefault(name, []).insert(0, (a, b))
     funcs = read_funcs(st)
+    for (a, f, w), (b, g, _) in zip(funcs, funcs[1:]):
+        if f == "range" and g not in ("range", "min", "max") and not re.sub(r"\b(?:the|of)\b", "", text[a + len(w):b]).strip():
+            # 'the difference between the highest and lowest total population of states' is the range of the states'
+            # totals, not of the rows: never answered as the range of the rows
+            spec.problems.append(f"'{w} {text[b:].split()[0]}' is a range of group statistics (each group's figure, "
+                                 "then the highest minus the lowest), which I can't compute offline; ask for the "
+                                 "figures by group.")
     p = Pieces(text=text, raw=question, spec=spec, funcs=funcs, chart=read_chart(st), task_word=read_task_words(st),
                n=n, keywords=keywords, keyword_spans=spans, mentions=all_mentions, superlatives=superlatives,
                drop_missing=drop_missing, significance=significance, negated=negated - both, both=both,

@@ -17,7 +17,7 @@ from auto_analyst.offline.reader.morphology import plural, singular
 from auto_analyst.offline.reader.text import fold, normalize, words_of
 from auto_analyst.offline.statistics import PATTERNS
 
-__all__ = ["Term", "STRENGTH", "GENERIC", "column_terms", "extreme_units", "content_words", "split_compound", "row_nouns", "id_columns",
+__all__ = ["Term", "per_time", "STRENGTH", "GENERIC", "column_terms", "extreme_units", "content_words", "split_compound", "row_nouns", "id_columns",
            "identifying_column", "listed_values", "meaning_name"]
 
 GENERIC = {"column", "columns", "field", "fields", "variable", "variables", "feature", "features", "unnamed", "col",
@@ -61,6 +61,18 @@ def content_words(words: list[str], units: dict[str, str]) -> tuple[list[str], l
 PREFIX_ONLY = {"per", "no", "min", "max", "rep", "ind", "pos", "neg", "cat", "div", "exp", "ret", "pt"}
 # heads too vague for synonyms of their own ('pressure' of systolic_bp is not air pressure)
 NO_SYNONYM_HEADS = {"pressure", "time", "rate", "level", "index", "length", "size", "count", "value"}
+
+
+def per_time(name: str) -> bool:
+    """Whether a column's name is a rate 'X per <time>' (`m_per_s`, `words_per_min`, `km_per_hour`): a speed, which
+    'fast' orders upwards, never a duration although its last word is one. The time words are the lexicon's units and
+    unit aliases of the quantities measuring a duration (seconds, minutes, hours)."""
+    lex = lexicon()
+    words = words_of(name)
+    times = {s for s, q in lex.quantities.items() if "duration" in q}
+    spoken = {w: s for s, aliases in lex.unit_aliases.items() for w in aliases} | dict(lex.units)
+    return any(w == "per" and k + 1 < len(words) and (words[k + 1] in times or spoken.get(words[k + 1]) in times)
+               for k, w in enumerate(words))
 
 
 def split_compound(word: str) -> list[str] | None:

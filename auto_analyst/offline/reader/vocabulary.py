@@ -47,7 +47,7 @@ from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.forms import paired_extremes, said_of_rows
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import adjective_bases, lemmas
-from auto_analyst.offline.reader.terms import (FUNCTION_WORDS, STRENGTH, Term, column_terms, content_words,
+from auto_analyst.offline.reader.terms import (FUNCTION_WORDS, STRENGTH, Term, column_terms, content_words, per_time,
                                                extreme_units, id_columns, identifying_column, listed_values,
                                                meaning_name, row_nouns, split_compound)
 from auto_analyst.offline.reader.text import fold, normalize, tokenize, words_of
@@ -286,7 +286,9 @@ class Vocabulary:
                     (entry.get("inverse", []), flip, True, ("name", "words", "expanded", "head", "unit"))):
                 concepts = {tuple(c.split()) for c in words}
                 cols = [t.column for t in self.terms if t.how in hows and self.kind(t.column) == "numeric"
-                        and (t.words in concepts or t.words[-1:] in concepts)]
+                        and (t.words in concepts or t.words[-1:] in concepts) and not (inverse and per_time(t.column))]
+                if not inverse and entry.get("inverse"):  # 'fast' on a rate per time (m_per_s): a speed
+                    cols += [c for c in self.columns if self.kind(c) == "numeric" and per_time(c)]
                 out += [(col, direction, base, inverse) for col in dict.fromkeys(cols)]
         return out
 
@@ -336,6 +338,8 @@ def vocabulary(table: TableDescription) -> Vocabulary:
         if col.kind == "numeric":  # 'energy consumption' for kwh: the quantity its unit measures
             whole = words_of(col.name)  # a column named by its unit alone ('kwh') keeps the unit as its name
             measured_in = spoken or ([col_units[whole[0]]] if len(whole) == 1 and whole[0] in col_units else [])
+            if per_time(col.name):  # the 's' of m_per_s is a denominator: a speed, not a duration
+                measured_in = []
             vocab.terms += [Term(tuple(q.split()), col.name, "unit") for sp in measured_in
                             for q in lex.quantities.get(sp, [])]
             if measured_in and not vocab.units[col.name]:

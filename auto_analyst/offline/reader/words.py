@@ -67,7 +67,9 @@ TOPN_WITH = re.compile(rf"\b(?:the\s+)?{_N}\s+(?=(?:[a-z]+\s+){{1,3}}?(?:with|ha
                        rf"got|get|saw|see|received|recorded)\s+"
                        rf"(?:the\s+)?({_SUP})\b)")
 # "the 3 heaviest cars", "the 5 most expensive orders": N rows, the adjective says which measure and which end
-TOPN_ADJ = re.compile(rf"\b(?:the\s+)?{_N}\s+(?=(?:most|least)\s+[a-z]+|[a-z]{{2,}}est\b)")
+# ('the 3 northernmost cities', 'the 2 furthest west': a compass word is such an adjective)
+TOPN_ADJ = re.compile(rf"\b(?:the\s+)?{_N}\s+(?=(?:most|least)\s+[a-z]+|[a-z]{{2,}}est\b|"
+                      r"(?:north|south|east|west)(?:ern)?most\b|(?:[a-z]+\s+)?(?:farthest|furthest)\s+(?:north|south|east|west))")
 
 
 ALPHA = re.compile(r"\b(?:alpha|significance level|significance|level)\s*(?:\(\s*alpha\s*\)\s*)?(?:of|=|is|at)?\s*(0?\.\d+)")

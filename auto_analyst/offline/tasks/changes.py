@@ -145,12 +145,24 @@ def code(spec: QuerySpec, i: int) -> dict[str, str]:
     lines += [f"ends_{i} = rows_{i}.groupby({keys!r})[{col!r}].{agg}().unstack('_period')"]
     change = f"(ends_{i}[{b}] / ends_{i}[{a}] - 1) * 100" if spec.percent else f"ends_{i}[{b}] - ends_{i}[{a}]"
     label = _label(spec)
+    if spec.percent:
+        # a percent change from a base of 0 or below is undefined (inf) or misleading (-10 to 5 is no '-150%'): such a
+        # group has none, and a sentence says why; with no groups the run stops with that sentence
+        change = f"({change}).where(ends_{i}[{a}] > 0)"
+        why = f"the percent change is undefined or misleading when the {a} value is 0 or below"
+        lines += [f"base_{i} = ends_{i}[{a}] <= 0"]
+        if not spec.group_by:
+            lines += [f"if base_{i}.any():", f"    raise ValueError('{why[0].upper() + why[1:]} ({col} in {a}: ' + "
+                      f"str(ends_{i}[{a}].iloc[0]) + '); ask for the change instead.')"]
     if spec.rounding is not None:
         change = f"({change}).round({spec.rounding})"
     if spec.group_by:
         lines += [f"result_{i} = ends_{i}[[{a}, {b}]].assign(**{{{label!r}: {change}}}).reset_index()",
                   f"result_{i}.columns = [str(c) for c in result_{i}.columns]",
                   f"print(result_{i}.to_string(index=False))", f"show(result_{i}, name={label!r})"]
+        if spec.percent:
+            lines += [f"if base_{i}.any():", f"    show('left out ' + ', '.join(map(str, ends_{i}.index[base_{i}])) + "
+                      f"': {why}', name='groups with no percent change')"]
     else:
         what = f"{FUNC_WORDS[func]} {col}" if func else col
         # several rows a year (a percent change of equal counts): the values shown are totals, and say so
