@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from auto_analyst.api import Analyst
     from auto_analyst.config import Settings
 
-__all__ = ["CliContext", "CliError", "Command", "Group", "failure_path", "report", "RAISE_ERRORS"]
+__all__ = ["CliContext", "CliError", "Command", "Group", "failure_path", "only_a_dictionary", "report",
+           "RAISE_ERRORS"]
 
 RAISE_ERRORS = "AUTO_ANALYST_RAISE_ERRORS"
 """Environment variable: when set (to anything but '' or 0), the CLI re-raises errors instead of printing them."""
@@ -41,6 +42,14 @@ class CliError(click.ClickException):
 
     def show(self, file: Any = None) -> None:
         click.secho(f"Error: {self.format_message()}", fg="red", err=True)
+
+
+def only_a_dictionary(paths: list[str],
+                      remedy: str = "load a table too (CSV, Excel, Parquet, JSON, or a database URL)") -> str:
+    """The sentence for files that were all read as data dictionaries (``.md``, a ``notes.txt``...: no table), e.g.
+    "notes.txt was read as a data dictionary, not a table; load a table too (CSV, Excel, Parquet...)."."""
+    names = " and ".join(os.path.basename(p) or p for p in paths)
+    return f"{names} {'was' if len(paths) == 1 else 'were'} read as a data dictionary, not a table; {remedy}."
 
 
 def _raise_errors() -> bool:
