@@ -11,6 +11,29 @@ __all__ = ["unsupported_numbers"]
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w])")
 
 
+DECADE = re.compile(r"(?<![\w.])'?(\d|1\d\d|20\d)0s\b")
+"""A decade as written: '1970s', '2000s', '70s', "'90s" (the digits before the final 0)."""
+
+SHORT_RANGE = re.compile(r"(?<![\w.])(1\d|20)(\d{2})\s*(?:-|–|—|to|through|thru|until|and)\s*'?(\d{2})(?![\w.])")
+"""A year range with a two-digit end: '1980-85', '1980 to 85' (the end is in the century of the start)."""
+
+
+def _named_years(text: str) -> list[float]:
+    """The years a text names without writing them: both ends of a decade ('1970s' names 1970 and 1979; '70s'
+    1970/1979 and 2070/2079, its century unsaid) and the end of a short range ('1980-85' names 1985). An answer
+    that spells out the period a question asked for invents no number."""
+    out: list[float] = []
+    for m in DECADE.finditer(text):
+        tens = int(m.group(1)) * 10
+        starts = [tens] if len(m.group(1)) == 3 else [1900 + tens, 2000 + tens]
+        out += [float(y) for start in starts for y in (start, start + 9)]
+    for m in SHORT_RANGE.finditer(text):
+        start = int(m.group(1) + m.group(2))
+        end = start // 100 * 100 + int(m.group(3))
+        out.append(float(end if end >= start else end + 100))  # '1998-02' ends in 2002
+    return out
+
+
 def _numbers(text: str) -> list[float]:
     out = []
     for m in NUMBER.finditer(text.replace(",", "")):
@@ -18,7 +41,7 @@ def _numbers(text: str) -> list[float]:
             out.append(float(m.group(0)))
         except ValueError:
             pass
-    return out
+    return out + _named_years(text)
 
 
 def unsupported_numbers(answer: str, sources: Iterable[str]) -> list[str]:
@@ -26,7 +49,9 @@ def unsupported_numbers(answer: str, sources: Iterable[str]) -> list[str]:
 
     A number with d decimals is supported by a source number within half a unit of its last digit
     (so 5.006 supports 5.01), or by the same number as a percentage/fraction (12.5 vs 0.125). A bound written
-    ``< 0.001`` (a p-value too small to show) is supported by a source number from 0 up to it.
+    ``< 0.001`` (a p-value too small to show) is supported by a source number from 0 up to it. A year a source
+    names as a decade or a short range's end (:func:`_named_years`: the question's '1970s' names 1970 and 1979) is
+    supported too.
     """
     pool: list[float] = []
     for s in sources:

@@ -25,19 +25,24 @@ import re
 from auto_analyst.errors import ERROR_KINDS
 from auto_analyst.results import ErrorInfo
 
-__all__ = ["NOT_FIXABLE", "WALL_REFUSAL", "fixable", "reported", "script_error_sentence", "user_sentence"]
+__all__ = ["NOT_FIXABLE", "REMEDIES", "WALL_REFUSAL", "fixable", "reported", "script_error_sentence", "user_sentence"]
+
+REMEDIES: dict[str, str] = {
+    "timeout": "ask for less at once (a sample, fewer groups) or raise run_timeout (AUTO_ANALYST_RUN_TIMEOUT)",
+    "disk": "raise run_disk_mb (AUTO_ANALYST_RUN_DISK_MB) if the files are needed",
+    "memory": "ask for less at once or raise run_memory_mb (AUTO_ANALYST_RUN_MEMORY_MB)",
+    "killed": "ask for less at once or raise run_memory_mb (AUTO_ANALYST_RUN_MEMORY_MB)",
+}
+"""Run error kind (a budget of the run) → what the user can do about it; :func:`reported` adds it to the error's
+message, so the terminal's error line, ``--json`` and the web API say it, not only the saved answer."""
 
 NOT_FIXABLE: dict[str, str] = {
     "sandbox": "The script could not run here: the sandbox is missing or broke on this machine, which no change "
                "to the script can fix; see `auto-analyst doctor`.",
-    "timeout": "The script ran past its time budget (run_timeout) and was stopped; ask for less at once (a sample, "
-               "fewer groups) or raise run_timeout.",
-    "disk": "The script wrote more than the run's disk budget (run_disk_mb) and was stopped; raise run_disk_mb if the "
-            "files are needed.",
-    "memory": "The script ran out of the run's memory budget (run_memory_mb); ask for less at once or raise "
-              "run_memory_mb.",
-    "killed": "The script's process was killed (most likely out of memory); ask for less at once or raise "
-              "run_memory_mb.",
+    "timeout": f"The script ran past its time budget (run_timeout) and was stopped; {REMEDIES['timeout']}.",
+    "disk": f"The script wrote more than the run's disk budget (run_disk_mb) and was stopped; {REMEDIES['disk']}.",
+    "memory": f"The script ran out of the run's memory budget (run_memory_mb); {REMEDIES['memory']}.",
+    "killed": f"The script's process was killed (most likely out of memory); {REMEDIES['killed']}.",
     "worker_lost": "The worker running the script was lost; ask again (the next run starts a new worker).",
     "cancelled": "The run was cancelled.",
     "refused": "The sandbox refused an operation the script tried (network, processes, changing the data files), "
@@ -68,14 +73,19 @@ def reported(error: ErrorInfo | None) -> ErrorInfo | None:
     ``cancelled`` stays; a run the sandbox stopped (a kind of :data:`NOT_FIXABLE`: its budgets, a lost worker, the
     wall's refusal) is ``sandbox``; the script's own failure (``KeyError``, ``output_limit``, a refused or failed
     SQL query) is ``internal``: the script is Auto-Analyst's own work. The message is kept, naming the exception's
-    class, and the run's own kind stays in ``Result.attempts`` (what the fixer and the error-fix memory read).
+    class, and the run's own kind stays in ``Result.attempts`` (what the fixer and the error-fix memory read). A
+    budget's message gets its remedy (:data:`REMEDIES`) after a semicolon: one sentence saying what to do.
     """
     if error is None:
         return None
     kind = _kind(error)
+    message = error.message
+    remedy = REMEDIES.get(kind)
+    if remedy and message and remedy not in message:
+        message = f"{message.rstrip(' .')}; {remedy}."
     if kind not in ERROR_KINDS:
         kind = "sandbox" if kind in NOT_FIXABLE else "internal"
-    return ErrorInfo(kind=kind, message=error.message)
+    return ErrorInfo(kind=kind, message=message)
 
 
 def user_sentence(error: ErrorInfo) -> str:

@@ -21,7 +21,7 @@ from auto_analyst.data.catalog import describe_session
 from auto_analyst.data.description import DatasetDescription
 from auto_analyst.data.dictionary import DataDictionary, is_dictionary_file
 from auto_analyst.data.duck import load_duckdb, use_duckdb
-from auto_analyst.data.load import LoadedTable, LoadReport, load, load_all, table_name
+from auto_analyst.data.load import LoadedTable, LoadReport, load, load_all, table_name, unreadable
 from auto_analyst.data.sql_source import is_sql_url
 from auto_analyst.data.sql_url import unknown_url_scheme
 from auto_analyst.errors import BadInputError, DataLoadError, NotFoundError
@@ -82,8 +82,20 @@ class TableMethods:
                 :func:`auto_analyst.data.load.load`).
 
         Raises:
-            DataLoadError: the file cannot be read as a table (the message says why and what to do).
+            DataLoadError: the file cannot be read as a table (the message says why and what to do), or this user
+                may not read it or a folder above it (:func:`~auto_analyst.data.load.unreadable`).
         """
+        try:
+            return self._load(path, name, sheet, **options)
+        except PermissionError as exc:
+            # only a refusal on the path itself or a folder above it is a read failure; one on the session's own
+            # folder (a write under home) keeps its meaning for the caller
+            target = Path(path).expanduser().absolute()
+            if exc.filename is None or Path(exc.filename).absolute() not in (target, *target.parents):
+                raise
+            raise unreadable(path) from exc
+
+    def _load(self, path: str | Path, name: str | None, sheet: str | None, **options: Any) -> list[LoadedTable]:
         if is_sql_url(str(path)):
             return self.connect(str(path))
         unknown_url_scheme(str(path))

@@ -131,3 +131,25 @@ def test_a_database_file_in_place_of_a_table_gets_its_url(runner, tmp_path):
     odd = tmp_path / "warehouse.db"
     odd.write_bytes(b"\0" * 8 + b"DUCK" + b"\0" * 100)  # DuckDB's header: 'DUCK' at byte 8
     assert f"duckdb:///{odd.resolve()} " in runner.invoke(cli, ["ask", str(odd), "mean amount"]).output
+
+
+@pytest.mark.parametrize("name", ["notes.txt", "codebook.md"])
+def test_a_data_dictionary_alone_says_it_was_read_as_one_and_exits_2(runner, tmp_path, name):
+    path = tmp_path / name
+    path.write_text("salary: yearly pay in dollars\nrank: academic rank\n")
+    sentence = (f"Error: {name} was read as a data dictionary, not a table; load a table too (CSV, Excel, Parquet, "
+                "JSON, or a database URL).")
+    for command in (["ask", str(path), "how many rows?"], ["describe", str(path)]):
+        r = runner.invoke(cli, command)
+        assert r.exit_code == 2, r.output
+        assert r.stderr.strip() == sentence and r.stdout == ""
+    r = runner.invoke(cli, ["chat", str(path)], input="/quit\n")  # chat goes on: a table can still be /load-ed
+    assert r.exit_code == 0 and f"{name} was read as a data dictionary, not a table; /load a table" in r.stderr
+
+
+def test_a_data_dictionary_beside_a_table_is_no_error(runner, tmp_path, datasets_dir):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("invest: gross investment of the firm\n")
+    r = runner.invoke(cli, ["chat", str(datasets_dir / "grunfeld.csv"), str(notes)], input="total invest\n")
+    assert r.exit_code == 0 and "data dictionary" not in r.stderr, r.output
+    assert f"{pd.read_csv(datasets_dir / 'grunfeld.csv')['invest'].sum():.3f}" in r.stdout, r.stdout

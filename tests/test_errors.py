@@ -167,7 +167,28 @@ def test_a_failed_run_is_reported_under_a_kind_of_the_table(kind, message, expec
     from auto_analyst.run_errors import reported
 
     shown = reported(ErrorInfo(kind=kind, message=message))
-    assert (shown.kind, shown.message) == (expected, message) and shown.kind in E.ERROR_KINDS
+    assert shown.kind == expected and shown.kind in E.ERROR_KINDS
+    # a budget's message says what to do (run_errors.REMEDIES); any other message is kept as it is
+    assert shown.message == {"timeout": f"{message}; ask for less at once (a sample, fewer groups) or raise run_timeout "
+                                        "(AUTO_ANALYST_RUN_TIMEOUT).",
+                             "memory": f"{message}; ask for less at once or raise run_memory_mb "
+                                       "(AUTO_ANALYST_RUN_MEMORY_MB)."}.get(kind, message)
+
+
+def test_the_terminal_line_of_a_run_past_its_time_budget_says_what_to_do(settings, capsys):
+    import dataclasses
+
+    from auto_analyst.cli.output import exit_code, print_result
+
+    with Analyst(settings=dataclasses.replace(settings, run_timeout=1)) as analyst:
+        s = analyst.session()
+        s.add_frame("t", pd.DataFrame({"x": [1.0, 2.0]}))
+        result = s.run_code("import time\ntime.sleep(30)")
+        print_result(result, show_code=False)
+        line = capsys.readouterr().out.splitlines()[0]
+        assert line == ("Error: TimeoutError: the script ran longer than 1 s and was stopped; ask for less at once "
+                        "(a sample, fewer groups) or raise run_timeout (AUTO_ANALYST_RUN_TIMEOUT).")
+        assert exit_code(result) == 1
 
 
 def test_ask_json_never_carries_a_python_class_name_as_the_errors_kind(settings, capsys):

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import click
 
-from auto_analyst.cli.context import CliContext, Command, report
+from auto_analyst.cli.context import CliContext, Command, only_a_dictionary, report
 from auto_analyst.cli.output import exit_code, print_result, usage_text
 from auto_analyst.cli.prompt import read_line
-from auto_analyst.errors import EXIT_DECLINED, EXIT_OK, AutoAnalystError
+from auto_analyst.errors import EXIT_DECLINED, EXIT_OK, AutoAnalystError, BadInputError
 
 __all__ = ["ask", "chat"]
 
 
 def _open_session(ctx: click.Context, files: tuple[str, ...], model: str | None, user: str | None,
-                  resume: str | None = None, source: str | None = None):
+                  resume: str | None = None, source: str | None = None, need_table: bool = True):
     analyst = CliContext.of(ctx).analyst(model=model, user=user)
     from auto_analyst.cli.doctor import prepare
 
@@ -31,9 +31,16 @@ def _open_session(ctx: click.Context, files: tuple[str, ...], model: str | None,
     if source and session.source is None:  # a database's tables first: a resumed session is already connected
         session.connect(source)
     loaded = {str(Path(t.report.path).resolve()) for t in session.tables.values()}
+    dictionaries = []
     for f in files:
-        if str(Path(f).resolve()) not in loaded:  # a resumed session already has it
-            session.load(f)
+        if str(Path(f).resolve()) not in loaded and session.load(f) == []:  # a resumed session already has it
+            dictionaries.append(f)  # no table from it: it was read as a data dictionary
+    if dictionaries and not session.tables and session.source is None:
+        if not need_table:  # chat: a table can still come with /load; say now why there is none
+            click.secho(only_a_dictionary(dictionaries, "/load a table (CSV, Excel, Parquet, JSON) or /connect a "
+                                                        "database"), err=True)
+        else:
+            raise BadInputError(only_a_dictionary(dictionaries))
     return session
 
 
@@ -94,7 +101,7 @@ def chat(ctx, files, resume, source, model, user, as_json, trace, no_code, open_
     /use NAME (a table's name, its sheet's name or the start of it), /reset (forget the conversation so far),
     /quit. A command that fails says why and the chat goes on.
     """
-    session = _open_session(ctx, files, model, user, resume, source)
+    session = _open_session(ctx, files, model, user, resume, source, need_table=False)
     interactive = sys.stdin.isatty()
     worst = 0
     while True:

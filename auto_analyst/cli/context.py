@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -25,7 +26,8 @@ if TYPE_CHECKING:
     from auto_analyst.api import Analyst
     from auto_analyst.config import Settings
 
-__all__ = ["CliContext", "CliError", "Command", "Group", "failure_path", "report", "RAISE_ERRORS"]
+__all__ = ["CliContext", "CliError", "Command", "Group", "failure_path", "only_a_dictionary", "report",
+           "RAISE_ERRORS"]
 
 RAISE_ERRORS = "AUTO_ANALYST_RAISE_ERRORS"
 """Environment variable: when set (to anything but '' or 0), the CLI re-raises errors instead of printing them."""
@@ -42,8 +44,25 @@ class CliError(click.ClickException):
         click.secho(f"Error: {self.format_message()}", fg="red", err=True)
 
 
+def only_a_dictionary(paths: list[str],
+                      remedy: str = "load a table too (CSV, Excel, Parquet, JSON, or a database URL)") -> str:
+    """The sentence for files that were all read as data dictionaries (``.md``, a ``notes.txt``...: no table), e.g.
+    "notes.txt was read as a data dictionary, not a table; load a table too (CSV, Excel, Parquet...)."."""
+    names = " and ".join(os.path.basename(p) or p for p in paths)
+    return f"{names} {'was' if len(paths) == 1 else 'were'} read as a data dictionary, not a table; {remedy}."
+
+
 def _raise_errors() -> bool:
     return os.environ.get(RAISE_ERRORS, "") not in ("", "0")
+
+
+def _in_home(filename: str) -> bool:
+    """Whether ``filename`` is the tool's home (AUTO_ANALYST_HOME, else the per-user default) or under it."""
+    from auto_analyst.config import default_home
+
+    home = Path(os.environ.get("AUTO_ANALYST_HOME") or default_home()).expanduser().absolute()
+    path = Path(filename).expanduser().absolute()
+    return path == home or home in path.parents
 
 
 def to_cli_error(exc: Exception) -> CliError:
@@ -55,9 +74,12 @@ def to_cli_error(exc: Exception) -> CliError:
         return CliError(str(missing), missing.exit_code)
     if isinstance(exc, AutoAnalystError):
         return CliError(str(exc), exc.exit_code)
-    if isinstance(exc, PermissionError) and exc.filename:  # e.g. a state folder (a container's volume) owned by root
-        return CliError(f"Cannot write {exc.filename}: permission denied for this user. Give the user that folder, "
-                        "or set AUTO_ANALYST_HOME to a folder it owns.", 2)
+    if isinstance(exc, PermissionError) and exc.filename:
+        if _in_home(exc.filename):  # e.g. a state folder (a container's volume) owned by root
+            return CliError(f"Cannot write {exc.filename}: permission denied for this user. Give the user that "
+                            "folder, or set AUTO_ANALYST_HOME to a folder it owns.", 2)
+        # any other path is the user's own (a file to read, a folder to save into): the home advice would mislead
+        return CliError(f"Cannot use {exc.filename}: permission denied for this user (check its permissions).", 2)
     return CliError(f"Something went wrong inside Auto-Analyst ({type(exc).__name__}: {str(exc)[:200]}); "
                     f"run again with {RAISE_ERRORS}=1 to see the traceback.", 1)
 

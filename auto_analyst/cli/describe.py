@@ -11,7 +11,8 @@ import json
 
 import click
 
-from auto_analyst.cli.context import CliContext, Command
+from auto_analyst.cli.context import CliContext, Command, only_a_dictionary
+from auto_analyst.errors import BadInputError
 
 __all__ = ["describe"]
 
@@ -39,7 +40,8 @@ def describe(ctx, file, as_json, sheet, encoding, delimiter, decimal, thousands,
     if max_file_mb is not None:
         options["max_file_mb"] = max_file_mb
     session = CliContext.of(ctx).analyst().session()
-    session.load(file, sheet=sheet, **options)
+    if session.load(file, sheet=sheet, **options) == [] and not session.tables:
+        raise BadInputError(only_a_dictionary([file]))  # a dictionary alone: nothing to describe (exit 2)
     described = session.describe()
     tables, description = described.tables, described.description
     if as_json:

@@ -45,9 +45,10 @@ def print_result(result: Result, as_json: bool = False, show_trace: bool = False
     if result.status == "error" and result.error:
         kind = result.error.kind
         run = result.attempts[-1].error if result.attempts else None
-        if run is not None and run.message == result.error.message:
+        if run is not None and run.message and result.error.message.startswith(run.message):
             # a failed run ('internal', 'sandbox'): its own kind, a Python class name ('LookupError') or a limit
             # ('timeout'), says nothing to a user, and "LookupError: No rows ..." names it already: the message only
+            # (with what to do for a budget, run_errors.REMEDIES)
             click.secho(f"Error: {result.error.message.removeprefix(run.kind + ': ')}", fg="red", err=False)
         else:
             message = result.error.message.removeprefix(kind + ': ')

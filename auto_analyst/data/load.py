@@ -47,7 +47,7 @@ from auto_analyst.data.textfile import read_text_table
 from auto_analyst.data.textops import normalize
 from auto_analyst.errors import DataLoadError
 
-__all__ = ["ColumnReport", "LoadReport", "LoadedTable", "load", "load_all", "table_name"]
+__all__ = ["ColumnReport", "LoadReport", "LoadedTable", "load", "load_all", "table_name", "unreadable"]
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -161,6 +161,18 @@ def load_all(path: str | Path, **options) -> list[LoadedTable]:
     return _guarded(path, work)
 
 
+def unreadable(path: str | Path) -> DataLoadError:
+    """The error for a file this user may not read (os.stat or open raised PermissionError on it or a folder above).
+
+    Says which to check: the first folder above ``path`` this user cannot enter (``os.access(X_OK)``), else the
+    file itself. Nothing is written there, so the tool's home (AUTO_ANALYST_HOME) is not the cause.
+    """
+    p = Path(path).expanduser().absolute()
+    closed = next((a for a in reversed(p.parents) if not os.access(a, os.X_OK)), None)
+    where = f"the permissions of the folder {closed}" if closed is not None else "the file's permissions"
+    return DataLoadError(f"Cannot read {path}: permission denied (check {where}).")
+
+
 def _guarded(path: str | Path, work: Callable[[], _T]) -> _T:
     """Run ``work``; any exception but DataLoadError becomes one (logged, original as ``__cause__``)."""
     try:
@@ -168,8 +180,7 @@ def _guarded(path: str | Path, work: Callable[[], _T]) -> _T:
     except DataLoadError:
         raise
     except PermissionError as exc:
-        raise DataLoadError(f"{Path(path).name} cannot be read (permission denied); check the file's "
-                            "permissions or copy it somewhere readable.") from exc
+        raise unreadable(path) from exc
     except MemoryError as exc:
         raise DataLoadError(f"{Path(path).name} is too large to load in the memory available; load a smaller "
                             "extract or lower max_file_mb.") from exc

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 
 import pandas as pd
 import pytest
@@ -339,13 +340,13 @@ def test_permission_and_memory_errors_get_their_own_sentence(tmp_path, monkeypat
     loader = importlib.import_module("auto_analyst.data.load")
     p = tmp_path / "t.csv"
     p.write_text("a,b\n1,2\n", encoding="utf-8")
-    for exc, words in ((PermissionError(13, "Permission denied"), "cannot be read (permission denied)"),
+    for exc, words in ((PermissionError(13, "Permission denied"), "permission denied (check the file's permissions)"),
                        (MemoryError(), "is too large to load in the memory available")):
         def boom(*args, exc=exc, **kwargs):
             raise exc
 
         monkeypatch.setattr(loader, "read_text_table", boom)
-        with pytest.raises(DataLoadError, match=words.replace("(", r"\(").replace(")", r"\)")) as info:
+        with pytest.raises(DataLoadError, match=re.escape(words)) as info:
             load(p)
         assert info.value.__cause__ is exc
         _one_sentence(info.value, "t.csv")

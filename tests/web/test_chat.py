@@ -181,3 +181,24 @@ def test_a_result_table_downloaded_as_csv_has_no_float_noise_and_its_json_keeps_
     assert r["tables"][0]["rows"] == [["a", 0.30000000000000004], ["c", 3.3000000000000003]]
     csv = browser.get(r["tables"][0]["csv_url"]).get_data(as_text=True)
     assert csv.splitlines() == ["k,v", "a,0.3", "c,3.3"], csv
+
+
+def test_a_run_past_its_time_budget_says_what_to_do_in_the_errors_message(settings, datasets_dir):
+    import dataclasses
+
+    from auto_analyst.web import create_app
+    from tests.web.conftest import Browser
+
+    app = create_app({"TESTING": True, "SECRET_KEY": "test-secret",
+                      "SETTINGS": dataclasses.replace(settings, run_timeout=1)})
+    try:
+        b = Browser(app.test_client())
+        sid = b.new_session()
+        assert b.upload(sid, datasets_dir / "iris.csv").status_code == 201
+        _, r = b.run_job(sid, "run", {"code": "import time\ntime.sleep(30)"})
+        assert r["status"] == "error" and r["error"]["kind"] == "sandbox", r["error"]
+        assert r["error"]["message"] == ("TimeoutError: the script ran longer than 1 s and was stopped; ask for less "
+                                         "at once (a sample, fewer groups) or raise run_timeout "
+                                         "(AUTO_ANALYST_RUN_TIMEOUT).")
+    finally:
+        app.extensions["auto_analyst"].close()
