@@ -98,7 +98,7 @@ def _parse_filters(text: str) -> list[Filter] | None:
 
 SUFFIX = re.compile(r"(?P<body>.*?)(?: where (?P<where>.*?))?(?:, in place of the rows(?P<repl> where .*?))?"
                     r"(?:, rounded to (?P<r>\d+) decimals)?"
-                    r"(?P<pct>, as a percentage(?: of the rows(?P<base> where .*?))?)?(?P<yn>, asked as yes or no)?\Z")
+                    r"(?P<pct>, as a percentage(?P<grp> within each group)?(?: of the rows(?P<base> where .*?))?)?(?P<yn>, asked as yes or no)?\Z")
 
 
 def suffix_text(spec: QuerySpec) -> str:
@@ -109,7 +109,7 @@ def suffix_text(spec: QuerySpec) -> str:
         body += f", rounded to {spec.rounding} decimals"
     if spec.percent:
         # 'of the rows where ...': the earlier, wider set a narrowed count is a percent of (spec.percent_of)
-        body += ", as a percentage" + (f" of the rows{filters_text(spec.percent_of)}" if spec.percent_of else "")
+        body += ", as a percentage" + (" within each group" if spec.percent_by_group else "") + (f" of the rows{filters_text(spec.percent_of)}" if spec.percent_of else "")
     if spec.yes_no:
         body += ", asked as yes or no"
     return body
@@ -338,6 +338,7 @@ def parse(text: str, table: TableDescription) -> QuerySpec | None:
     spec.filters = filters
     spec.rounding = int(m.group("r")) if m.group("r") else None
     spec.percent = bool(m.group("pct"))
+    spec.percent_by_group = bool(m.group("grp"))
     if m.group("base"):
         spec.percent_of = _parse_filters(m.group("base")[len(" where "):])
         if spec.percent_of is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from auto_analyst.offline.canonical import render
 from auto_analyst.offline.filtercode import filter_lines as _filter_lines, where_said as _where
+from auto_analyst.offline.share_code import grouped_tail
 from auto_analyst.offline.pycode import FUNC_CALL, GRAIN_CODE, PICK_HELPER, formula_check, picked
 from auto_analyst.offline.spec import Measure, QuerySpec
 
@@ -105,7 +106,12 @@ def statistics(spec: QuerySpec, i: int) -> str:  # noqa: C901 - one branch per t
         else:
             parts = ", ".join(f"{_agg_expr(m, d, groups)}.rename({m.label()!r})" for m in spec.measures)
             label = " and ".join(m.label() for m in spec.measures) + " by " + ", ".join(groups) + _where(spec)
-            out += [f"result_{i} = pd.concat([{parts}], axis=1).reset_index()"] + grouped_tail(i, spec, label)
+            den = None
+            if spec.percent_by_group:  # each group's own figure over the rows percent_of keeps (share_code.py)
+                whole = ", ".join(f"{_agg_expr(m, f'base_{i}', groups)}.rename({m.label()!r})" for m in spec.measures)
+                den = [f"base_{i} = {spec.table}"] + _filter_lines(spec.percent_of or [], f"base_{i}", spec.table) + [
+                    f"den_{i} = pd.concat([{whole}], axis=1).reset_index()"]
+            out += [f"result_{i} = pd.concat([{parts}], axis=1).reset_index()"] + grouped_tail(i, spec, label, groups, den)
     elif t in ("rank", "top_n") and groups:
         m = spec.measures[0]
         word = ("lowest" if spec.ascending else "highest")
@@ -311,13 +317,3 @@ def scalar_labels(spec: QuerySpec) -> list[str]:
 
     plugin = PLUGINS.get(t)
     return list(plugin.labels(spec)) if plugin is not None and hasattr(plugin, "labels") else []
-
-
-def grouped_tail(i: int, spec: QuerySpec, label: str) -> list[str]:
-    """The lines after a grouped table ``result_{i}`` is made (by pandas or read from SQL): shares of the whole
-    when asked, rounding, printing and showing it as ``label``."""
-    out = [f"result_{i}['share %'] = (100 * result_{i}[{m.label()!r}] / result_{i}[{m.label()!r}].sum()).round(2)"
-           for m in spec.measures if spec.percent and m.func in ("sum", "count")]
-    if spec.rounding is not None:
-        out.append(f"result_{i} = result_{i}.round({spec.rounding})")
-    return out + [f"print(result_{i}.to_string(index=False))", f"show(result_{i}, name={label!r})"]

@@ -113,6 +113,9 @@ class QuerySpec(BaseModel):
     percent_of: list[Filter] | None = Field(default=None, description=(
         "The rows a percent is of: None the whole table; else the rows these conditions keep, a part of `filters` "
         "('what percent of them is that?' after a count narrowed from an earlier one)."))
+    percent_by_group: bool = Field(default=False, description=(
+        "A grouped percent whose denominator is each group's own figure over the rows `percent_of` keeps (None: all "
+        "the group's rows), not the total over the groups ('share of Female within each rank'; reader/shares.py)."))
     replaced: list[Filter] = Field(default_factory=list, description=(
         "Conditions of the earlier turn a value of another column was read in place of ('what about France?' after "
         "'in Asia'); the code checks that each nests with a condition kept (else declines)."))

@@ -24,8 +24,9 @@ from auto_analyst.data.description import DatasetDescription
 from auto_analyst.data.duck_sql import DIALECTS, aggregate_sql, quote, rows_sql
 from auto_analyst.data.relations import relationship
 from auto_analyst.data.sql_driver import NUMBER_CLASSES, sqlite_numbers_only
-from auto_analyst.offline.codegen import counts_rows, grouped_tail, statistics, visualisation
+from auto_analyst.offline.codegen import _groups, counts_rows, statistics, visualisation
 from auto_analyst.offline.filtercode import ISO_DAY, where_said as _where
+from auto_analyst.offline.share_code import grouped_tail
 from auto_analyst.offline.joins import join_of, view_columns, with_joins
 from auto_analyst.offline.join_links import NO_MATCH, view_tables
 from auto_analyst.offline.spec import QuerySpec
@@ -273,10 +274,6 @@ def _q(query: str) -> str:
     return repr(query)
 
 
-def _groups(spec: QuerySpec) -> list[str]:
-    return spec.group_by + ([spec.time_grain] if spec.time_grain else [])
-
-
 def _rest_of(pandas_code: str) -> list[str]:
     """The pandas lines after the first one (which computed from the rows what the query now brings back)."""
     return pandas_code.splitlines()[1:]
@@ -332,7 +329,10 @@ def sql_code(spec: QuerySpec, i: int, desc: DatasetDescription) -> dict[str, str
             label = " and ".join(labels) + " by " + ", ".join(groups) + _where(spec)
             out += [f"result_{i} = sql({_q(query)})"] + _empty_check(f"result_{i}", spec)
             out.append(f"result_{i} = result_{i}.sort_values({groups!r}, ignore_index=True)")
-            out += grouped_tail(i, spec, label)
+            base = QuerySpec(filters=spec.percent_of or [])  # a share within each group: its rows (share_code.py)
+            whole = src.aggregate(measures, by=spec.group_by, where=_filters(base, src), grain=grain, labels=labels)
+            den = [f"den_{i} = sql({_q(whole)}).sort_values({groups!r}, ignore_index=True)"]
+            out += grouped_tail(i, spec, label, groups, den if spec.percent_by_group else None)
     elif t in ("rank", "top_n") and groups and spec.measures:
         measures = _measures(spec, src)[:1]
         m = spec.measures[0]

@@ -18,7 +18,7 @@ from auto_analyst.offline.reader.constraints import OTHERWISE, STATISTICS_MODULE
 from auto_analyst.offline.reader.followups import resolve
 from auto_analyst.offline.reader.grammar import decide
 from auto_analyst.offline.reader.presence import any_amount
-from auto_analyst.offline.reader.shares import percent_of_earlier
+from auto_analyst.offline.reader.shares import percent_of_earlier, read_denominator
 from auto_analyst.offline.reader.yes_no import asks_yes_no
 from auto_analyst.offline.reader.ratios import ratio_parts
 from auto_analyst.offline.reader.read_part import read_pieces
@@ -231,6 +231,7 @@ def read_question(question: str, desc: DatasetDescription, previous: QuerySpec |
         if spec.answerable and spec.task == "aggregate":  # a copied turn asked as yes or no is not, unless said again
             spec.yes_no = asks_yes_no(pieces) and not spec.group_by and [m.func for m in spec.measures] == ["count"] \
                 and [m.column for m in spec.measures] == [None] and bool(spec.filters)
+        read_denominator(pieces, spec)  # 'of Prof', 'within each rank', 'of each firm's total' (shares.py)
         if before is previous and previous is not None and not specs:
             replace_related(pieces, spec, previous, table)  # 'what about France?' after 'in Asia'
             percent_of_earlier(pieces, spec, previous, earlier)

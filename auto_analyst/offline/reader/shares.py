@@ -1,4 +1,19 @@
-"""'What percent of them is that?': the set a percent follow-up is a percent of.
+"""The denominator of a percent, decided in this one place from the phrasing: the whole table, each group, the rows
+a named subset keeps, or the previous turn's set (spec.percent_of, spec.percent_by_group; codegen/sqlcode compute it).
+
+Named in the question (:func:`read_denominator`):
+
+- "what percent of Prof are Female?", "of the Prof, what percent are Female?": the rows of what follows 'of' (Prof)
+  are the denominator, not the whole table;
+- "share of Female within each rank" (also 'in each', 'for each', 'per', 'by' after a share of a value): each rank's
+  own rows are the denominator (Female rows of a rank / rows of that rank);
+- "what fraction of each firm's total invest happened in 1950?": each firm's own total over all its rows;
+- "what share of Female are in each rank" ('are in each'): how the Female rows split across ranks (the total over the
+  groups), said so;
+- a grouped share of a value with none of these words declines naming both readings: a wrong denominator is a wrong
+  answer.
+
+'What percent of them is that?' (:func:`percent_of_earlier`): the set a percent follow-up is a percent of.
 
 After "how many airports are in Texas?" and "and how many of those are above 1000 ft?", "what percent of them is
 that?" is the narrowed count as a percent of the count before it (the rows the earlier turn's conditions keep), never
@@ -12,13 +27,104 @@ from __future__ import annotations
 import re
 
 from auto_analyst.offline.reader.pieces import Pieces
-from auto_analyst.offline.spec import QuerySpec
+from auto_analyst.offline.spec import Filter, QuerySpec
 
-__all__ = ["percent_of_earlier"]
+__all__ = ["percent_of_earlier", "read_denominator"]
 
 REFERS = re.compile(r"\b(?:that|this|it|them|those|these|they)\b")
 OF_THEM = re.compile(r"\b(?:of|among|from)\s+(?:them|those|these|that\s+(?:group|set))\b|^\s*(?:them|those|these)\b")
 WHOLE = re.compile(r"\b(?:all|whole|entire|total|overall|every)\b")
+SHARE = r"(?:percentage|percent|share|proportion|fraction)s?"
+# 'what percent of Prof are Female': the rows after 'of' (up to the verb) are the denominator
+OF_A_ARE_B = re.compile(rf"\b{SHARE}\s+of\s+(?P<a>.+?)\s+(?:are|is|were|was|have|has|had)\b(?P<b>.*)")
+A_FIRST = re.compile(rf"^\s*(?:of|among|out of)\s+(?:the\s+|all\s+)?(?P<a>.+?),?\s+(?:what|which|how)\b(?P<b>.*\b{SHARE}\b.*)")
+# 'what fraction of each firm's total invest happened in 1950': each firm's own total; the conditions after it are
+# what the numerator keeps
+EACH_TOTAL = re.compile(r"\bof\s+(?:each|every)\s+[\w.]+?(?:'s|’s|s'|s’)\s+(?P<rest>.*)")
+# 'share of Female within each rank', 'percentage of Female by rank': the value's share of each group's rows
+WITHIN = re.compile(rf"\b{SHARE}\s+of\s+(?P<a>.+?)\s+(?:within(?:\s+(?:each|every))?|(?:in|for)\s+(?:each|every)|per|by)\s")
+# 'the Female share by rank', 'Female percent per rank': the value said before the share word
+BEFORE = re.compile(rf"(?P<a>.+?)\s+{SHARE}\s+(?:within(?:\s+(?:each|every))?|(?:in|for)\s+(?:each|every)|per|by)\s")
+# 'what share of Female are in each rank': how the value's rows split across the groups
+SPLIT_VERB = re.compile(r"\s(?:are|is|were|was|fall|falls|work|works)\s*$")
+SHARE_OF = re.compile(rf"\b{SHARE}\s+of\s+(?P<a>.*)")
+
+
+def _at(f: Filter, text: str) -> bool:
+    """Is the value of condition ``f`` said in ``text`` (its own words, not a synonym)?"""
+    values = [f.value] + ([f.value2] if f.value2 is not None else [])
+    return any(v is not None and re.search(r"(?<![\w.])" + re.escape(str(v).lower()) + r"(?![\w]|\.\d)", text)
+               for v in values)
+
+
+def read_denominator(p: Pieces, spec: QuerySpec) -> None:
+    """Set the denominator of a percent of a count or total from the question's own words (see the module note):
+    ``spec.percent_of`` (the rows it is of), ``spec.percent_by_group`` (each group's own figure), an assumption saying
+    which, or a decline naming both readings when the words do not decide. Changes ``spec`` in place; a percent
+    without conditions, of a mean, or referring to an earlier answer ('of them') is left alone."""
+    if not spec.answerable or not spec.percent or spec.task != "aggregate" or not spec.filters or spec.percent_of \
+            or REFERS.search(p.text) or not all(m.func in ("count", "sum") for m in spec.measures):
+        return
+    text = p.text.lower()
+    said = [f for f in spec.filters if _at(f, text)]
+    if spec.group_by or spec.time_grain:
+        _grouped(text, spec, said)
+        return
+    m = OF_A_ARE_B.search(text) or A_FIRST.search(text)
+    if m is None or len(spec.filters) < 2:
+        return
+    base = [f for f in spec.filters if _at(f, m.group("a"))]
+    if not base:
+        return  # 'what percent of rows are Female?': of the whole table
+    if len(said) < len(spec.filters) or len(base) == len(spec.filters):
+        _decline(spec, _both(spec, base, "the whole table"))
+        return
+    spec.percent_of = base
+    spec.assumptions.append(f"a percent of the rows with {_conds(base)} (the rows after 'of'), not of the whole table")
+
+
+def _grouped(text: str, spec: QuerySpec, said: list[Filter]) -> None:
+    groups = ", ".join(spec.group_by + ([spec.time_grain] if spec.time_grain else []))
+    each = EACH_TOTAL.search(text)
+    within = WITHIN.search(text) or BEFORE.search(text)
+    if each:
+        kept = [f for f in spec.filters if _at(f, each.group("rest"))]
+        if not kept:
+            return
+        _by_group(spec, kept, said, groups)
+    elif within and not SPLIT_VERB.search(" " + within.group("a")):
+        kept = [f for f in spec.filters if _at(f, within.group("a"))]
+        if kept:  # 'share of revenue by region' (no value before 'by'): how the total splits, below
+            _by_group(spec, kept, said, groups)
+    else:
+        a = SHARE_OF.search(text)
+        values = [f for f in spec.filters if f.op == "==" and isinstance(f.value, str) and a and _at(f, a.group("a"))]
+        if values and not (within or re.search(rf"\b{SHARE}\s+of\s+.+?\s(?:are|is|were|was)\s+(?:in|within|among)\s", text)):
+            _decline(spec, _both(spec, values, f"each {groups}'s own rows"))
+        elif values:
+            spec.assumptions.append(f"a percent of the rows with {_conds(spec.filters)}: how they split across "
+                                    f"{groups}, not the share of each {groups}'s own rows")
+
+
+def _by_group(spec: QuerySpec, kept: list[Filter], said: list[Filter], groups: str) -> None:
+    if len(said) < len(spec.filters) or spec.time_grain:  # a condition not in its own words: which side, unknown
+        _decline(spec, _both(spec, kept, f"each {groups}'s own rows"))
+        return
+    spec.percent_by_group = True
+    spec.percent_of = [f for f in spec.filters if f not in kept] or None
+    rest = f" with {_conds(spec.percent_of)}" if spec.percent_of else ""
+    spec.assumptions.append(f"a percent of each {groups}'s own {'total' if spec.measures[0].func == 'sum' else 'rows'}"
+                            f"{rest} (the share of {_conds(kept)} within each {groups}), not how the rows with "
+                            f"{_conds(kept)} split across {groups}")
+
+
+def _conds(filters: list[Filter]) -> str:
+    return "; ".join(f.to_text() for f in filters)
+
+
+def _both(spec: QuerySpec, part: list[Filter], other: str) -> str:
+    return (f"I can't tell which rows the percent is of: the rows with {_conds(part)} (how they split), or "
+            f"{other}; ask 'what percent of <rows> are <value>' or 'share of <value> within each <group>'.")
 
 
 def percent_of_earlier(p: Pieces, spec: QuerySpec, prev: QuerySpec | None, earlier: QuerySpec | None) -> None:
