@@ -25,6 +25,9 @@ def grouped_tail(i: int, spec: QuerySpec, label: str, groups: list[str] | None =
         if den is None or not groups:
             raise ValueError("a share within each group needs the groups and the lines making their denominators")
         zeros = {m.label(): 0 for m in shared}
+        # said with the table, so a follow-up ('now only for Male') that keeps this reading says it too
+        label += f"; share % of each {', '.join(groups)}'s own {'total' if shared[0].func == 'sum' else 'rows'}" + (
+            " with " + "; ".join(f.to_text() for f in spec.percent_of) if spec.percent_of else "")
         # every group of the denominator is listed: a group with no kept rows is 0 %, not left out
         out += den + [f"result_{i} = den_{i}[{groups!r}].merge(result_{i}, on={groups!r}, how='left').fillna({zeros!r})"]
         out += [f"result_{i}['share %'] = (100 * result_{i}[{m.label()!r}] / den_{i}[{m.label()!r}]).round(2)"

@@ -78,11 +78,23 @@ def test_share_of_a_value_within_each_group_is_of_the_groups_rows(tmp_path, ques
     assert "each rank's own rows" in r.answer
 
 
+def test_a_follow_up_keeps_the_groups_as_the_denominator_and_says_so(tmp_path):
+    f = salaries()
+    with Analyst(settings=Settings.load({"home": tmp_path}, environ={})) as analyst:
+        s = analyst.session()
+        s.add_frame("salaries", f)
+        s.ask("share of Female within each rank")
+        r = s.ask("now only for Male")
+    assert _shares(r, "rank") == pytest.approx(_within(f, "rank", "sex", "Male"))
+    assert "share % of each rank's own rows" in r.answer
+
+
 @pytest.mark.parametrize("sql", [False, True], ids=["pandas", "sql"])
 def test_within_each_group_on_a_second_table_keeps_a_common_condition(tmp_path, sql):
     f = staff()
     r = _ask(tmp_path, "staff", f, "share of Temporary within each dept in Leeds", sql)
     assert _shares(r, "dept") == pytest.approx(_within(f[f.office == "Leeds"], "dept", "contract", "Temporary"))
+    assert "own rows with `office` == 'Leeds'" in r.answer
     r = _ask(tmp_path, "staff", f, "the Temporary share by dept", sql)
     assert _shares(r, "dept") == pytest.approx(_within(f, "dept", "contract", "Temporary"))
 
