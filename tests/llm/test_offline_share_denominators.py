@@ -149,3 +149,19 @@ def test_a_share_of_a_total_by_group_stays_the_split(tmp_path):
     r = _ask(tmp_path, "staff", f, "share of hours by dept", False)
     want = (100 * f.groupby("dept").hours.sum() / f.hours.sum()).round(2)
     assert _shares(r, "dept") == pytest.approx(want.to_dict())
+
+
+@pytest.mark.parametrize("sql", [False, True], ids=["pandas", "sql"])
+@pytest.mark.parametrize("name, question, base, part, column", [
+    ("grunfeld", "what percent of invest in 1950 came from General Motors?", ("year", 1950), ("firm", "General Motors"),
+     "invest"),
+    ("staff", "what share of hours in Leeds came from Temporary staff?", ("office", "Leeds"), ("contract", "Temporary"),
+     "hours"),
+])
+def test_part_of_a_total_that_came_from_some_rows(tmp_path, name, question, base, part, column, sql):
+    f = pd.read_csv(GRUNFELD) if name == "grunfeld" else staff()
+    r = _ask(tmp_path, name, f, question, sql)
+    assert r.status == "ok", r.answer
+    rows = f[f[base[0]] == base[1]]
+    want = round(100 * rows.loc[rows[part[0]] == part[1], column].sum() / rows[column].sum(), 2)
+    assert r.tables[-1].rows[0][0] == pytest.approx(want), r.answer

@@ -18,6 +18,7 @@ from auto_analyst.offline.reader.measures import (SUPERLATIVES, counted_noun, co
 from auto_analyst.offline.reader.pieces import Pieces
 from auto_analyst.offline.reader.rankings import period_groups as _period_groups, rank as _rank, top_n as _top_n
 from auto_analyst.offline.reader.row_ids import counted_ids
+from auto_analyst.offline.reader.shares import share_of_a_total
 from auto_analyst.offline.reader.side_by_side import compare
 from auto_analyst.offline.reader.vocabulary import vocabulary
 from auto_analyst.offline.reader.yes_no import yes_no_count
@@ -147,7 +148,7 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
         pass  # 'is there any airport above 10000 ft?', 'did any player score above 39?': rows kept, counted, yes or no
     elif task_word == "open":
         _open(spec, group_cols, numeric, categorical, dates)
-    elif numeric and spec.filters and not group_cols and not categorical and not task_word:
+    elif numeric and spec.filters and not group_cols and not categorical and not task_word and not share_of_a_total(p):
         # "what was the unemployment rate in the second quarter of 2008", "the murder rate in Florida": the values
         spec.task, spec.columns = "lookup", numeric
         ident = vocabulary(table).id_column or time_column(table)

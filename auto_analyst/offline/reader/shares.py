@@ -29,14 +29,14 @@ import re
 from auto_analyst.offline.reader.pieces import Pieces
 from auto_analyst.offline.spec import Filter, QuerySpec
 
-__all__ = ["percent_of_earlier", "read_denominator"]
+__all__ = ["percent_of_earlier", "read_denominator", "share_of_a_total"]
 
 REFERS = re.compile(r"\b(?:that|this|it|them|those|these|they)\b")
 OF_THEM = re.compile(r"\b(?:of|among|from)\s+(?:them|those|these|that\s+(?:group|set))\b|^\s*(?:them|those|these)\b")
 WHOLE = re.compile(r"\b(?:all|whole|entire|total|overall|every)\b")
 SHARE = r"(?:percentage|percent|share|proportion|fraction)s?"
 # 'what percent of Prof are Female': the rows after 'of' (up to the verb) are the denominator
-OF_A_ARE_B = re.compile(rf"\b{SHARE}\s+of\s+(?P<a>.+?)\s+(?:are|is|were|was|have|has|had)\b(?P<b>.*)")
+OF_A_ARE_B = re.compile(rf"\b{SHARE}\s+of\s+(?P<a>.+?)\s+(?:are|is|were|was|have|has|had|come|comes|came)\b(?P<b>.*)")
 A_FIRST = re.compile(rf"^\s*(?:of|among|out of)\s+(?:the\s+|all\s+)?(?P<a>.+?),?\s+(?:what|which|how)\b(?P<b>.*\b{SHARE}\b.*)")
 # 'what fraction of each firm's total invest happened in 1950': each firm's own total; the conditions after it are
 # what the numerator keeps
@@ -48,12 +48,24 @@ BEFORE = re.compile(rf"(?P<a>.+?)\s+{SHARE}\s+(?:within(?:\s+(?:each|every))?|(?
 # 'what share of Female are in each rank': how the value's rows split across the groups
 SPLIT_VERB = re.compile(r"\s(?:are|is|were|was|fall|falls|work|works)\s*$")
 SHARE_OF = re.compile(rf"\b{SHARE}\s+of\s+(?P<a>.*)")
+# 'what share of sales in North came from each product', 'how the Female rows split': the split, said so
+SPLIT = re.compile(r"\b(?:are|is|were|was|come|comes|came|go|goes|went|fall|falls|fell)\s+(?:in|within|among|from|to|into)"
+                   r"\b|\bsplit\b|\bdistribut|\bspread\b|\bbreak\s*down\b")
+
+
+# 'what percent of invest in 1950 came from General Motors': a part of a total, never the values themselves
+FROM = re.compile(rf"\b{SHARE}\s+of\b.*\b(?:came|come|comes|was|were|is|are)\s+from\b")
+
+
+def share_of_a_total(p: Pieces) -> bool:
+    """Does the question ask what part of a total came from some rows (then a total, not a lookup of values)?"""
+    return p.spec.percent and bool(FROM.search(p.text.lower()))
 
 
 def _at(f: Filter, text: str) -> bool:
     """Is the value of condition ``f`` said in ``text`` (its own words, not a synonym)?"""
     values = [f.value] + ([f.value2] if f.value2 is not None else [])
-    return any(v is not None and re.search(r"(?<![\w.])" + re.escape(str(v).lower()) + r"(?![\w]|\.\d)", text)
+    return any(v is not None and re.search(r"(?<![\w.])" + re.escape(str(v).lower()) + r"(?:s\b|(?!\w|\.\d))", text)
                for v in values)
 
 
@@ -99,7 +111,7 @@ def _grouped(text: str, spec: QuerySpec, said: list[Filter]) -> None:
     else:
         a = SHARE_OF.search(text)
         values = [f for f in spec.filters if f.op == "==" and isinstance(f.value, str) and a and _at(f, a.group("a"))]
-        if values and not (within or re.search(rf"\b{SHARE}\s+of\s+.+?\s(?:are|is|were|was)\s+(?:in|within|among)\s", text)):
+        if values and not (within or SPLIT.search(text)):
             _decline(spec, _both(spec, values, f"each {groups}'s own rows"))
         elif values:
             spec.assumptions.append(f"a percent of the rows with {_conds(spec.filters)}: how they split across "
