@@ -16,6 +16,7 @@ __all__ = [
     "ErrorInfo",
     "TableOut",
     "display_cell",
+    "display_rows",
     "FigureOut",
     "Attempt",
     "Usage",
@@ -60,18 +61,50 @@ class TableOut(BaseModel):
     n_rows: int
 
 
+EXACT_INTEGERS = 1e18
+"""Below this magnitude an integral float is written as the integer it is (a 16-digit identifier read into a float
+column, 1234567890123456.0, is 1234567890123456); above it Python's shortest round-trip form (``1e+20``) is as exact
+and shorter."""
+
+
 def display_cell(value: Any) -> Any:
-    """A table cell as a person is shown it in a file (the CSV download): a float with at most 15
-    significant digits, which drops binary noise (0.1 + 0.2 = 0.30000000000000004 shows as 0.3) and keeps every
-    digit a double holds for sure (C's DBL_DIG is 15); anything else as it is. The Result keeps the computed value.
+    """A table cell as a person is shown it in a file (the CSV download): an integral float as the integer it is,
+    every digit kept (1234567890123456.0 writes 1234567890123456, never 1234567890123460.0); another float with at most
+    15 significant digits, which drops binary noise (0.1 + 0.2 = 0.30000000000000004 shows as 0.3) and keeps every
+    digit a double holds for sure (C's DBL_DIG is 15), unless those 15 digits would make it integral (it keeps its
+    shortest round-trip form, Python's ``repr``, the digits numpy's ``format_float_positional(unique=True)`` gives);
+    anything else as it is. :func:`display_rows` keeps distinct values of a column distinct. The Result keeps the
+    computed value.
 
     Example:
-        >>> display_cell(0.1 + 0.2), display_cell(2 / 3), display_cell("0.1")
-        (0.3, 0.666666666666667, '0.1')
+        >>> display_cell(0.1 + 0.2), display_cell(2 / 3), display_cell(1234567890123456.0), display_cell("0.1")
+        (0.3, 0.666666666666667, 1234567890123456, '0.1')
     """
     if isinstance(value, float) and math.isfinite(value):
-        return float(f"{value:.15g}")
+        if value.is_integer():
+            return int(value) if abs(value) < EXACT_INTEGERS else value
+        short = float(f"{value:.15g}")
+        return value if short.is_integer() else short
     return value
+
+
+def display_rows(rows: list[list[Any]]) -> list[list[Any]]:
+    """``rows`` as :func:`display_cell` shows them, except a column in which two distinct floats would show the same
+    (0.30000000000000004 beside 0.3): that column keeps each float's shortest round-trip form, so a file never makes
+    two values of a column equal that the Result holds apart.
+
+    Example:
+        >>> display_rows([[0.1 + 0.2, 2.0], [0.3, 1 / 3]])
+        [[0.30000000000000004, 2], [0.3, 0.333333333333333]]
+    """
+    width = max((len(r) for r in rows), default=0)
+    merged = set()
+    for j in range(width):
+        floats = {r[j] for r in rows if j < len(r) and isinstance(r[j], float) and math.isfinite(r[j])}
+        if len({display_cell(v) for v in floats}) < len(floats):
+            merged.add(j)
+    return [[v if j in merged and not (isinstance(v, float) and v.is_integer()) else display_cell(v)
+             for j, v in enumerate(r)] for r in rows]
 
 
 class FigureOut(BaseModel):

@@ -66,3 +66,35 @@ def test_p_values_in_a_table_of_terms_read_below_a_bound_and_other_zeros_stay_ze
     assert "- a: 2, < 0.001" in text and "- const: 0, 0.4183" in text, text
     assert "- anova: statistic 812.5, p-value < 0.001, df 2, n 150, effect 0" in text, text
     assert write_answer([terms], [], [], "", digits=4).count("< 0.0001") == 1
+
+
+def _shifts() -> pd.DataFrame:
+    """A table built here: Welch's t-test of 'output' between the shifts has p = 0.036 (day against night)."""
+    return pd.DataFrame({"shift": ["day"] * 8 + ["night"] * 8,
+                         "output": [10, 12, 11, 14, 13, 12, 15, 11, 12, 14, 13, 15, 16, 13, 14, 15]})
+
+
+@pytest.mark.parametrize("frame,question,text", [
+    (_shifts(), "what is the p-value of a t-test of output between day and night, rounded to 1 decimal place?",
+     "< 0.1"),  # 0.036 is 0.0 at 1 decimal: never '< 0.001'
+    (_shifts(), "is there a significant difference in output between day and night? round to the nearest whole number",
+     "0 (rounded to a whole number as asked)"),  # '< 1' says nothing of a p-value: the value as asked, marked
+    (load_breast_cancer(as_frame=True).frame.assign(target=lambda f: f["target"].map({0: "malignant", 1: "benign"})),
+     "t-test of mean smoothness between malignant and benign, rounded to 2 decimal places", "< 0.01"),
+], ids=["shifts-1-decimal", "shifts-whole-number", "breast-cancer-2-decimals"])
+def test_a_p_value_rounded_as_asked_reads_no_tighter_bound_than_those_decimals(analyst, frame, question, text):
+    s = analyst.session()
+    s.add_frame("t", frame)
+    r = s.ask(question)
+    assert r.status == "ok", (r.answer, r.error)
+    assert f"**P-value**: {text}." in r.answer, r.answer
+    assert "< 0.001" not in r.answer, r.answer
+    assert not r.trace.unsupported_numbers, (r.answer, r.trace.unsupported_numbers)
+
+
+def test_the_bound_follows_the_decimals_asked():
+    from auto_analyst.offline.answer import shown
+
+    assert [shown("p-value", 0.0, rounded=d) for d in (None, 4, 2, 1)] == ["< 0.001", "< 0.001", "< 0.01", "< 0.1"]
+    assert shown("p-value", 0.0, 0) == shown("p-value", 0.0, rounded=0) == "0 (rounded to a whole number as asked)"
+    assert shown("p-value", 0.04, rounded=0) == "0.04"  # a value the script left unrounded is shown as it is

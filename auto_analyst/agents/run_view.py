@@ -6,11 +6,13 @@ mean the script rounded to two decimals stays ``12345678.91``. Only the binary n
 dropped (``0.1 + 0.2`` is read as ``0.3``, not ``0.30000000000000004``): :data:`DIGITS` significant
 digits are kept, more than any rounding a question asks for and fewer than the 15-17 where
 that noise starts. Python's ``g`` format switches to scientific notation for magnitudes below 1e-4 or
-of :data:`DIGITS` digits and more.
+of :data:`DIGITS` digits and more. An integral float carries no such noise and is kept whole: a 16-digit identifier
+in a float column (a group's key, 1234567890123456.0) or a large total stays every digit, never 1234567890120000,
+which would show two distinct keys as one.
 
 Example:
-    >>> significant(0.1 + 0.2), significant(8.8e-22), significant(12345678.91)
-    (0.3, 8.8e-22, 12345678.91)
+    >>> significant(0.1 + 0.2), significant(8.8e-22), significant(12345678.91), significant(1234567890123456.0)
+    (0.3, 8.8e-22, 12345678.91, 1234567890123456.0)
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ DIGITS = 12
 
 
 def significant(x: Any) -> Any:
-    """``x`` with at most :data:`DIGITS` significant digits when it is a finite float; any other value unchanged."""
-    if isinstance(x, float) and math.isfinite(x) and x != 0.0:
+    """``x`` with at most :data:`DIGITS` significant digits when it is a finite float with a fraction; any other
+    value (an integral float too) unchanged."""
+    if isinstance(x, float) and math.isfinite(x) and not x.is_integer():
         return float(f"{x:.{DIGITS}g}")
     return x
 

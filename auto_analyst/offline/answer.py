@@ -33,21 +33,30 @@ def fmt(v: Any, digits: int | None = None) -> str:
     return str(v)
 
 
-def shown(label: Any, v: Any, digits: int | None = None) -> str:
+def shown(label: Any, v: Any, digits: int | None = None, rounded: int | None = None) -> str:
     """``v`` as the answer's prose shows it beside ``label`` (its name, or its column and row): :func:`fmt`, except a
     p-value too small for the digits shown, which reads ``< 0.001`` (``< 0.0001`` at 4 digits), never ``0``: a test's
     p-value is not 0 (a float underflows to 0.0 below about 1e-308), and 0 reads as certainty. Only the text changes;
     the ``@name[...]`` lines (:func:`format_lines`) keep :func:`fmt`, compared exactly by the benchmarks.
 
+    ``rounded`` is the decimals the question asked (:func:`~auto_analyst.offline.reader.conditions.asked_rounding`),
+    to which the script already rounded its values: a 0 there hides anything below half its last digit, so the bound
+    is never tighter than those decimals (0.0752 asked to 1 decimal is ``< 0.1``, never ``< 0.001``). Asked to a whole
+    number, the bound ``< 1`` would say nothing of a p-value, so it shows the value as asked, marked as rounded; the
+    test's conclusion gives it unrounded.
+
     Example:
         >>> shown("p-value", 0.0), shown("p-value", 2.4e-15), shown("p-value", 0.00004, 4), shown("mean", 0.0)
         ('< 0.001', '2.4e-15', '< 0.0001', '0')
+        >>> shown("p-value", 0.0, rounded=1), shown("p-value", 0.0, rounded=0)
+        ('< 0.1', '0 (rounded to a whole number as asked)')
     """
     text = fmt(v, digits)
     if (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
             and P_VALUE.search(str(label)) and float(text) == 0):
-        d = digits or 3
-        return f"< {10.0 ** -d:.{d}f}"
+        d = 3 if digits is None else digits
+        d = d if rounded is None else min(d, rounded)
+        return f"< {10.0 ** -d:.{d}f}" if d > 0 else f"{text} (rounded to a whole number as asked)"
     return text
 
 
@@ -118,27 +127,27 @@ def _sentence_case(s: str) -> str:
     return s[:1].upper() + s[1:] if s else s
 
 
-def _table_text(t: dict, digits: int | None) -> str:
+def _table_text(t: dict, digits: int | None, rounded: int | None = None) -> str:
     name, cols, rows, n = t.get("name", ""), t.get("columns", []), t.get("rows", []), t.get("n_rows", 0)
     if cols == ["value"] and n == 1 and rows and rows[0][0] is None:
         # a statistic of rows whose values are all missing: there is no figure, never the word 'None'
         return f"**{_sentence_case(name)}**: no value (every value of those rows is missing)."
     if cols == ["value"] and n == 1 and rows:
-        return f"**{_sentence_case(name)}**: {shown(name, rows[0][0], digits)}."
+        return f"**{_sentence_case(name)}**: {shown(name, rows[0][0], digits, rounded)}."
     if "(first rows)" in name:
         return f"**{_sentence_case(name.replace(' (first rows)', ''))}**: added; its first rows are in the table below."
     if not rows:
         return f"**{_sentence_case(name)}**: no rows."
     if n <= 3 and len(cols) > 4:
         # a few wide rows (e.g. summary statistics of one column): one line per row, each value labelled
-        lines = [f"- {fmt(r[0], digits)}: " + ", ".join(f"{c} {shown(f'{c} {r[0]}', x, digits)}"
+        lines = [f"- {fmt(r[0], digits)}: " + ", ".join(f"{c} {shown(f'{c} {r[0]}', x, digits, rounded)}"
                                                          for c, x in zip(cols[1:], r[1:]) if x is not None) for r in rows]
         return f"**{_sentence_case(name)}**:\n" + "\n".join(lines)
     if n <= LIST_ROWS and len(cols) <= 4:
         head = f"**{_sentence_case(name)}**"
         if len(cols) >= 2:
             head += f" ({', '.join(cols[1:])})" if len(cols) > 2 else ""
-        lines = [f"- {fmt(r[0], digits)}: " + ", ".join(shown(f"{cols[i] if i < len(cols) else ''} {r[0]}", x, digits)
+        lines = [f"- {fmt(r[0], digits)}: " + ", ".join(shown(f"{cols[i] if i < len(cols) else ''} {r[0]}", x, digits, rounded)
                                                          for i, x in enumerate(r[1:], 1)) for r in rows]
         return head + ":\n" + "\n".join(lines)
     return (f"**{_sentence_case(name)}**: a table of {n} rows with columns "
@@ -156,15 +165,18 @@ EXPLAIN = {
 
 
 def write_answer(tables: list[dict], figures: list[dict], assumptions: list[str], unanswered: str,
-                 stdout: str = "", digits: int | None = None, brief: bool = False, beginner: bool = False) -> str:
+                 stdout: str = "", digits: int | None = None, brief: bool = False, beginner: bool = False,
+                 rounded: int | None = None) -> str:
     """Compose the answer: one line per shown value or table, charts, assumptions, unanswered parts.
+
+    ``rounded`` is the decimals the question asked its values rounded to (see :func:`shown`), None when it asks none.
 
     ``brief`` keeps the headline values only (a single value per part, no supporting tables when a
     value was shown); ``beginner`` adds a plain-words sentence for the statistics used.
     """
     if brief and any(t.get("columns") == ["value"] for t in tables):
         tables = [t for t in tables if t.get("columns") == ["value"]]
-    lines = [_table_text(t, digits) for t in tables]
+    lines = [_table_text(t, digits, rounded) for t in tables]
     if beginner:
         names = " ".join(t.get("name", "").lower() for t in tables)
         lines += [text for key, text in EXPLAIN.items() if key in names]

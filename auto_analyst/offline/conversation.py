@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from auto_analyst.offline.answer import shown
+from auto_analyst.offline.reader.conditions import asked_rounding
 from auto_analyst.offline.request import Request
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import lemmas
@@ -95,16 +96,17 @@ def _words(text: str) -> set[str]:
 def _value_lines(turn: dict, asked: set[str]) -> list[str]:
     """Figures of the turn's shown values that the question asks about: a row whose label it names, or a
     single value whose name shares its words."""
-    out = []
+    out, rounded = [], _rounded(turn)
     for t in turn.get("values", []) or []:
         name, cols, rows = t.get("name", ""), t.get("columns", []), t.get("rows", [])
         if cols == ["value"] and rows:
             if _words(name) & asked:
-                out.append(f"{name}: {shown(name, rows[0][0])}")
+                out.append(f"{name}: {shown(name, rows[0][0], rounded=rounded)}")
             continue
         for r in rows:
             if r and _words(str(r[0])) & asked:
-                out.append(f"{name}, {r[0]}: " + ", ".join(f"{c} {shown(f'{c} {r[0]}', v)}" for c, v in zip(cols[1:], r[1:])))
+                out.append(f"{name}, {r[0]}: " + ", ".join(f"{c} {shown(f'{c} {r[0]}', v, rounded=rounded)}"
+                                                          for c, v in zip(cols[1:], r[1:])))
     return out
 
 
@@ -241,16 +243,21 @@ def _quoting_groups(question: str, groups: set[tuple[str, str]], conds: set[tupl
     return None
 
 
+def _rounded(turn: dict) -> int | None:
+    """The decimals the turn's question asked (its values were rounded so; see :func:`shown`)."""
+    return asked_rounding(f"{turn.get('question', '')}\n{turn.get('standalone_question', '')}")
+
+
 def _group_lines(turn: dict, groups: set[tuple[str, str]]) -> list[str]:
-    out = []
+    out, rounded = [], _rounded(turn)
     for t in turn.get("values", []) or []:
         cols, rows = t.get("columns", []), t.get("rows", [])
         if not cols or cols == ["value"]:
             continue
         for r in rows:
             if r and (str(cols[0]), _norm(r[0])) in groups:
-                out.append(f"{t.get('name', '')}, {cols[0]} {r[0]}: " + ", ".join(f"{c} {shown(f'{c} {r[0]}', v)}"
-                                                                                  for c, v in zip(cols[1:], r[1:])))
+                values = ", ".join(f"{c} {shown(f'{c} {r[0]}', v, rounded=rounded)}" for c, v in zip(cols[1:], r[1:]))
+                out.append(f"{t.get('name', '')}, {cols[0]} {r[0]}: {values}")
     return out
 
 

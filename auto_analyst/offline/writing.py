@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from auto_analyst.offline.answer import fmt, format_lines, shown, write_answer
+from auto_analyst.offline.reader.conditions import asked_rounding
 from auto_analyst.offline.request import Request
 from auto_analyst.question_text import split_format
 
@@ -57,15 +58,17 @@ def read_style(text: str) -> Style:
     return s
 
 
-def _one_sentence(tables: list[dict], figures: list[dict]) -> str:
-    """The headline values in one sentence: 'Mean price by region: North 51.2, South 49.8.'"""
+def _one_sentence(tables: list[dict], figures: list[dict], rounded: int | None = None) -> str:
+    """The headline values in one sentence: 'Mean price by region: North 51.2, South 49.8.' (``rounded``: the
+    decimals the question asked, see :func:`~auto_analyst.offline.answer.shown`)."""
     parts = []
     for t in tables:
         name, cols, rows = t.get("name", ""), t.get("columns", []), t.get("rows", [])
         if cols == ["value"] and rows:
-            parts.append(f"{name} {shown(name, rows[0][0])}")
+            parts.append(f"{name} {shown(name, rows[0][0], rounded=rounded)}")
         elif rows and len(cols) >= 2 and len(rows) <= 6 and "(first rows)" not in name:
-            parts.append(f"{name}: " + ", ".join(f"{fmt(r[0])} {shown(f'{cols[1]} {r[0]}', r[1])}" for r in rows))
+            parts.append(f"{name}: " + ", ".join(f"{fmt(r[0])} {shown(f'{cols[1]} {r[0]}', r[1], rounded=rounded)}"
+                                         for r in rows))
         elif rows:
             parts.append(f"{name} in a table of {t.get('n_rows', len(rows))} rows")
         if len(parts) == 3:
@@ -86,15 +89,18 @@ def answer(p: Request) -> dict[str, Any]:
     style = read_style(p.inputs.get("style", ""))
     _, names, digits = split_format(question)
     formatted = format_lines(names, tables, digits, question)
+    # the script rounded its values as the question (or a follow-up's resolved question) asked: a p-value shown 0
+    # hides that much
+    rounded = asked_rounding(f"{question}\n{p.inputs.get('resolved_question', '')}")
     unanswered = p.inputs.get("unanswered", "")
     if style.one_sentence or (style.brief and not any(t.get("columns") == ["value"] for t in tables)):
         # one sentence, or a short answer of tables: the headline in one line
-        body = _one_sentence([t for t in tables if t.get("columns") == ["value"]] or tables, figures)
+        body = _one_sentence([t for t in tables if t.get("columns") == ["value"]] or tables, figures, rounded)
         if unanswered:
             body += " " + unanswered
         return {"answer": formatted + body}
     text = write_answer(tables, figures, [] if style.brief else assumptions, unanswered, p.inputs.get("stdout", ""),
-                        brief=style.brief, beginner=style.beginner)
+                        brief=style.brief, beginner=style.beginner, rounded=rounded)
     paragraphs = [x for x in text.split("\n\n") if x.strip()]
     resolved = p.inputs.get("resolved_question", "")
     if (style.detailed or style.steps or WHY.search(question)) and resolved:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, send_file
 
-from auto_analyst.results import display_cell
+from auto_analyst.results import display_rows
 from auto_analyst.web.chat import conversation
 from auto_analyst.web.conversations import Conversation
 from auto_analyst.web.errors import ApiError
@@ -97,14 +97,14 @@ def table_csv(sid: str, index: int, tab: int):
     # A cell starting with = + - @ runs as a formula in spreadsheet apps (CSV injection):
     # prefix a quote so it opens as the text it is.
     writer.writerow([_cell(c) for c in t.columns])
-    writer.writerows([[_cell(v) for v in row] for row in t.rows])
+    # the file a person opens: no float noise, integral floats as integers (the JSON keeps the computed values)
+    writer.writerows([[_cell(v) for v in row] for row in display_rows(t.rows)])
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", t.name).strip("_") or "table"
     return Response(buf.getvalue(), mimetype="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="{name}.csv"'})
 
 
 def _cell(value):
-    value = display_cell(value)  # the file a person opens: no float noise (the JSON keeps the computed value)
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
         try:
             float(value)

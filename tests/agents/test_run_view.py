@@ -22,6 +22,14 @@ def test_significant_keeps_small_and_large_values_and_drops_only_float_noise():
     assert significant(float("nan")) != significant(float("nan"))  # NaN passes through as it is
 
 
+def test_an_integral_float_is_read_whole_so_distinct_keys_stay_distinct():
+    # 16-digit identifiers in a float column (the keys of a grouped table) and a large total: no float noise to drop
+    t = TableOut(name="total amount by account_id", columns=["account_id", "total amount"], n_rows=3,
+                 rows=[[1234567890123456.0, 1.1], [1234567890123457.0, 2.2], [3.0, 1234567890123.0]])
+    assert json.loads(tables_json([t]))[0]["rows"] == t.rows
+    assert significant(-98765432109876.0) == -98765432109876.0 and significant(2.0 ** 60) == 2.0 ** 60
+
+
 def test_tables_json_writes_a_p_value_in_scientific_notation_never_as_zero():
     t = TableOut(name="t test", columns=["statistic", "p_value"], rows=[[-12.345678901234567, 8.8e-22]], n_rows=1)
     text = tables_json([t])

@@ -20,7 +20,7 @@ from auto_analyst.offline.reader.time_read import named_column, time_column
 from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary
 from auto_analyst.offline.spec import Filter, QuerySpec
 
-__all__ = ["GROUP_BEFORE", "read_filters", "read_format", "find_values"]
+__all__ = ["GROUP_BEFORE", "asked_rounding", "read_filters", "read_format", "find_values"]
 
 # "across campaigns" is left out on purpose: "the average rate across campaigns" is one number over all of them
 GROUP_BEFORE = re.compile(r"(?:\bby|\bper|\bfor each|\bfor every|\bin each|\beach|\bgrouped by|\bbroken down by|\bfor all|"
@@ -74,6 +74,20 @@ def read_round_sentence(st: Reading, spec: QuerySpec) -> bool:
         st.take(0, len(st.text))
         return True
     return False
+
+
+def asked_rounding(text: str) -> int | None:
+    """The fewest decimals ``text`` asks its values rounded to ('to 2 decimals', 'to the nearest whole number': 0),
+    None when it asks none: what the answer writer needs to know how much a value shown as 0 can hide. The fewest,
+    as a question rounding two parts differently shows values of both (the looser bound is true of both).
+
+    Example:
+        >>> asked_rounding("p-value, rounded to the nearest whole number"), asked_rounding("mean? round to 2 dp")
+        (0, 2)
+    """
+    text = text.lower()  # the reader's patterns read folded text
+    asked = [int(number(m.group(1))) for m in ROUND.finditer(text)] + [0 for _ in NEAREST.finditer(text)]
+    return min(asked) if asked else None
 
 
 def read_format(st: Reading, spec: QuerySpec) -> None:

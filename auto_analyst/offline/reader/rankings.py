@@ -29,6 +29,15 @@ def rank(spec: QuerySpec, superlative: str, group_cols, numeric, categorical, pl
         spec.measures = [_measure_for(numeric[0], plain_funcs, spec)] if numeric else [Measure(func="count")]
         return
     if not groups:
+        if numeric and plain_funcs:
+            # "the highest total rainfall": the highest of totals ranks groups; with none there is one total, and
+            # reading the maximum alone would drop the word 'total'
+            said = FUNC_WORDS[plain_funcs[0]]
+            end = "lowest" if superlative == "min" else "highest"
+            spec.problems.append(f"The {end} {said} ranks groups, and I found no column to group by; name it (e.g. "
+                                 f"'{end} {said} {numeric[0]} by <column>'), or ask for the {said} or the "
+                                 f"{FUNC_WORDS[superlative]} of `{numeric[0]}` alone.")
+            return
         if numeric:
             # "what is the highest price" is a max, not a ranking of groups
             spec.task = "aggregate"

@@ -9,13 +9,14 @@ verbs of date columns; plus the table's row nouns, id columns and listed values.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import plural, singular
 from auto_analyst.offline.reader.text import fold, normalize, words_of
-from auto_analyst.offline.statistics import PATTERNS
+from auto_analyst.offline.statistics import BY_NAME, PATTERNS
 
 __all__ = ["Term", "per_time", "STRENGTH", "GENERIC", "column_terms", "extreme_units", "content_words", "split_compound", "row_nouns", "id_columns",
            "identifying_column", "listed_values", "meaning_name"]
@@ -111,6 +112,19 @@ FUNCTION_WORDS = {"a", "an", "the", "is", "are", "was", "be", "at", "on", "in", 
                   "for", "if", "no", "not", "so", "do", "up", "we", "us", "me", "my", "i", "am", "an", "per", "than"}
 
 
+NAME_STATISTICS = {"mean": ("mean", "average", "avg"), "median": ("median",), "sum": ("total", "sum"),
+                   "std": ("standard deviation", "std", "sd")}
+"""Statistics whose word can end a column's name (`score_avg`, `rainfall_total`, `price_sd`), with the words that say
+each (the words of its pattern in :mod:`~auto_analyst.offline.statistics` a name's phrase uses); max and min ones are
+the extremes' (:func:`extreme_units`)."""
+
+
+def _statistic(word: str) -> bool:
+    """Whether ``word`` alone is a word of one of :data:`NAME_STATISTICS` ('avg', 'average', 'total'): alone it is the
+    statistic, never a column's head."""
+    return any(name in NAME_STATISTICS and p.fullmatch(word) for p, name in PATTERNS)
+
+
 def extreme_units(col, units: dict[str, str], paired: bool) -> tuple[tuple[str, list[str]] | None, dict[str, str]]:
     """(the column's max/min qualifier and the other words of its name, or None; the units to read its name
     with). 'min' ends `temp_min` as the minimum when `temp_max` is there too (``paired``), `duration_min` as minutes."""
@@ -183,8 +197,16 @@ def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]]
             # mean_concave_points and worst_concave_points) names neither, not only the one whose expansion made it
             heads.append(content[-2:])
     for h in heads:
-        if h and list(h) != content and not (len(h) == 1 and (h[0] in GENERIC or len(h[0]) < 3)):
+        if h and list(h) != content and not (len(h) == 1 and (h[0] in GENERIC or len(h[0]) < 3 or _statistic(h[0]))):
             terms.append(Term(tuple(h), col.name, "head"))
+    # a name ending in a statistic's word said with the word first: 'total rainfall' for rainfall_total, 'average
+    # score' for score_avg; whole-name words, so the reader weighs the word as part of the name or as the statistic
+    # (whole_names), never drops it or reads the rest alone as another column
+    if col.kind == "numeric" and len(content) >= 2 and _statistic(content[-1]) and not _statistic(content[-2]):
+        said = next(ws for name, ws in NAME_STATISTICS.items() if BY_NAME[name].pattern and re.fullmatch(
+            BY_NAME[name].pattern, content[-1]))
+        for w in dict.fromkeys((content[-1], *said)):  # 'mean score' names score_avg as 'average score' does
+            terms.append(Term((*w.split(), *content[:-1]), col.name, "words"))
     # synonyms of the whole content, of each expansion and of the head
     phrases = {" ".join(content)} | {" ".join(e) for e in expanded}
     phrases |= {" ".join(h) for h in heads if h and " ".join(h) not in NO_SYNONYM_HEADS}

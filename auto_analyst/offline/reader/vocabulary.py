@@ -9,7 +9,8 @@ how                     strength  example (column → words)
 ======================  ========  =============================================================
 name                    10        ``Miles_per_Gallon`` → "miles per gallon" (snake/camel case split)
 words                   9         ``distance_km`` → "distance", ``Weight_in_lbs`` → "weight"
-                                  (unit suffixes dropped), "discount percent" (unit said in words)
+                                  (unit suffixes dropped), "discount percent" (unit said in words),
+                                  ``rainfall_total`` → "total rainfall" (a statistic's word said first)
 flag                    9         ``is_member`` → "member", ``storm`` → "stormy"
 expanded                8         ``rel_hum_pct`` → "relative humidity" (abbreviations expanded)
 extreme                 8         ``temp_max`` → "maximum temperature", "high temp" (max/min said in words, either

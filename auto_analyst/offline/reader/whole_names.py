@@ -1,5 +1,8 @@
 """Column names of several words said as one phrase ('mean radius', 'GDP per capita', 'total bill'), issue 25.
 
+A name ending in a statistic's word is said with the word first too ('total rainfall' for `rainfall_total`, 'mean
+score' for `score_avg`: ``terms.column_terms``), so the same rules settle it beside `rainfall` and `score`.
+
 A phrase that is a column's whole word sequence is one term (the vocabulary's longest match already says so);
 this module keeps the stages that run before the column linker from reading a word of such a phrase as
 something else, and settles the one reading the phrase leaves open:
