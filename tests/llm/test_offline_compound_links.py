@@ -94,3 +94,25 @@ def test_the_numbers_are_the_asked_columns():
         r = s.ask("median brain weight")
     assert r.status == "ok", r.error
     assert f"{frame['brainwt'].median():g}" in r.answer.replace(",", ""), r.answer
+
+
+def trades(n: int = 40) -> pd.DataFrame:
+    r = np.random.default_rng(9)
+    return pd.DataFrame({"store": r.choice(["A1", "B2", "C3"], n), "year": r.choice([2020, 2021], n),
+                         "value": r.integers(10, 500, n), "units": r.integers(1, 20, n)})
+
+
+FRAMES.update({"grunfeld": lambda: pd.read_csv(DATASETS / "grunfeld.csv"), "trades": trades})
+
+
+@pytest.mark.parametrize("table,question,expected", [
+    ("grunfeld", "sum of invest in 1940", "total of `invest` where `year` == 1940"),  # listed rows ('sum' as `value`)
+    ("grunfeld", "sum of invest", "total of `invest`"),  # asked which statistic
+    ("grunfeld", "sum of capital by firm", "total of `capital` by `firm`"),
+    ("trades", "sum of units in 2020", "total of `units` where `year` == 2020"),
+    ("trades", "sum of units by store", "total of `units` by `store`"),
+])
+def test_a_statistic_word_before_of_is_the_statistic_not_a_synonym(table, question, expected):
+    got, assumptions = read(table, question)
+    assert got == expected and not any("`value`" in a for a in assumptions), (got, assumptions)
+

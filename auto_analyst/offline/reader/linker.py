@@ -78,6 +78,8 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
         if ms[0].how == "verb":
             verbs.append(ms)
             continue
+        if ms[0].how not in STRONG and _statistic_before_of(st.text, s, e):
+            continue  # 'sum of invest': the statistic, never a synonym of a column (`value`) it happens to be
         if ms[0].how in BELOW_ROW_NOUN and _is_row_noun(st.text[s:e], vocab.row_nouns):
             continue  # 'how many patients': the rows, not the patient_id column
         if _period_rows(st.text, s, e, ms[0].column):
@@ -118,6 +120,14 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
             out.append(ms[0])
             st.take(s, e)
     return sorted(out, key=lambda m: m.start)
+
+
+def _statistic_before_of(text: str, s: int, e: int) -> bool:
+    """A statistic's word (offline/statistics.py PATTERNS: 'sum', 'total', 'mean') standing before 'of' ('sum of X')."""
+    from auto_analyst.offline.statistics import PATTERNS
+
+    word = text[s:e]
+    return re.match(r"\s+of\b", text[e:]) is not None and any(p.fullmatch(word) for p, _ in PATTERNS)
 
 
 def _extreme_word(column: str) -> str:
