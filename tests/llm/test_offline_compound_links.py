@@ -116,3 +116,55 @@ def test_a_statistic_word_before_of_is_the_statistic_not_a_synonym(table, questi
     got, assumptions = read(table, question)
     assert got == expected and not any("`value`" in a for a in assumptions), (got, assumptions)
 
+
+def salaries(n: int = 120) -> pd.DataFrame:
+    r = np.random.default_rng(10)
+    return pd.DataFrame({"rank": r.choice(["Prof", "AsstProf", "AssocProf"], n), "discipline": r.choice(["A", "B"], n),
+                         "sex": r.choice(["Male", "Female"], n), "salary": r.integers(60000, 200000, n)})
+
+
+def gems(n: int = 200) -> pd.DataFrame:
+    r = np.random.default_rng(11)
+    return pd.DataFrame({"cut": r.choice(["Ideal", "Good", "Fair"], n), "color": r.choice(list("DEFGHIJ"), n),
+                         "price": r.integers(300, 9000, n)})
+
+
+FRAMES.update({"salaries": salaries, "gems": gems})
+
+
+@pytest.mark.parametrize("table,question,expected", [
+    ("salaries", "median salary in discipline B", "median of `salary` where `discipline` == 'B'"),  # "what 'b' is"
+    ("salaries", "median salary where discipline is A", "median of `salary` where `discipline` == 'A'"),
+    ("salaries", "mean salary by rank for discipline B", "mean of `salary` by `rank` where `discipline` == 'B'"),
+    ("gems", "mean price for color E", "mean of `price` where `color` == 'E'"),
+    ("gems", "mean price by cut for color G", "mean of `price` by `cut` where `color` == 'G'"),
+    ("gems", "mean price where color = 'E'", "mean of `price` where `color` == 'E'"),
+    ("gems", "mean price for color 'E'", "mean of `price` where `color` == 'E'"),
+])
+def test_a_one_letter_value_right_after_its_column_filters(table, question, expected):
+    got, _ = read(table, question)
+    assert got == expected, got
+
+
+def test_the_one_letter_filter_gives_pandas_number():
+    frame, desc = salaries(), None
+    from auto_analyst import Analyst, Settings
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as home, Analyst(settings=Settings.load({"home": home})) as analyst:
+        s = analyst.session()
+        s.add_frame("salaries", frame)
+        r = s.ask("median salary in discipline B")
+    assert r.status == "ok", r.error
+    want = frame.loc[frame["discipline"] == "B", "salary"].median()
+    assert f"{want:g}" in r.answer.replace(",", ""), (want, r.answer)
+
+
+@pytest.mark.parametrize("table,question,hint", [
+    ("gems", "mean price for E", "color = 'E'"),
+    ("salaries", "median salary for B", "discipline = 'B'"),
+])
+def test_a_bare_letter_stays_unread_and_the_decline_says_how_to_quote_it(table, question, hint):
+    got, _ = read(table, question)
+    assert got.startswith("decline:") and hint in got, got
+    assert read(table, "what is a mean salary" if table == "salaries" else "what is a mean price")[0].startswith("mean")

@@ -352,8 +352,20 @@ def fuzzy_columns(unknown: list[str], vocab: Vocabulary, spec: QuerySpec) -> lis
     if rest:
         spec.problems.append(
             f"I can't tell what {', '.join(repr(w) for w in rest)} refers to: no column or value of table "
-            f"'{spec.table}' matches. Columns: {', '.join(vocab.columns)}.")
+            f"'{spec.table}' matches. Columns: {', '.join(vocab.columns)}.{_short_value_hint(rest, vocab)}")
     if counted:
         spec.problems.append(f"I can't tell what {', '.join(map(repr, counted))} counts here; name the column it is a "
                              "value of.")
     return None if rest or counted else taken
+
+
+def _short_value_hint(words: list[str], vocab: Vocabulary) -> str:
+    """' If you mean a value, name its column and quote it: discipline 'B'.' for unread words of one or two characters
+    that are values of some column (discipline = 'B'; too short to be read as values without their column's name: 'a' is an article)."""
+    said = []
+    for w in words:
+        if len(w) > 2:
+            continue
+        said += [f"{c.name} = '{v}'" for c in vocab.table.columns if c.kind in ("categorical", "boolean", "identifier")
+                 for v, _ in c.top_values if isinstance(v, str) and v.strip().lower() == w]
+    return f" If you mean a value, name its column and quote it: {' or '.join(said)}." if said else ""
