@@ -168,3 +168,13 @@ def test_a_bare_letter_stays_unread_and_the_decline_says_how_to_quote_it(table, 
     got, _ = read(table, question)
     assert got.startswith("decline:") and hint in got, got
     assert read(table, "what is a mean salary" if table == "salaries" else "what is a mean price")[0].startswith("mean")
+
+
+@pytest.mark.parametrize("table,question,column", [
+    ("us_macro", "mean interest", "realint"),  # was realint with no assumption
+    ("econ", "mean interest by year", "realint"),
+])
+def test_a_head_word_link_says_itself(table, question, column):
+    got, assumptions = read(table, question)
+    assert got.startswith(f"mean of `{column}`") and any(f"'interest' as `{column}`" in a for a in assumptions), \
+        (got, assumptions)

@@ -100,6 +100,10 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
         elif ms[0].how == "synonym":  # a word the column's name does not have: said, so a wrong link is seen
             said = st.text[s:e]
             spec.assumptions.append(f"took '{said}' as `{ms[0].column}` (a word the lexicon gives for it)")
+        elif ms[0].how == "head" and len(ms[0].text.split()) < max(
+                len(t.words) for t in vocab.terms if t.column == ms[0].column and t.how in ("name", "words")):
+            # 'interest' for `realint` (real interest): the name says more than the words, so a wrong link is seen
+            spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (the last word of its name)")
         elif ms[0].how == "clipped":  # the name spells the words' starts: said, so a wrong link is seen
             spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (its name joins the starts of those "
                                     "words)")
