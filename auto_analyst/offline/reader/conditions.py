@@ -165,6 +165,14 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
             st.take(m.end, m.end + bare.end(1))
             used.add(i)
             continue
+        short = _short_value(text[m.end:], col)
+        if short is not None and st.free(m.end, m.end + short[1]):
+            # "discipline B", "color E", "where grade is C": a value too short to be read anywhere else (a bare 'a'
+            # is an article) is the column's value right after its name, when the column has it
+            spec.filters.append(Filter(column=m.column, op="==", value=short[0]))
+            st.take(m.end, m.end + short[1])
+            used.add(i)
+            continue
         after = CMP_AFTER.match(text[m.end:])
         if not after or not st.free(m.end + after.start("v1"), m.end + after.end()):
             continue
@@ -249,6 +257,21 @@ def read_filters(st: Reading, spec: QuerySpec, mentions: list[Mention], table: T
         if m.column in valued and i not in used and not GROUP_BEFORE.search(text[:m.start]):
             used.add(i)
     return used
+
+
+SHORT_AFTER = re.compile(r"\s+(?:(?:is|was|equals?|==?)\s+)?(['\"]?)([a-z0-9])\1(?=\s*(?:$|[,;?!)]|\.(?!\d)|\b(?:and|or|in|for|"
+                         r"with|where|by|per|vs|versus|among|compared)\b))")
+
+
+def _short_value(after: str, col) -> tuple[object, int] | None:
+    """(value, characters read) when ``after`` (the text after a column's name) starts with one letter or digit that
+    is a value of ``col`` ('discipline B', 'color is E'); values of one character are not listed for reading anywhere
+    in the question (:func:`~auto_analyst.offline.reader.terms.listed_values`), so only their column's name reads them."""
+    m = SHORT_AFTER.match(after)
+    if m is None or col.kind not in ("categorical", "boolean", "identifier"):
+        return None
+    hits = [v for v, _ in col.top_values if isinstance(v, str) and fold(v.strip()) == m.group(2)]
+    return (hits[0], m.end()) if len(hits) == 1 else None
 
 
 CODE_THEN_WORD = re.compile(r"\s+(\d+)\s+([a-z]+)\b")

@@ -78,6 +78,8 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
         if ms[0].how == "verb":
             verbs.append(ms)
             continue
+        if ms[0].how not in STRONG and _statistic_before_of(st.text, s, e):
+            continue  # 'sum of invest': the statistic, never a synonym of a column (`value`) it happens to be
         if ms[0].how in BELOW_ROW_NOUN and _is_row_noun(st.text[s:e], vocab.row_nouns):
             continue  # 'how many patients': the rows, not the patient_id column
         if _period_rows(st.text, s, e, ms[0].column):
@@ -98,6 +100,10 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
         elif ms[0].how == "synonym":  # a word the column's name does not have: said, so a wrong link is seen
             said = st.text[s:e]
             spec.assumptions.append(f"took '{said}' as `{ms[0].column}` (a word the lexicon gives for it)")
+        elif ms[0].how == "head" and len(ms[0].text.split()) < max(
+                len(t.words) for t in vocab.terms if t.column == ms[0].column and t.how in ("name", "words")):
+            # 'interest' for `realint` (real interest): the name says more than the words, so a wrong link is seen
+            spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (the last word of its name)")
         elif ms[0].how == "clipped":  # the name spells the words' starts: said, so a wrong link is seen
             spec.assumptions.append(f"took '{st.text[s:e]}' as `{ms[0].column}` (its name joins the starts of those "
                                     "words)")
@@ -118,6 +124,14 @@ def link_columns(st: Reading, vocab: Vocabulary, spec: QuerySpec) -> list[Mentio
             out.append(ms[0])
             st.take(s, e)
     return sorted(out, key=lambda m: m.start)
+
+
+def _statistic_before_of(text: str, s: int, e: int) -> bool:
+    """A statistic's word (offline/statistics.py PATTERNS: 'sum', 'total', 'mean') standing before 'of' ('sum of X')."""
+    from auto_analyst.offline.statistics import PATTERNS
+
+    word = text[s:e]
+    return re.match(r"\s+of\b", text[e:]) is not None and any(p.fullmatch(word) for p, _ in PATTERNS)
 
 
 def _extreme_word(column: str) -> str:
@@ -345,8 +359,20 @@ def fuzzy_columns(unknown: list[str], vocab: Vocabulary, spec: QuerySpec) -> lis
     if rest:
         spec.problems.append(
             f"I can't tell what {', '.join(repr(w) for w in rest)} refers to: no column or value of table "
-            f"'{spec.table}' matches. Columns: {', '.join(vocab.columns)}.")
+            f"'{spec.table}' matches. Columns: {', '.join(vocab.columns)}.{_short_value_hint(rest, vocab)}")
     if counted:
         spec.problems.append(f"I can't tell what {', '.join(map(repr, counted))} counts here; name the column it is a "
                              "value of.")
     return None if rest or counted else taken
+
+
+def _short_value_hint(words: list[str], vocab: Vocabulary) -> str:
+    """' If you mean a value, name its column and quote it: discipline 'B'.' for unread words of one or two characters
+    that are values of some column (discipline = 'B'; too short to be read as values without their column's name: 'a' is an article)."""
+    said = []
+    for w in words:
+        if len(w) > 2:
+            continue
+        said += [f"{c.name} = '{v}'" for c in vocab.table.columns if c.kind in ("categorical", "boolean", "identifier")
+                 for v, _ in c.top_values if isinstance(v, str) and v.strip().lower() == w]
+    return f" If you mean a value, name its column and quote it: {' or '.join(said)}." if said else ""

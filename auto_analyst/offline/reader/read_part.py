@@ -335,7 +335,12 @@ def _modifiers(st: Reading, mentions: list[Mention], vocab: Vocabulary, spec: Qu
             phrase = f"{w} {m.text}"
             if m.column in vocab.close(phrase) and phrase not in {" ".join(t.words) for t in vocab.terms}:
                 spec.assumptions.append(f"took '{phrase}' as '{m.column}'")
-        generic = w in GENERIC_AFTER and any(re.match(r"\s+" + re.escape(w) + r"\b", st.text[m.end:]) for m in mentions)
+            else:  # 'brain weight' read as `weight`: said, or a problem when 'brain' names another column
+                whole_names.read_past(w, m, phrase, vocab, spec)
+        after = [m for m in mentions if re.match(r"\s+" + re.escape(w) + r"\b", st.text[m.end:])]
+        generic = w in GENERIC_AFTER and bool(after)
+        for m in after if generic and not qualifier else []:  # 'interest rate' with `realint` and `tbilrate`
+            whole_names.read_past(w, m, f"{m.text} {w}", vocab, spec, generic=True)
         described = any(re.search(r"\b" + re.escape(w) + r"(?:\s+\w+){0,2}\s+column\s+$", st.text[:m.start])
                         for m in mentions)
         if not (qualifier or generic or described):

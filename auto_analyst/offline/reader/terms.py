@@ -19,7 +19,7 @@ from auto_analyst.offline.reader.text import fold, normalize, words_of
 from auto_analyst.offline.statistics import BY_NAME, PATTERNS
 
 __all__ = ["Term", "per_time", "STRENGTH", "GENERIC", "column_terms", "extreme_units", "content_words", "split_compound", "row_nouns", "id_columns",
-           "identifying_column", "listed_values", "meaning_name"]
+           "identifying_column", "listed_values", "meaning_name", "sibling_tails"]
 
 GENERIC = {"column", "columns", "field", "fields", "variable", "variables", "feature", "features", "unnamed", "col",
            "code", "codes", "number", "numbers", "name", "names", "value", "values", "count", "total", "level",
@@ -27,7 +27,8 @@ GENERIC = {"column", "columns", "field", "fields", "variable", "variables", "fea
            "data", "info", "score", "new", "old", "is", "has", "of", "the", "in", "per", "and", "by", "a", "no", "nr"}
 DATE_WORDS = {"date", "time", "on", "at", "dt", "day", "timestamp", "ts", "datetime", "when", "year", "yr"}
 FLAG_PREFIXES = {"is", "has", "was", "did", "flag", "flg", "had", "can", "any"}
-STRENGTH = {"backtick": 12, "quoted": 11, "name": 10, "words": 9, "flag": 9, "expanded": 8, "extreme": 8, "initials": 7,
+STRENGTH = {"backtick": 12, "quoted": 11, "name": 10, "words": 9, "flag": 9, "expanded": 8, "extreme": 8, "reordered": 7,
+            "initials": 7,
             "meaning": 7, "clipped": 7, "event": 6, "head": 6, "extreme_alone": 6, "extreme_rest": 6, "synonym": 5,
             "unit": 5, "verb": 4, "part": 3}
 
@@ -76,9 +77,13 @@ def per_time(name: str) -> bool:
                for k, w in enumerate(words))
 
 
-def split_compound(word: str) -> list[str] | None:
+def split_compound(word: str, tails: frozenset[str] = frozenset()) -> list[str] | None:
     """'realgdp' → ['real', 'gdp'], 'totalsales' → ['total', 'sales']: a word of two known parts (compound
-    parts and abbreviations of the lexicon, or units), each of at least 2 letters; None otherwise."""
+    parts and abbreviations of the lexicon, or units), each of at least 2 letters; None otherwise.
+
+    ``tails``: abbreviations another column of the same table ends a known compound with ('wt' of `bodywt`);
+    a word of at least 3 letters before such a tail is a part too (`brainwt` → ['brain', 'wt']). Only a sibling
+    vouches for it: 'ht' alone would split 'freight'."""
     lex = lexicon()
     known = lex.compound_parts | set(lex.abbreviations) | {w for e in lex.abbreviations.values() for x in e for w in x.split()}
     if len(word) < 5 or not word.isalpha() or word in known:
@@ -87,7 +92,18 @@ def split_compound(word: str) -> list[str] | None:
         a, b = word[:k], word[k:]
         if a in known and (b in known or b in lex.units) and len(b) >= 2:
             return [a, b]
+    for tail in sorted(tails, key=len, reverse=True):
+        if word.endswith(tail) and len(word) - len(tail) >= 3:
+            return [word[:-len(tail)], tail]
     return None
+
+
+def sibling_tails(names: list[str]) -> frozenset[str]:
+    """Abbreviations (of the lexicon, at least 2 letters) that end a known compound among ``names``: 'wt' of
+    `bodywt` (body + wt), so that `brainwt` beside it splits the same way (:func:`split_compound`)."""
+    abbreviations = lexicon().abbreviations
+    return frozenset(parts[1] for n in names for w in words_of(n) if (parts := split_compound(w))
+                     and parts[1] in abbreviations and len(parts[1]) >= 2)
 
 
 def _expansions(words: list[str], abbreviations: dict[str, list[str]], limit: int = 8) -> list[list[str]]:
@@ -141,9 +157,10 @@ def extreme_units(col, units: dict[str, str], paired: bool) -> tuple[tuple[str, 
 
 
 def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]],
-                 paired: bool = False) -> tuple[list[Term], list[str]]:
+                 paired: bool = False, tails: frozenset[str] = frozenset()) -> tuple[list[Term], list[str]]:
     """(terms, parts) of one column. ``paired``: another column has the same name with max and min swapped
-    (`temp_max`, `temp_min`), so a trailing 'min' is the minimum, not minutes."""
+    (`temp_max`, `temp_min`), so a trailing 'min' is the minimum, not minutes. ``tails``: see
+    :func:`sibling_tails`."""
     from auto_analyst.offline.reader.forms import extreme_rests, extreme_terms
 
     lex = lexicon()
@@ -153,7 +170,7 @@ def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]]
     extreme, units = extreme_units(col, units, paired)
     # a column named 'IS' or 'AT' is named in backticks or quotes (or by its expansion): 'is', 'at' are words
     terms = [] if len(words) == 1 and words[0] in FUNCTION_WORDS else [Term(tuple(words), col.name, "name")]
-    split = [x for w in words for x in (split_compound(w) or [w])]
+    split = [x for w in words for x in (split_compound(w, tails) or [w])]
     if split != words:
         terms.append(Term(tuple(split), col.name, "words"))
         words = split
@@ -183,6 +200,13 @@ def column_terms(col, units: dict[str, str], abbreviations: dict[str, list[str]]
     expanded = _expansions(content, abbreviations)
     for e in expanded:
         terms.append(Term(tuple(e), col.name, "expanded"))
+    # the name's words in another order ('total sleep' for sleep_total): every word is the column's own; two or three
+    # words only, no function word (order matters in 'rate of return'); a term another column has exactly wins. A
+    # statistic word moved must lead ('total sleep'): after the words it is their statistic ('concave points mean')
+    for seq in [content] + expanded:
+        if 2 <= len(seq) <= 3 and not set(seq) & FUNCTION_WORDS:
+            terms += [Term(o, col.name, "reordered") for o in itertools.permutations(seq) if list(o) != seq
+                      and not any(k and any(p.fullmatch(w) for p, _ in PATTERNS) for k, w in enumerate(o))]
     if content != words:  # the whole name expanded, its unit kept: 'average weekly hours' for avgWeeklyHours
         terms += [Term(tuple(e), col.name, "expanded") for e in _expansions(words, abbreviations)]
     # initials of a name of three words or more: Miles_per_Gallon → mpg, Body_Mass_Index → bmi

@@ -15,6 +15,7 @@ flag                    9         ``is_member`` → "member", ``storm`` → "sto
 expanded                8         ``rel_hum_pct`` → "relative humidity" (abbreviations expanded)
 extreme                 8         ``temp_max`` → "maximum temperature", "high temp" (max/min said in words, either
                                   order; :mod:`~auto_analyst.offline.reader.forms`)
+reordered               7         ``sleep_total`` → "total sleep" (the name's own words in another order)
 initials                7         ``Miles_per_Gallon`` → "mpg"
 clipped                 7         ``TOTEMP`` → "total employment", ``GNPDEFL`` → "GNP deflator" (the name joins
                                   the starts of two or three words of the question, each at least 3 letters
@@ -50,7 +51,7 @@ from auto_analyst.offline.reader.lexicon import lexicon
 from auto_analyst.offline.reader.morphology import adjective_bases, lemmas
 from auto_analyst.offline.reader.terms import (FUNCTION_WORDS, STRENGTH, Term, column_terms, content_words, per_time,
                                                extreme_units, id_columns, identifying_column, listed_values,
-                                               meaning_name, row_nouns, split_compound)
+                                               meaning_name, row_nouns, sibling_tails, split_compound)
 from auto_analyst.offline.reader.text import fold, normalize, tokenize, words_of
 from auto_analyst.offline.statistics import PATTERNS
 
@@ -327,8 +328,9 @@ def vocabulary(table: TableDescription) -> Vocabulary:
     vocab = Vocabulary(table=table, columns=[c.name for c in table.columns])
     parts_of: dict[str, list[str]] = {}
     paired = paired_extremes(table)
+    tails = sibling_tails([c.name for c in table.columns])  # `brainwt` beside `bodywt`: brain + wt
     for col in table.columns:
-        terms, parts = column_terms(col, units, abbreviations, paired=col.name in paired)
+        terms, parts = column_terms(col, units, abbreviations, paired=col.name in paired, tails=tails)
         vocab.terms += terms
         parts_of[col.name] = parts
         _, col_units = extreme_units(col, lex.units, col.name in paired)  # 'min' of temp_min is no unit

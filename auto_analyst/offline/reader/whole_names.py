@@ -22,13 +22,14 @@ something else, and settles the one reading the phrase leaves open:
 from __future__ import annotations
 
 from auto_analyst.offline.reader.measures import SUPERLATIVES
+from auto_analyst.offline.reader.morphology import lemmas
 from auto_analyst.offline.reader.text import Reading, words_of
 from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary
 from auto_analyst.offline.reader.words import FUNC_PATTERNS, PLAIN
 
-__all__ = ["hold", "release", "statistic_in_name", "ambiguous_parts"]
+__all__ = ["hold", "release", "statistic_in_name", "ambiguous_parts", "read_past"]
 
-WHOLE = {"name", "words", "expanded"}
+WHOLE = {"name", "words", "expanded", "reordered"}
 """Term kinds made of the column's own words (vocabulary table): a phrase of two or more of them is the name said."""
 
 VALUE_STATISTICS = {"mean", "median", "max", "min", "sum"}
@@ -116,10 +117,37 @@ def statistic_in_name(p, vocab: Vocabulary) -> None:
                             "says)")
 
 
+def _name_words(vocab: Vocabulary) -> dict[str, set[str]]:
+    """Each column's words: of its name, and of its split and expanded forms (`brainwt`: brainwt, brain, wt, weight)."""
+    names = {c: set(words_of(c)) for c in vocab.columns}
+    for t in vocab.terms:
+        if t.how in WHOLE:
+            names[t.column] |= set(t.words)
+    return names
+
+
+def read_past(word: str, m: Mention, phrase: str, vocab: Vocabulary, spec, generic: bool = False) -> None:
+    """A ``word`` the reader reads past beside the link ``m`` ('brain' of 'brain weight', 'rate' of 'interest rate'):
+    when it is a word of another column's name the phrase names two columns and is a problem naming both (never
+    one silently picked); otherwise a link not by the column's whole name says itself in the assumptions. A generic
+    noun ('ZIP code') after a whole name adds nothing worth saying."""
+    if generic and m.how in WHOLE | {"backtick", "quoted", "flag"}:
+        return  # 'unemployment rate' for `unemp`: the whole name said, the noun after it adds nothing
+    names = _name_words(vocab)
+    forms = lemmas(word) | {word}
+    others = [c for c in vocab.columns if c != m.column and forms & names[c]]
+    if others and not forms & names[m.column]:
+        spec.problems.append(f"'{phrase}' could be `{m.column}` or {' or '.join(f'`{c}`' for c in others)}; "
+                             "say which one.")
+    else:
+        spec.assumptions.append(f"took '{phrase}' as `{m.column}` (its name does not say '{word}')")
+
+
 def ambiguous_parts(words: list[str], vocab: Vocabulary) -> list[tuple[str, list[str]]]:
     """Runs of unexplained ``words`` that are words of the names of two or more columns ('radius' of `mean radius`,
-    `worst radius`, `radius error`), as (phrase, columns): a part of several names, never one of them picked."""
-    names = {c: set(words_of(c)) for c in vocab.columns}
+    `worst radius`, `radius error`), as (phrase, columns): a part of several names, never one of them picked. A
+    name's words include its split and expanded forms ('weight' of `brainwt` and `bodywt`: brain wt, body weight)."""
+    names = _name_words(vocab)
     out: list[tuple[str, list[str]]] = []
     run: list[str] = []
     cols: set[str] = set()
