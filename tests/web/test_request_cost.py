@@ -94,15 +94,20 @@ def test_an_unchanged_session_cookie_is_not_signed_again_on_every_request(team, 
     assert client.get("/api/me").status_code == 401
 
 
-def test_an_answered_question_stores_its_session_state_twice_not_four_times(team, datasets_dir):
-    """The answer stores the state, then its after-answer memory does; the job's notes of activity afterwards (the
-    ask's and the finished job's) find it unchanged and write nothing. A change they see is still stored."""
-    app, store = team
+def _alice_with_iris(app, datasets_dir):
+    """alice signed in with one conversation holding iris: her browser, its id, the service and the conversation."""
     alice = Browser(app.test_client(), login=("alice", PASSWORD))
     sid = alice.new_session()
     assert alice.upload(sid, datasets_dir / "iris.csv").status_code == 201
     service = app.extensions["auto_analyst"]
-    conv = next(c for c in service.index.all() if c.id == sid)
+    return alice, sid, service, next(c for c in service.index.all() if c.id == sid)
+
+
+def test_an_answered_question_stores_its_session_state_twice_not_four_times(team, datasets_dir):
+    """The answer stores the state, then its after-answer memory does; the job's notes of activity afterwards (the
+    ask's and the finished job's) find it unchanged and write nothing. A change they see is still stored."""
+    app, store = team
+    alice, sid, service, conv = _alice_with_iris(app, datasets_dir)
     with statements(store.engine) as seen:
         r = alice.post(f"/api/sessions/{sid}/ask", json={"question": "how many rows"})
         alice.get(r.json["job"]["events"])
@@ -121,11 +126,7 @@ def test_a_question_starts_one_thread_its_job(team, datasets_dir, monkeypatch):
     import threading
 
     app, store = team
-    alice = Browser(app.test_client(), login=("alice", PASSWORD))
-    sid = alice.new_session()
-    assert alice.upload(sid, datasets_dir / "iris.csv").status_code == 201
-    service = app.extensions["auto_analyst"]
-    conv = next(c for c in service.index.all() if c.id == sid)
+    alice, sid, service, conv = _alice_with_iris(app, datasets_dir)
 
     def ask(question: str) -> None:
         r = alice.post(f"/api/sessions/{sid}/ask", json={"question": question})
