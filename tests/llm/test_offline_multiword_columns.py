@@ -60,7 +60,15 @@ def kaggle_cancer() -> pd.DataFrame:
     return cancer().rename(columns=name)
 
 
-FRAMES = {"cancer": cancer, "sensors": sensors, "staff": staff, "countries": countries, "rain": rain,
+def batting(n: int = 20) -> pd.DataFrame:
+    """Made up, DABench's baseball names: 'batting' is also a form of a word of `number_of_runs_batted_in`."""
+    r = np.random.default_rng(9)
+    return pd.DataFrame({"batting_average": r.uniform(0.2, 0.3, n).round(3),
+                         "on_base_percentage": r.uniform(0.25, 0.4, n).round(3),
+                         "number_of_runs_batted_in": r.integers(10, 120, n)})
+
+
+FRAMES = {"batting": batting, "cancer": cancer, "sensors": sensors, "staff": staff, "countries": countries, "rain": rain,
           "dry": lambda: rain().drop(columns=["rainfall_total"]), "kaggle": kaggle_cancer}
 
 
@@ -198,6 +206,10 @@ def test_readings(table, question, expected):
     ("dry", "what is the total rainfall?", "total of `rainfall`"),
     # a second table: the Kaggle names of breast_cancer ('mean radius' is `radius_mean`, never `radius_se`)
     ("kaggle", "What is the mean radius?", "mean of `radius_mean`"),
+    # a rival reading needs the rest named by a column's own words: 'batting' ~ 'batted' is a form, no rival
+    ("batting", "Create a new feature called 'diff' as the batting average minus the on base percentage. Calculate the "
+                "mean of this new feature. Ignore the null values for batting average or on-base percentage.",
+     "mean of `diff`"),
     ("kaggle", "correlation between mean radius and mean texture", "correlation between `radius_mean` and `texture_mean`"),
     ("kaggle", "What is the average texture by target?", "decline: 'average texture' could be the column `texture_mean` "
                                                          "or the mean of `texture_se` or `texture_worst`"),

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from auto_analyst.offline.reader.measures import SUPERLATIVES
 from auto_analyst.offline.reader.morphology import lemmas
+from auto_analyst.offline.reader.terms import STRENGTH
 from auto_analyst.offline.reader.text import Reading, words_of
 from auto_analyst.offline.reader.vocabulary import Mention, Vocabulary
 from auto_analyst.offline.reader.words import FUNC_PATTERNS, PLAIN
@@ -76,7 +77,10 @@ def _rest_columns(m: Mention, span: tuple[int, int], vocab: Vocabulary) -> list[
     rest = " ".join((m.text[:span[0]] + " " + m.text[span[1]:]).split())
     if not rest:
         return []
-    cols = {x.column for x in vocab.find(rest) if x.start == 0 and x.end == len(rest)} - {m.column}
+    # a reading of its own needs the rest to name a column by its words (or an abbreviation of them), not through
+    # a synonym, a verb or a part: 'batting' beside `number_of_runs_batted_in` is no rival of `batting_average`
+    cols = {x.column for x in vocab.find(rest)
+            if x.start == 0 and x.end == len(rest) and STRENGTH[x.how] > STRENGTH["synonym"]} - {m.column}
     if len(cols) > 1:
         cols = set()  # the linker declines a phrase two columns share; here it is no reading of its own
     if not set(words_of(m.text[span[0]:span[1]])) <= set(words_of(m.column)):
