@@ -165,3 +165,20 @@ def test_part_of_a_total_that_came_from_some_rows(tmp_path, name, question, base
     rows = f[f[base[0]] == base[1]]
     want = round(100 * rows.loc[rows[part[0]] == part[1], column].sum() / rows[column].sum(), 2)
     assert r.tables[-1].rows[0][0] == pytest.approx(want), r.answer
+
+
+@pytest.mark.parametrize("question, plan_col, value, flag", [
+    ("what share of Basic customers churned?", "plan", "Basic", "churned"),
+    ("what percent of Temporary staff left?", "contract", "Temporary", "left"),
+])
+def test_a_yes_no_column_said_after_the_values_is_what_those_rows_did(tmp_path, question, plan_col, value, flag):
+    """'what share of Basic customers churned': the Basic rows split across `churned` (the churned among the Basic), as
+    before the denominators were read; a preposition before the column ('percentage of Basic for churned') declines."""
+    rng = np.random.default_rng(5)
+    n = 300
+    f = pd.DataFrame({plan_col: rng.choice([value, "Other", "Third"], n), flag: rng.choice(["Yes", "No"], n, p=[0.3, 0.7])})
+    r = _ask(tmp_path, "t", f, question, False)
+    rows = f[f[plan_col] == value]
+    assert _shares(r, flag) == pytest.approx((100 * rows[flag].value_counts() / len(rows)).round(2).to_dict())
+    assert "split across" in r.answer
+    assert _ask(tmp_path, "t", f, f"percentage of {value} for {flag}", False).status == "declined"

@@ -137,9 +137,14 @@ class User:
             data = st.json()["job"]
             if data["finished"] and data["final"]:
                 event, payload = data["final"]["event"], data["final"]["data"]
-                # a result's own error.kind is one of ERROR_KINDS ('sandbox'); the run's kind is in its attempts
-                run = (payload.get("attempts") or [payload])[-1] if event == "result" else payload
-                kind = (run.get("error") or {}).get("kind") if event == "result" else payload.get("kind")
+                # a result's own error.kind is one of ERROR_KINDS ('sandbox' for a lost worker); the run's own kind
+                # is in its last attempt when the attempt was recorded
+                err = ((payload.get("attempts") or [{}])[-1].get("error") or payload.get("error") or {}) \
+                    if event == "result" else payload
+                kind = err.get("kind")
+                said = err.get("message", "") + " " + payload.get("answer", "")
+                if kind == "sandbox" and re.search(r"worker\b.*\blost|lost\b.*\bworker|worker_lost", said, re.I):
+                    kind = "worker_lost"
                 if event == "result" and payload.get("status") == "ok":
                     self.committed.append(question)
                     expected = f"{self.value + 2.5}" if question.startswith("mean") else str(self.value + 5)

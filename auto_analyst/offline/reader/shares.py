@@ -111,11 +111,24 @@ def _grouped(text: str, spec: QuerySpec, said: list[Filter]) -> None:
     else:
         a = SHARE_OF.search(text)
         values = [f for f in spec.filters if f.op == "==" and isinstance(f.value, str) and a and _at(f, a.group("a"))]
-        if values and not (within or SPLIT.search(text)):
+        if values and not (within or SPLIT.search(text) or _predicate(a.group("a"), spec, values)):
             _decline(spec, _both(spec, values, f"each {groups}'s own rows"))
         elif values:
             spec.assumptions.append(f"a percent of the rows with {_conds(spec.filters)}: how they split across "
                                     f"{groups}, not the share of each {groups}'s own rows")
+
+
+def _predicate(after_of: str, spec: QuerySpec, values: list[Filter]) -> bool:
+    """'what share of Basic customers churned': the one group column said after the values, as what those rows did or
+    are: how the rows of the values split across its values (the churned among the Basic), never the reverse."""
+    if len(spec.group_by) != 1 or spec.time_grain:
+        return False
+    last = max(after_of.find(str(f.value).lower()) for f in values)
+    words = [w for w in re.split(r"[\W_]+", spec.group_by[0].lower()) if w]
+    said = re.search(rf"\b{re.escape(words[0])}\b", after_of[last:]) if last >= 0 and words else None
+    # 'share of Basic for churned', 'over dept': a preposition before the column makes it the groups, not a predicate
+    return bool(said) and all(re.search(rf"\b{re.escape(w)}\b", after_of[last:]) for w in words) \
+        and not re.search(r"\b(?:for|by|over|per|across|in|within|among|each|every|of)\b", after_of[last:last + said.start()])
 
 
 def _by_group(spec: QuerySpec, kept: list[Filter], said: list[Filter], groups: str) -> None:

@@ -117,6 +117,13 @@
   // "KeyError: 'x'" already names its kind: say the kind once, not "KeyError KeyError: 'x'".
   AA.errorText = (err) => (err.message.startsWith(err.kind) ? err.message : `${err.kind}: ${err.message}`);
 
+  // A result's error.kind is one of the kinds of the API (internal, sandbox, ...); a failed run's own kind (the
+  // script's exception, a limit) is in its last attempt and says more: "KeyError: 'x'" rather than "internal: ...".
+  function runError(r) {
+    const last = (r.attempts || [])[r.attempts ? r.attempts.length - 1 : 0];
+    return last && last.error && last.error.message === r.error.message ? last.error : r.error;
+  }
+
   function errorBox(err) {
     const text = AA.errorText(err);
     return el("div", { class: "error-box" }, el("strong", { text: err.kind }), text.slice(err.kind.length));
@@ -145,7 +152,7 @@
     AA.setSafeHtml(answer, r.answer_html || "");
     const card = el("article", { class: `msg bot status-${r.status}`, dataset: { index: r.index } },
       el("div", { class: "card-head" }, el("span", { class: `badge ${r.status}`, text: status }), waitedBadge(r)),
-      r.error ? errorBox(r.error) : null,
+      r.error ? errorBox(runError(r)) : null,
       answer,
       uncheckedNote(r),
       // Charts and tables side by side when both exist: the chart is read first, the numbers beside it.
