@@ -16,7 +16,8 @@ from auto_analyst.offline.reader.measures import (SUPERLATIVES, counted_noun, co
                                                       is_period as _is_period,
                                                       when_column as _when_column)
 from auto_analyst.offline.reader.pieces import Pieces
-from auto_analyst.offline.reader.rankings import period_groups as _period_groups, rank as _rank, top_n as _top_n
+from auto_analyst.offline.reader.rankings import (period_groups as _period_groups, rank as _rank, top_n as _top_n,
+                                                  unnamed_measure)
 from auto_analyst.offline.reader.row_ids import counted_ids
 from auto_analyst.offline.reader.shares import share_of_a_total
 from auto_analyst.offline.reader.side_by_side import compare
@@ -166,6 +167,8 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
     else:
         spec.problems.append("I can't tell which statistic or chart you want (for example mean, total, count, "
                              "histogram, bar chart).")
+    if n is not None or (superlative and not MOST_COMMON.search(text)):
+        unnamed_measure(p, spec, group_cols)  # never a count of rows for a measure the reader could not link
     if spec.time_grain == "month" and spec.task in ("rank", "aggregate", "chart", "top_n"):
         _say_month(spec, table)
     if p.drop_missing:

@@ -1,0 +1,103 @@
+"""Readings that answered another question than the one asked (2026-12-02).
+
+A ranking by a measure the reader could not link ('the largest gross state product' on a table whose column is
+`gsp`) declines instead of ranking by the number of rows; counting words ('the most rows', 'the most orders')
+still count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from auto_analyst import Analyst, Settings
+
+
+@pytest.fixture
+def analyst(tmp_path):
+    a = Analyst(settings=Settings.load({"home": tmp_path}), user="noor")
+    yield a
+    a.close()
+
+
+def ask(analyst, name: str, frame: pd.DataFrame, question: str, before: tuple[str, ...] = ()):
+    s = analyst.session()
+    s.add_frame(name, frame)
+    for q in before:
+        s.ask(q)
+    return s.ask(question)
+
+
+def states() -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    names = ["Ohio", "Texas", "Utah", "Iowa", "Maine", "Idaho", "Nevada"]
+    return pd.DataFrame({"state": np.repeat(names, 6), "year": np.tile(np.arange(1983, 1989), 7),
+                         "gsp": rng.uniform(1e4, 9e4, 42).round()})
+
+
+def shops() -> pd.DataFrame:
+    rng = np.random.default_rng(4)
+    n = 120
+    return pd.DataFrame({"city": rng.choice(["Lyon", "Nice", "Metz", "Brest"], n),
+                         "orders": rng.integers(1, 50, n).astype(float),
+                         "season": rng.choice(["spring", "autumn"], n)})
+
+
+@pytest.mark.parametrize("name,frame,question,words", [
+    ("gsp", states(), "Which 5 states had the largest gross state product in 1986?", "gross state product"),
+    ("shops", shops(), "Which season had the highest product sales?", "product sales"),
+    ("shops", shops(), "Which 2 cities had the largest city product?", "city product"),
+])
+def test_a_ranking_by_an_unlinked_measure_declines(analyst, name, frame, question, words):
+    r = ask(analyst, name, frame, question)
+    assert r.status == "declined", r.answer
+    assert words in r.answer
+
+
+def test_counting_words_still_rank_by_rows(analyst):
+    f = shops()
+    r = ask(analyst, "shops", f, "Which city has the most rows?")
+    assert r.status == "ok", r.answer
+    assert r.tables[0].rows[0][0] == f.city.value_counts().idxmax()
+    r = ask(analyst, "gsp", states(), "Which 2 states had the most rows in 1986?")
+    assert r.status == "ok", r.answer
+
+
+def monthly() -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    return pd.DataFrame({"date": pd.date_range("2001-01-01", periods=48, freq="MS"),
+                         "unemploy": rng.integers(5000, 13000, 48), "pop": rng.integers(1000, 2000, 48)})
+
+
+def yearly() -> pd.DataFrame:
+    rng = np.random.default_rng(6)
+    return pd.DataFrame({"year": np.arange(1990, 2020), "rainfall": rng.uniform(300, 900, 30).round(1),
+                         "wheat": rng.uniform(2, 8, 30).round(2)})
+
+
+@pytest.mark.parametrize("first,then", [("what is the maximum unemploy?", "When was that?"),
+                                        ("what is the lowest pop?", "what date?")])
+def test_when_was_that_is_the_date_of_the_extreme_row(analyst, first, then):
+    f = monthly()
+    col, low = ("pop", True) if "pop" in first else ("unemploy", False)
+    at = f.loc[f[col].idxmin() if low else f[col].idxmax(), "date"]
+    r = ask(analyst, "econ", f, then, before=(first,))
+    assert r.status == "ok", r.answer
+    assert pd.Timestamp(r.tables[0].rows[0][0]) == at
+    assert str(f[col].min() if low else f[col].max()) not in r.answer.split("\n")[0]
+
+
+def test_when_was_that_on_a_year_column(analyst):
+    f = yearly()
+    r = ask(analyst, "farm", f, "When was that?", before=("what is the highest rainfall?",))
+    assert r.status == "ok", r.answer
+    assert int(float(r.tables[0].rows[0][0])) == int(f.loc[f.rainfall.idxmax(), "year"])
+
+
+@pytest.mark.parametrize("name,frame,first", [("econ", monthly(), "what is the mean unemploy?"),
+                                              ("farm", yearly(), "what is the total wheat?")])
+def test_when_was_that_after_a_figure_of_many_rows_declines(analyst, name, frame, first):
+    r = ask(analyst, name, frame, "When was that?", before=(first,))
+    assert r.status == "declined", r.answer
+    assert "can't" in r.answer
