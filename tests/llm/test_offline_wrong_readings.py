@@ -2,10 +2,13 @@
 
 A ranking by a measure the reader could not link ('the largest gross state product' on a table whose column is
 `gsp`) declines instead of ranking by the number of rows; counting words ('the most rows', 'the most orders')
-still count.
+still count. "When was that?" after one highest or lowest value is the date of its row. Values of one column
+joined by "and" with a statistic get the statistic each; "or" and "combined" keep one pooled figure.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -101,3 +104,50 @@ def test_when_was_that_after_a_figure_of_many_rows_declines(analyst, name, frame
     r = ask(analyst, name, frame, "When was that?", before=(first,))
     assert r.status == "declined", r.answer
     assert "can't" in r.answer
+
+
+def students() -> pd.DataFrame:
+    rng = np.random.default_rng(8)
+    n = 150
+    frame = pd.DataFrame({"Sex": rng.choice(["Male", "Female"], n), "Height": rng.normal(168, 9, n).round(1),
+                          "Age": rng.integers(18, 26, n)})
+    frame.loc[frame.Sex == "Male", "Height"] += 10  # the pooled mean is neither group's
+    return frame
+
+
+def iris() -> pd.DataFrame:
+    return pd.read_csv(Path(__file__).resolve().parents[2] / "datasets" / "iris.csv")
+
+
+@pytest.mark.parametrize("name,make,question,col,measure,values", [
+    ("students", students, "What's the average height of male and female students?", "Sex", "Height",
+     ["Male", "Female"]),
+    ("iris", iris, "mean petal_width for setosa and virginica", "species", "petal_width", ["setosa", "virginica"]),
+    ("iris", iris, "mean sepal_length for setosa, versicolor and virginica", "species", "sepal_length",
+     ["setosa", "versicolor", "virginica"]),
+])
+def test_values_joined_by_and_get_one_figure_each(analyst, name, make, question, col, measure, values):
+    f = make()
+    r = ask(analyst, name, f, question)
+    assert r.status == "ok", r.answer
+    got = {str(row[0]): row[1] for row in r.tables[0].rows}
+    want = f[f[col].isin(values)].groupby(col)[measure].mean()
+    assert set(got) == set(values)
+    for v in values:
+        assert got[v] == pytest.approx(want[v])
+    assert "each of" in r.answer  # said in the assumptions
+
+
+@pytest.mark.parametrize("name,make,question,col,measure,values", [
+    ("students", students, "What's the average height of male or female students?", "Sex", "Height",
+     ["Male", "Female"]),
+    ("iris", iris, "mean petal_width for setosa and virginica combined", "species", "petal_width",
+     ["setosa", "virginica"]),
+    ("students", students, "average height of male and female students together", "Sex", "Height",
+     ["Male", "Female"]),
+])
+def test_or_and_combined_keep_one_pooled_figure(analyst, name, make, question, col, measure, values):
+    f = make()
+    r = ask(analyst, name, f, question)
+    assert r.status == "ok", r.answer
+    assert r.tables[0].rows[0][0] == pytest.approx(f[f[col].isin(values)][measure].mean())

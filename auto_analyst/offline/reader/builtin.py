@@ -11,6 +11,7 @@ import re
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.charts import chart as _chart, trend as _trend
+from auto_analyst.offline.reader.each_value import per_value
 from auto_analyst.offline.reader.time_read import time_column
 from auto_analyst.offline.reader.measures import (SUPERLATIVES, counted_noun, counts_things as _counts_things, default_func,
                                                       is_period as _is_period,
@@ -169,6 +170,7 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
                              "histogram, bar chart).")
     if n is not None or (superlative and not MOST_COMMON.search(text)):
         unnamed_measure(p, spec, group_cols)  # never a count of rows for a measure the reader could not link
+    per_value(p.text, spec)  # 'mean height of male and female students': one mean for each
     if spec.time_grain == "month" and spec.task in ("rank", "aggregate", "chart", "top_n"):
         _say_month(spec, table)
     if p.drop_missing:
