@@ -151,3 +151,11 @@ def test_or_and_combined_keep_one_pooled_figure(analyst, name, make, question, c
     r = ask(analyst, name, f, question)
     assert r.status == "ok", r.answer
     assert r.tables[0].rows[0][0] == pytest.approx(f[f[col].isin(values)][measure].mean())
+
+
+@pytest.mark.parametrize("name,frame,first", [("econ", monthly(), "Which month had the highest unemploy?"),
+                                              ("farm", yearly(), "Which year had the lowest wheat?")])
+def test_when_was_that_after_a_ranking_never_repeats_it(analyst, name, frame, first):
+    r = ask(analyst, name, frame, "When was that?", before=(first,))
+    assert r.status == "declined", r.answer
+    assert "can't place it" in r.answer

@@ -108,6 +108,7 @@ def which_was_that(p: Pieces, prev: QuerySpec, new: QuerySpec, table: TableDescr
             and one[0].func in ("max", "min") and col != one[0].column:
         new.task, new.group_by, new.ascending, new.n, new.measures = "rank", [col], one[0].func == "min", None, one
         return True
-    new.problems.append(f"I can't tell which `{col}` that was: the earlier answer is not the value of one row, so I "
-                        f"can't place it; ask it whole (e.g. 'which {col} had the highest ...?').")
+    said = f" ({prev.measures[0].label()})" if prev.measures else ""
+    new.problems.append(f"I can't tell which `{col}` that was: the earlier answer{said} is not the value of one row, "
+                        f"so I can't place it; ask it whole (e.g. 'which {col} had the highest ...?').")
     return True
