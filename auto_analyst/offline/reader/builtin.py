@@ -11,12 +11,14 @@ import re
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.charts import chart as _chart, trend as _trend
+from auto_analyst.offline.reader.each_value import per_value
 from auto_analyst.offline.reader.time_read import time_column
 from auto_analyst.offline.reader.measures import (SUPERLATIVES, counted_noun, counts_things as _counts_things, default_func,
                                                       is_period as _is_period,
                                                       when_column as _when_column)
 from auto_analyst.offline.reader.pieces import Pieces
-from auto_analyst.offline.reader.rankings import period_groups as _period_groups, rank as _rank, top_n as _top_n
+from auto_analyst.offline.reader.rankings import (period_groups as _period_groups, rank as _rank, top_n as _top_n,
+                                                  unnamed_measure)
 from auto_analyst.offline.reader.row_ids import counted_ids
 from auto_analyst.offline.reader.shares import share_of_a_total
 from auto_analyst.offline.reader.side_by_side import compare
@@ -166,6 +168,9 @@ def assign(p: Pieces, spec: QuerySpec, table: TableDescription) -> None:  # noqa
     else:
         spec.problems.append("I can't tell which statistic or chart you want (for example mean, total, count, "
                              "histogram, bar chart).")
+    if n is not None or (superlative and not MOST_COMMON.search(text)):
+        unnamed_measure(p, spec, group_cols)  # never a count of rows for a measure the reader could not link
+    per_value(p.text, spec)  # 'mean height of male and female students': one mean for each
     if spec.time_grain == "month" and spec.task in ("rank", "aggregate", "chart", "top_n"):
         _say_month(spec, table)
     if p.drop_missing:

@@ -162,7 +162,7 @@ def merge(prev: QuerySpec, p: Pieces, table: TableDescription, shown: Any = None
     new.assumptions, new.problems = [], list(p.spec.problems)
     new.rounding = p.spec.rounding if p.spec.rounding is not None else prev.rounding
     new.percent = p.spec.percent or prev.percent
-    if which_was_that(p, prev, new):  # 'which year was that?': where the earlier figure is, or a decline
+    if which_was_that(p, prev, new, table):  # 'which year was that?': where the earlier figure is, or a decline
         new.task = "decline" if new.problems else new.task
         return new
     # 'its value that year' after a turn kept to year 1945: 'that year' is that condition, not a column to measure

@@ -7,6 +7,7 @@ from typing import Any
 
 from auto_analyst.data.description import TableDescription
 from auto_analyst.offline.reader.pieces import Pieces
+from auto_analyst.offline.reader.time_read import time_column
 from auto_analyst.offline.spec import Filter, QuerySpec
 
 __all__ = ["NAMED_ONE", "THERE", "WHICH_WAS", "named_one", "named_one_ref", "which_was_that"]
@@ -79,15 +80,27 @@ def _typed(value: Any, kind: str) -> Any:
 
 WHICH_WAS = re.compile(r"^\s*(?:and\s+)?(?:in\s+|on\s+)?(?:which|what)\s+(?P<noun>[a-z_]+)\s+(?:was|is|were)\s+"
                        r"(?:that|it|this)\b")
+# 'when was that?', 'what date?', 'which day was it?': the time of the one figure, on the table's time column
+WHEN_WAS = re.compile(r"^\s*(?:and\s+)?(?:when\s+(?:was|is|were|did|does|do|had|has)\s+(?:that|it|this)\b"
+                      r"|(?:on\s+|at\s+)?(?:which|what)\s+(?:date|day|time|period)\b(?:\s+(?:was|is|were)\s+"
+                      r"(?:that|it|this))?\s*\??\s*$)")
 
 
-def which_was_that(p: Pieces, prev: QuerySpec, new: QuerySpec) -> bool:
+def which_was_that(p: Pieces, prev: QuerySpec, new: QuerySpec, table: TableDescription | None = None) -> bool:
     """'which year was that?': the value of a column at the one figure the previous answer gave. After a highest
     or lowest value of all rows it is the group holding it (the rank of the same statistic by that column); after
     anything else (a mean, a figure of several rows) no one row holds it and ``new`` declines. False when the part
     is not such a question."""
     m = WHICH_WAS.search(p.text)
     col = next((x.column for x in p.mentions if m and x.start == m.start("noun")), None) if m else None
+    if col is None and WHEN_WAS.search(p.text):
+        # 'when was that?' names no column: the table's one time column, or a decline saying so (never the
+        # earlier figure again as if it were the date)
+        col = time_column(table) if table is not None else None
+        if col is None:
+            new.problems.append("I can't tell when the earlier answer's figure was: the table has no one date or "
+                                "year column; ask it whole (e.g. 'in which year was ... highest?').")
+            return True
     if col is None:
         return False
     one = [x for x in prev.measures if x.column is not None]
@@ -95,6 +108,7 @@ def which_was_that(p: Pieces, prev: QuerySpec, new: QuerySpec) -> bool:
             and one[0].func in ("max", "min") and col != one[0].column:
         new.task, new.group_by, new.ascending, new.n, new.measures = "rank", [col], one[0].func == "min", None, one
         return True
-    new.problems.append(f"I can't tell which `{col}` that was: the earlier answer is not the value of one row; ask it "
-                        f"whole (e.g. 'which {col} had the highest ...?').")
+    said = f" ({prev.measures[0].label()})" if prev.measures else ""
+    new.problems.append(f"I can't tell which `{col}` that was: the earlier answer{said} is not the value of one row, "
+                        f"so I can't place it; ask it whole (e.g. 'which {col} had the highest ...?').")
     return True

@@ -115,3 +115,31 @@ def top_n(spec: QuerySpec, n: tuple[int, bool], group_cols, numeric, categorical
         spec.problems.append("Say which column to rank by.")
 
 
+
+
+# the adjectives that rank by a measure; 'most'/'fewest' may count rows ('the most orders')
+_RANKING = re.compile(r"\b(?:largest|biggest|greatest|highest|lowest|smallest|top|most|fewest|least)\s+"
+                      r"((?:(?!(?:in|for|by|of|during|at|on|from|with|per|among|over|between|and|than|the|a)\b)"
+                      r"[a-z][\w-]*\s*)+)")
+_COUNTING = re.compile(r"^(?:number|count|amount|share|rows?|records?|entries|common|frequent|often|usual)\b")
+
+
+def unnamed_measure(p, spec: QuerySpec, group_cols: list[str]) -> None:
+    """A ranking that fell back to counting rows although the words after its adjective name a measure no column
+    was linked to ('the largest gross state product' with no such column): a problem (the part declines), since a
+    count of rows would answer another question. Counts stay when the words say counting ('the most rows', 'the
+    largest number of', 'the most orders' for a plural row noun) or are the grouping column itself."""
+    if spec.task not in ("rank", "top_n") or [m.func for m in spec.measures] != ["count"] or spec.problems:
+        return
+    found = _RANKING.search(p.text)
+    if found is None:
+        return
+    words = found.group(1).strip()
+    start, end = found.start(1), found.start(1) + len(words)
+    if not words or _COUNTING.match(words):
+        return
+    if any(r.plural and r.end == end for r in p.row_nouns) and found.group(0).split()[0] in ("most", "fewest", "least"):
+        return  # "the most orders", "the fewest trips": rows counted
+    if any(m.start == start and m.end == end and m.column in (spec.group_by or group_cols) for m in p.mentions):
+        return  # "the 5 largest states": the groups themselves, sized by their rows
+    spec.problems.append(f"I can't tell which column '{words}' is; name the numeric column to rank by.")
