@@ -103,7 +103,8 @@ ROWS = [
     ('stocks', 'max price of IBM after 2006', "maximum of `price` where `symbol` == 'IBM' and `date` in years from 2007"),
     ('stocks', 'average price of AAPL between 2004 and 2006', "mean of `price` where `symbol` == 'AAPL' and `date` in years 2004 to 2006"),
     ('stocks', 'average price of AAPL in March 2005', "mean of `price` where `symbol` == 'AAPL' and `date` in month 3 and `date` in year 2005"),
-    ('stocks', 'average price for AAPL and MSFT', "mean of `price` where `symbol` == 'AAPL' or 'MSFT'"),
+    # two values joined by 'and' with a mean: one mean for each (issue 25: 'average height of male and female')
+    ('stocks', 'average price for AAPL and MSFT', "mean of `price` by `symbol` where `symbol` == 'AAPL' or 'MSFT'"),
     ('stocks', 'average price of AAPL in 2005 where price > 50', "mean of `price` where `price` > 50 and `symbol` == 'AAPL' and `date` in year 2005"),
     ('shop', 'average sales of Germany in 2024', "mean of `sales_eur` where `country` == 'Germany' and `order_date` in year 2024"),
     ('shop', 'total sales for France and Spain in 2023', "total of `sales_eur` where `country` == 'France' or 'Spain' and `order_date` in year 2023"),
