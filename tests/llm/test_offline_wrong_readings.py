@@ -159,3 +159,23 @@ def test_when_was_that_after_a_ranking_never_repeats_it(analyst, name, frame, fi
     r = ask(analyst, name, frame, "When was that?", before=(first,))
     assert r.status == "declined", r.answer
     assert "can't place it" in r.answer
+
+
+@pytest.mark.parametrize("name, make, question, col, value, year, measure", [
+    ("produc", lambda: pd.DataFrame({"state": np.repeat([f"STATE{i}" for i in range(47)] + ["TEXAS"], 17),
+                                     "year": np.tile(np.arange(1970, 1987), 48), "gsp": np.arange(48 * 17) * 10.0}),
+     "What was Texas's gsp in 1970?", "state", "TEXAS", 1970, "gsp"),  # 48 states: more than the values listed
+    ("shops", lambda: shops().assign(year=2020), "What were Lyon's orders in 2020?", "city", "Lyon", 2020, "orders"),
+])
+def test_a_value_said_before_a_column_is_rows_never_a_qualifier(analyst, name, make, question, col, value, year, measure):
+    """"Texas's gsp" names the Texas rows; it was read past as a qualifier of `gsp` (every state's gsp, said only in
+    the assumptions: a blind question answered with 48 rows)."""
+    f = make()
+    r = ask(analyst, name, f, question)
+    rows = f[(f[col] == value) & (f.year == year)]
+    if r.status == "ok":
+        want = rows[measure].iloc[0] if len(rows) == 1 else rows[measure].sum()
+        assert f"{want:g}" in r.answer.replace(",", "") or str(round(want, 2)) in r.answer, r.answer
+        assert f"{col} = {value}" in r.answer, r.answer
+    else:
+        assert r.status == "declined" and "as `" not in r.answer, r.answer

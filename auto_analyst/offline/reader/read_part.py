@@ -319,6 +319,7 @@ def _modifiers(st: Reading, mentions: list[Mention], vocab: Vocabulary, spec: Qu
     ('the atmospheric pressure column (BARO)'). A qualifier that misspells the column's own word is said
     ("took 'flor area' as 'floor area'")."""
     words = st.leftover_words()
+    values = {key for _, _, key in vocab.values}
     kept = []
     for w in words:
         if re.fullmatch(r"-?\d+(?:\.\d+)?", w) or w in lexicon().number_words:
@@ -330,7 +331,10 @@ def _modifiers(st: Reading, mentions: list[Mention], vocab: Vocabulary, spec: Qu
                   and re.search(r"\b" + re.escape(w) + r"\s+$", st.text[:m.start])
                   and not re.search(r"\b(?:among|for|of|with|where|from|excluding|except|only|all)\s+" + re.escape(w)
                                     + r"\s+$", st.text[:m.start])]
-        qualifier = not NOT_QUALIFIER.search(w) and bool(before)
+        # a possessive or a whole value of a text column names rows, never a kind of the column: "Texas's gsp" is
+        # not `gsp` of every state
+        qualifier = not NOT_QUALIFIER.search(w) and bool(before) and w not in values \
+            and not re.search(r"['’]s?$", w)
         for m in before if qualifier else []:
             phrase = f"{w} {m.text}"
             if m.column in vocab.close(phrase) and phrase not in {" ".join(t.words) for t in vocab.terms}:
