@@ -111,6 +111,24 @@ def store_engine(settings: Any = None, path: Path | None = None, url: Any = None
     return engine_for(url if url is not None else Path(path))
 
 
+def _pragma(cur, pragma: str) -> None:
+    """Run ``PRAGMA pragma``, waiting up to BUSY_TIMEOUT_MS while another process holds the file: switching a new
+    file to WAL needs its lock and SQLite answers "database is locked" at once there, without the busy handler
+    (two processes opening a new store together: tests/memory/test_error_processes.py)."""
+    import sqlite3
+    import time
+
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            cur.execute(f"PRAGMA {pragma}")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def _create(url: str) -> Engine:
     from sqlalchemy import create_engine, event
 
@@ -129,7 +147,7 @@ def _create(url: str) -> Engine:
             cur = dbapi_conn.cursor()
             for pragma in (f"busy_timeout={BUSY_TIMEOUT_MS}", "journal_mode=WAL", "synchronous=NORMAL",
                            "foreign_keys=ON"):
-                cur.execute(f"PRAGMA {pragma}")
+                _pragma(cur, pragma)
             cur.close()
 
         @event.listens_for(engine, "begin")
