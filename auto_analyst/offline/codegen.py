@@ -8,7 +8,7 @@ visualisation blocks read it (agents share variables through the combined script
 from __future__ import annotations
 
 from auto_analyst.offline.canonical import render
-from auto_analyst.offline.filtercode import filter_lines as _filter_lines, where_said as _where
+from auto_analyst.offline.filtercode import column_literal as _c, filter_lines as _filter_lines, where_said as _where
 from auto_analyst.offline.share_code import grouped_tail
 from auto_analyst.offline.pycode import FUNC_CALL, GRAIN_CODE, PICK_HELPER, formula_check, picked
 from auto_analyst.offline.spec import Measure, QuerySpec
@@ -18,10 +18,6 @@ __all__ = ["code_for", "scalar_labels", "ROLES"]
 ROLES = ("preprocessing", "statistics", "visualisation", "machine_learning")
 
 MANY_BARS = 25
-
-
-def _c(name: str) -> str:
-    return repr(name)
 
 
 def _round(expr: str, spec: QuerySpec) -> str:

@@ -11,11 +11,15 @@ import re
 from auto_analyst.offline.pycode import FUNC_CALL
 from auto_analyst.offline.spec import Filter, QuerySpec
 
-__all__ = ["ISO_DAY", "filter_lines", "where_said"]
+__all__ = ["ISO_DAY", "column_literal", "filter_lines", "where_said"]
 
 
-def _c(name: str) -> str:
+def column_literal(name: str) -> str:
+    """A column name as a Python string literal in generated code (``df['a b']``)."""
     return repr(name)
+
+
+_c = column_literal
 
 
 def where_said(spec: QuerySpec) -> str:

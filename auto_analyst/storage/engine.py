@@ -13,7 +13,9 @@ no connection crosses a fork.
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -115,9 +117,6 @@ def _pragma(cur, pragma: str) -> None:
     """Run ``PRAGMA pragma``, waiting up to BUSY_TIMEOUT_MS while another process holds the file: switching a new
     file to WAL needs its lock and SQLite answers "database is locked" at once there, without the busy handler
     (two processes opening a new store together: tests/memory/test_error_processes.py)."""
-    import sqlite3
-    import time
-
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     while True:
         try:
